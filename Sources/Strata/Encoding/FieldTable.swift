@@ -1,0 +1,72 @@
+/// The stable small integer ids of one entity's top-level field names.
+///
+/// Records are stored as CBOR maps keyed by these ids rather than by names, which keeps them compact
+/// and lets a field be renamed in the catalog without rewriting records. Ids are never reused: a field
+/// that disappears from the type keeps its id, so old records that still hold it decode (the unknown
+/// id is skipped) and a later field of the same name gets the same id back.
+///
+/// The table is persisted in the store's catalog, per entity. Encoding assigns ids to names it has not
+/// seen; the store writes the grown table in the same write transaction as the record.
+package struct FieldTable: Sendable, Equatable, Codable {
+    /// Field names by id.
+    package private(set) var names: [Int: String] = [:]
+    /// Field ids by name.
+    package private(set) var ids: [String: Int] = [:]
+
+    package init() {}
+
+    /// A table holding exactly these id-to-name pairs.
+    package init(names: [Int: String]) {
+        self.names = names
+        for (id, name) in names { ids[name] = id }
+    }
+
+    /// The id of `name`, or nil when the name has never been stored.
+    @inline(__always)
+    package func id(for name: String) -> Int? { ids[name] }
+
+    /// The name of `id`, or nil when the id is unknown (written by a newer schema, or corrupt).
+    @inline(__always)
+    package func name(for id: Int) -> String? { names[id] }
+
+    /// The id of `name`, assigning the next free id (starting at 1) when the name is new.
+    @discardableResult
+    package mutating func assign(_ name: String) -> Int {
+        if let id = ids[name] { return id }
+        let id = (names.keys.max() ?? 0) + 1
+        names[id] = name
+        ids[name] = id
+        return id
+    }
+
+    /// The number of known fields.
+    package var count: Int { names.count }
+
+    /// The pairs in id order.
+    package var entries: [(id: Int, name: String)] {
+        names.sorted { $0.key < $1.key }.map { (id: $0.key, name: $0.value) }
+    }
+
+    private enum CodingKeys: String, CodingKey { case fields }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let pairs = try container.decode([String: String].self, forKey: .fields)
+        var names: [Int: String] = [:]
+        for (key, name) in pairs {
+            guard let id = Int(key), id > 0 else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .fields, in: container, debugDescription: "field id '\(key)' is not a positive integer")
+            }
+            names[id] = name
+        }
+        self.init(names: names)
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        var pairs: [String: String] = [:]
+        for (id, name) in names { pairs[String(id)] = name }
+        try container.encode(pairs, forKey: .fields)
+    }
+}

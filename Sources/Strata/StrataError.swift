@@ -1,0 +1,80 @@
+/// An error thrown by Strata, with a code a program can switch over and a message a person can act on.
+///
+/// Every error names what went wrong and where: the entity, the field, the key or the byte position,
+/// whichever apply. The underlying error, when there is one (an LMDB return code, a decoding error
+/// thrown by a record's `init(from:)`), is kept as ``cause``.
+///
+/// ```swift
+/// do {
+///     try store.write { tx in try tx.insert(user) }
+/// } catch let error as StrataError where error.code == .duplicateKey {
+///     print(error.message)   // "User: a record with key 1 already exists"
+/// }
+/// ```
+public struct StrataError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is. Extensible: new codes may be added in later versions,
+    /// so a `switch` over codes needs a `default` case.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// Stored bytes do not form a valid record (truncated, corrupted or not CBOR).
+        public static let corruptRecord = Code("corruptRecord")
+        /// A stored value has a different type than the record type's field declares.
+        public static let typeMismatch = Code("typeMismatch")
+        /// A stored record lacks a field that the record type requires (it was written before the
+        /// field was added; give the field a default by making it optional).
+        public static let missingField = Code("missingField")
+        /// A value cannot be stored (for example a key longer than LMDB's key limit).
+        public static let invalidValue = Code("invalidValue")
+        /// `insert` found a record with the same primary key.
+        public static let duplicateKey = Code("duplicateKey")
+        /// `update` or a required lookup found no record with that key.
+        public static let notFound = Code("notFound")
+        /// The store was written by a newer format version, or its catalog is damaged.
+        public static let incompatibleStore = Code("incompatibleStore")
+        /// The store path cannot be used: it is a file, or it cannot be created.
+        public static let invalidPath = Code("invalidPath")
+        /// The operating system refused access (read-only directory, permissions).
+        public static let permissionDenied = Code("permissionDenied")
+        /// Another writer held the store's write lock for longer than the configured timeout.
+        public static let busy = Code("busy")
+        /// The disk or the configured maximum map size is full.
+        public static let storageFull = Code("storageFull")
+        /// Any other failure reported by LMDB; ``StrataError/cause`` holds the `LMDBError`.
+        public static let storage = Code("storage")
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A sentence naming what failed and where.
+    public var message: String
+    /// The entity (record type) involved, when one is.
+    public var entity: String?
+    /// The field involved, when one is.
+    public var field: String?
+    /// The primary key involved, rendered as text, when one is.
+    public var key: String?
+    /// The error that caused this one, if any.
+    public var cause: (any Error & Sendable)?
+
+    public init(
+        _ code: Code, _ message: String,
+        entity: String? = nil, field: String? = nil, key: String? = nil,
+        cause: (any Error & Sendable)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.entity = entity
+        self.field = field
+        self.key = key
+        self.cause = cause
+    }
+
+    public var description: String {
+        var text = "StrataError.\(code): \(message)"
+        if let cause { text += " (cause: \(cause))" }
+        return text
+    }
+}
