@@ -23,9 +23,9 @@ let package = Package(
             dependencies: ["LMDB", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(name: "StrataDemo", dependencies: ["Strata"]),
-        .target(name: "TestSupport", dependencies: ["Strata"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "TestSupport"]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "LMDB", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

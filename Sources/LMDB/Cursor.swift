@@ -1,0 +1,151 @@
+import CLMDB
+
+/// A position in a database, for ordered iteration and range scans (`MDB_cursor`).
+///
+/// Obtained only through ``Transaction/withCursor(_:_:)`` and valid only inside that closure.
+/// Each move returns whether the cursor is now on an entry; ``key`` and ``value`` copy the current
+/// entry, ``withCurrent(_:)`` lends it without copying.
+///
+/// ```swift
+/// try txn.withCursor(db) { cursor in
+///     var more = try cursor.seek(atLeast: lower)
+///     while more {
+///         print(cursor.key, cursor.value)
+///         more = try cursor.next()
+///     }
+/// }
+/// ```
+public final class Cursor {
+    private var handle: OpaquePointer?
+    private let transaction: Transaction
+    private let database: Database
+    private var currentKey = MDB_val()
+    private var currentValue = MDB_val()
+    private var positioned = false
+
+    init(handle: OpaquePointer, transaction: Transaction, database: Database) {
+        self.handle = handle
+        self.transaction = transaction
+        self.database = database
+    }
+
+    func close() {
+        guard let cursor = handle else { return }
+        handle = nil
+        positioned = false
+        mdb_cursor_close(cursor)
+    }
+
+    @inline(__always)
+    private func usableHandle() -> OpaquePointer {
+        _ = transaction.usableHandle()
+        guard let handle else { preconditionFailure("LMDB cursor used after its closure returned") }
+        return handle
+    }
+
+    @inline(__always)
+    private func move(_ operation: MDB_cursor_op) throws(LMDBError) -> Bool {
+        let cursor = usableHandle()
+        positioned = try checkFound(mdb_cursor_get(cursor, &currentKey, &currentValue, operation), "mdb_cursor_get",
+                                    context: database.name ?? "<main>")
+        return positioned
+    }
+
+    @inline(__always)
+    private func move(_ operation: MDB_cursor_op, key: [UInt8], value: [UInt8]? = nil) throws(LMDBError) -> Bool {
+        let cursor = usableHandle()
+        let found = try withMDBVal(key) { (keyVal: inout MDB_val) throws(LMDBError) -> Bool in
+            var dataVal = MDB_val()
+            let code: Int32
+            if let value {
+                code = withMDBVal(value) { (data: inout MDB_val) in mdb_cursor_get(cursor, &keyVal, &data, operation) }
+                // On success LMDB points keyVal into the map but leaves data as given; fetch it properly.
+                if code == 0 { return try checkFound(mdb_cursor_get(cursor, &currentKey, &currentValue, MDB_GET_CURRENT), "mdb_cursor_get") }
+            } else {
+                code = mdb_cursor_get(cursor, &keyVal, &dataVal, operation)
+                if code == 0 { currentKey = keyVal; currentValue = dataVal }
+            }
+            return try checkFound(code, "mdb_cursor_get", context: database.name ?? "<main>")
+        }
+        positioned = found
+        return found
+    }
+
+    /// Moves to the first entry (`MDB_FIRST`).
+    public func first() throws(LMDBError) -> Bool { try move(MDB_FIRST) }
+    /// Moves to the last entry (`MDB_LAST`).
+    public func last() throws(LMDBError) -> Bool { try move(MDB_LAST) }
+    /// Moves to the next entry, duplicates included (`MDB_NEXT`).
+    public func next() throws(LMDBError) -> Bool { try move(MDB_NEXT) }
+    /// Moves to the previous entry (`MDB_PREV`).
+    public func previous() throws(LMDBError) -> Bool { try move(MDB_PREV) }
+    /// Moves to the first value of the next key, skipping duplicates (`MDB_NEXT_NODUP`).
+    public func nextKey() throws(LMDBError) -> Bool { try move(MDB_NEXT_NODUP) }
+    /// Moves to the last value of the previous key (`MDB_PREV_NODUP`).
+    public func previousKey() throws(LMDBError) -> Bool { try move(MDB_PREV_NODUP) }
+    /// Moves to the next value of the current key only (`MDB_NEXT_DUP`).
+    public func nextDuplicate() throws(LMDBError) -> Bool { try move(MDB_NEXT_DUP) }
+    /// Moves to the last value of the current key (`MDB_LAST_DUP`).
+    public func lastDuplicate() throws(LMDBError) -> Bool { try move(MDB_LAST_DUP) }
+
+    /// Moves to the first entry whose key is ≥ `key` (`MDB_SET_RANGE`).
+    public func seek(atLeast key: [UInt8]) throws(LMDBError) -> Bool { try move(MDB_SET_RANGE, key: key) }
+    /// Moves to `key` exactly, its first value in a sorted-duplicates database (`MDB_SET_KEY`).
+    public func seek(exactly key: [UInt8]) throws(LMDBError) -> Bool { try move(MDB_SET_KEY, key: key) }
+    /// In a sorted-duplicates database, moves to the first value ≥ `value` under exactly `key`
+    /// (`MDB_GET_BOTH_RANGE`).
+    public func seek(key: [UInt8], valueAtLeast value: [UInt8]) throws(LMDBError) -> Bool {
+        try move(MDB_GET_BOTH_RANGE, key: key, value: value)
+    }
+
+    /// The number of values under the current key (`mdb_cursor_count`).
+    public func duplicateCount() throws(LMDBError) -> Int {
+        let cursor = usableHandle()
+        var count = 0
+        try check(mdb_cursor_count(cursor, &count), "mdb_cursor_count")
+        return count
+    }
+
+    /// A copy of the current key.
+    public var key: [UInt8] {
+        _ = usableHandle()
+        precondition(positioned, "cursor read while not on an entry")
+        return currentKey.bytes
+    }
+
+    /// A copy of the current value.
+    public var value: [UInt8] {
+        _ = usableHandle()
+        precondition(positioned, "cursor read while not on an entry")
+        return currentValue.bytes
+    }
+
+    /// Lends the current key and value without copying; the spans cannot escape `body`.
+    public func withCurrent<R>(_ body: (_ key: Span<UInt8>, _ value: Span<UInt8>) throws -> R) rethrows -> R {
+        _ = usableHandle()
+        precondition(positioned, "cursor read while not on an entry")
+        return try currentKey.withSpan { key in try currentValue.withSpan { value in try body(key, value) } }
+    }
+
+    /// Deletes the current entry (`mdb_cursor_del`); a following ``next()`` moves to the entry that
+    /// came after the deleted one.
+    public func deleteCurrent() throws(LMDBError) {
+        let cursor = usableHandle()
+        precondition(!transaction.isReadOnly, "delete in a read-only transaction")
+        do { try check(mdb_cursor_del(cursor, 0), "mdb_cursor_del") } catch { throw transaction.noteFailure(error) }
+        positioned = false
+    }
+}
+
+extension Transaction {
+    /// Runs `body` with a cursor on `database`, closed when `body` returns (`mdb_cursor_open`).
+    public func withCursor<R>(_ database: Database, _ body: (Cursor) throws -> R) throws -> R {
+        let txn = usableHandle()
+        var handle: OpaquePointer?
+        try check(mdb_cursor_open(txn, database.dbi, &handle), "mdb_cursor_open", context: database.name ?? "<main>")
+        guard let handle else { throw LMDBError(code: 12, operation: "mdb_cursor_open") }
+        let cursor = Cursor(handle: handle, transaction: self, database: database)
+        defer { cursor.close() }
+        return try body(cursor)
+    }
+}

@@ -1,0 +1,87 @@
+import CLMDB
+
+extension Environment {
+    /// Runs `body` in a read-only transaction that sees the snapshot of its start (`MDB_RDONLY`).
+    ///
+    /// Any number of reads may run at once, on any threads, beside one writer. The transaction is
+    /// valid only inside `body`, and only on the calling thread; using it afterwards stops the program.
+    public func read<R>(_ body: (Transaction) throws -> R) throws -> R {
+        while true {
+            mapLock.lockShared()
+            var txnHandle: OpaquePointer?
+            let code = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txnHandle)
+            if code == MDB_MAP_RESIZED {
+                mapLock.unlock()
+                try adoptForeignMapSize()
+                continue
+            }
+            guard code == 0, let txnHandle else {
+                mapLock.unlock()
+                throw LMDBError(code: code, operation: "mdb_txn_begin", context: path)
+            }
+            let txn = Transaction(environment: self, handle: txnHandle, isReadOnly: true)
+            defer {
+                txn.finishRead()
+                mapLock.unlock()
+            }
+            return try body(txn)
+        }
+    }
+
+    /// Runs `body` in the write transaction; a return commits, a throw aborts everything it did.
+    ///
+    /// Writers are serialized: this waits for another writer (in this process or another) at most
+    /// ``Options/writeLockTimeout`` seconds, then throws an error whose ``LMDBError/isBusy`` is true.
+    /// When the map fills, the transaction is aborted, the map grown, and `body` runs again: it must
+    /// not have effects outside the transaction that cannot be repeated.
+    ///
+    /// A second `write` on the same thread while one is open is a programmer error (it would
+    /// deadlock) and stops the program; use ``Transaction/savepoint(_:)`` to nest.
+    public func write<R>(durability: Durability = .synchronous, _ body: (Transaction) throws -> R) throws -> R {
+        guard let gate else {
+            throw LMDBError(code: 13, operation: "write", context: "\(path) is opened read-only")
+        }
+        try gate.acquire(timeout: options.writeLockTimeout, path: path)
+        defer { gate.release() }
+        while true {
+            try growIfNearlyFull()
+            mapLock.lockShared()
+            var txnHandle: OpaquePointer?
+            let code = mdb_txn_begin(handle, nil, 0, &txnHandle)
+            if code == MDB_MAP_RESIZED {
+                mapLock.unlock()
+                try adoptForeignMapSize()
+                continue
+            }
+            guard code == 0, let txnHandle else {
+                mapLock.unlock()
+                throw LMDBError(code: code, operation: "mdb_txn_begin", context: path)
+            }
+            let txn = Transaction(environment: self, handle: txnHandle, isReadOnly: false)
+            let outcome: Result<R, any Error>
+            do {
+                let value = try body(txn)
+                try txn.commit(durability: durability)
+                outcome = .success(value)
+            } catch {
+                txn.abort()
+                outcome = .failure(error)
+            }
+            mapLock.unlock()
+            if case .failure = outcome, txn.sawMapFull {
+                try grow(atLeast: currentMapSize * 2)
+                continue
+            }
+            return try outcome.get()
+        }
+    }
+
+    /// Grows the map before a write when less than an eighth of it is free, so that most writes
+    /// never pay for an abort and retry.
+    private func growIfNearlyFull() throws(LMDBError) {
+        let size = currentMapSize
+        if usedBytes > size - size / 8, size < options.maxMapSize {
+            try grow(atLeast: size * 2)
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import CLMDB
+import Synchronization
+
+/// An LMDB environment: one memory-mapped file holding named databases, opened once per process.
+///
+/// ```swift
+/// let env = try Environment(path: "/tmp/data")          // the directory must exist
+/// try env.write { txn in
+///     let db = try txn.openDatabase("users", options: .create)!
+///     try txn.put([1], forKey: [42], in: db)
+/// }
+/// ```
+///
+/// The environment is opened with `MDB_NOTLS`, so read transactions may run on any thread, many at
+/// once, beside one writer (MVCC: a reader sees the snapshot of its start). Writers are serialized
+/// by a gate with a timeout, in this process and across processes.
+///
+/// ## LMDB notes
+/// LMDB forbids opening the same file twice in one process; use ``shared(path:options:)`` to get
+/// the one instance per path. The map size is managed for you: a write that fills the map makes the
+/// environment grow it (`mdb_env_set_mapsize`) and run the write closure again, so a write closure
+/// must not have effects outside its transaction that cannot be repeated.
+public final class Environment: @unchecked Sendable {
+    // @unchecked Sendable: `handle` is an MDB_env, whose functions LMDB documents as thread-safe for
+    // use with MDB_NOTLS; the only mutable state (`mapSize`) sits in a Mutex, and map resizing is
+    // made exclusive of every transaction by `mapLock`.
+
+    /// How an environment is opened.
+    public struct Options: Sendable {
+        /// Initial map size in bytes; the map grows by doubling when a write fills it.
+        public var mapSize: Int = 64 << 20
+        /// The map never grows past this size; a write that needs more fails with `MDB_MAP_FULL`.
+        public var maxMapSize: Int = 1 << 40
+        /// Reader slots (`mdb_env_set_maxreaders`): concurrent read transactions across all processes.
+        public var maxReaders: UInt32 = 126
+        /// Named databases (`mdb_env_set_maxdbs`).
+        public var maxDatabases: UInt32 = 1024
+        /// Open without write access (`MDB_RDONLY`); writes then fail.
+        public var readOnly = false
+        /// Seconds a writer waits for another writer before failing with a busy error.
+        public var writeLockTimeout: Double = 30
+        public init() {}
+    }
+
+    /// When a commit reaches the disk.
+    public enum Durability: Sendable {
+        /// `fsync` at every commit: a returned `write` survives power loss (LMDB's default).
+        case synchronous
+        /// No `fsync` at commit (`MDB_NOSYNC` for that commit); call ``sync()`` later. A process
+        /// crash loses nothing, a power failure may lose the commits since the last sync.
+        case deferred
+    }
+
+    let handle: OpaquePointer
+    /// The directory holding `data.mdb` and `lock.mdb`.
+    public let path: String
+    public let options: Options
+    let mapLock = MapLock()
+    /// `mdb_dbi_open` must not run in two transactions of one process at once.
+    let databaseOpenLock = Mutex(())
+    let gate: WriterGate?
+    private let mapSize: Mutex<Int>
+    /// The largest key LMDB accepts (`mdb_env_get_maxkeysize`), 511 bytes in Debian's build.
+    public let maxKeySize: Int
+
+    /// Opens the environment in the existing directory `path` (`mdb_env_open`).
+    public init(path: String, options: Options = Options()) throws(LMDBError) {
+        var env: OpaquePointer?
+        try check(mdb_env_create(&env), "mdb_env_create")
+        guard let env else { throw LMDBError(code: 12, operation: "mdb_env_create") }
+        do {
+            try check(mdb_env_set_maxreaders(env, options.maxReaders), "mdb_env_set_maxreaders")
+            try check(mdb_env_set_maxdbs(env, MDB_dbi(options.maxDatabases)), "mdb_env_set_maxdbs")
+            try check(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize")
+            var flags = UInt32(MDB_NOTLS)
+            if options.readOnly { flags |= UInt32(MDB_RDONLY) }
+            try check(mdb_env_open(env, path, flags, 0o644), "mdb_env_open", context: path)
+            gate = options.readOnly ? nil : try WriterGate(lockFilePath: path + "/writer.lock")
+        } catch {
+            mdb_env_close(env)
+            throw error
+        }
+        handle = env
+        self.path = path
+        self.options = options
+        var info = MDB_envinfo()
+        mdb_env_info(env, &info)
+        mapSize = Mutex(info.me_mapsize)
+        maxKeySize = Int(mdb_env_get_maxkeysize(env))
+    }
+
+    deinit {
+        // Closed under the registry lock so that `shared(path:)` never opens a second instance of
+        // this file while this one is still closing.
+        closeUnderRegistryLock(handle)
+    }
+
+    /// The current map size in bytes.
+    public var currentMapSize: Int { mapSize.withLock { $0 } }
+
+    /// Bytes of the map in use (last used page × page size).
+    public var usedBytes: Int {
+        var info = MDB_envinfo()
+        mdb_env_info(handle, &info)
+        var stat = MDB_stat()
+        mdb_env_stat(handle, &stat)
+        return (info.me_last_pgno + 1) * Int(stat.ms_psize)
+    }
+
+    /// Reader slots in use and available (`mdb_env_info`).
+    public var readers: (used: Int, max: Int) {
+        var info = MDB_envinfo()
+        mdb_env_info(handle, &info)
+        return (Int(info.me_numreaders), Int(info.me_maxreaders))
+    }
+
+    /// Flushes commits made with ``Durability/deferred`` to disk (`mdb_env_sync` with force).
+    public func sync() throws(LMDBError) {
+        try check(mdb_env_sync(handle, 1), "mdb_env_sync", context: path)
+    }
+
+    /// Writes a consistent copy of the environment into the existing empty directory `destination`
+    /// while readers and a writer go on (`mdb_env_copy2`); `compact` omits free pages.
+    public func copy(to destination: String, compact: Bool = false) throws(LMDBError) {
+        try check(mdb_env_copy2(handle, destination, compact ? UInt32(MDB_CP_COMPACT) : 0),
+                  "mdb_env_copy2", context: destination)
+    }
+
+    /// Grows the map to at least `minimum` bytes (doubling), with no transaction of this process active.
+    func grow(atLeast minimum: Int) throws(LMDBError) {
+        mapLock.lockExclusive()
+        defer { mapLock.unlock() }
+        try mapSize.withLock { (size: inout Int) throws(LMDBError) in
+            guard size < minimum else { return }   // someone else grew it meanwhile
+            guard size < options.maxMapSize else {
+                throw LMDBError(code: MDB_MAP_FULL, operation: "grow map",
+                                context: "\(path) reached its maximum map size of \(options.maxMapSize) bytes")
+            }
+            var target = size
+            while target < minimum { target *= 2 }
+            target = min(target, options.maxMapSize)
+            try check(mdb_env_set_mapsize(handle, target), "mdb_env_set_mapsize", context: path)
+            var info = MDB_envinfo()
+            mdb_env_info(handle, &info)
+            size = info.me_mapsize
+        }
+    }
+
+    /// Adopts a map size set by another process (after `MDB_MAP_RESIZED`).
+    func adoptForeignMapSize() throws(LMDBError) {
+        mapLock.lockExclusive()
+        defer { mapLock.unlock() }
+        try check(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize", context: path)
+        var info = MDB_envinfo()
+        mdb_env_info(handle, &info)
+        mapSize.withLock { $0 = info.me_mapsize }
+    }
+}

@@ -1,0 +1,141 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A reader–writer lock that guards the memory map against resizing while transactions use it.
+///
+/// Every transaction holds it shared for its whole life; growing the map (`mdb_env_set_mapsize`)
+/// holds it exclusively, because LMDB requires that no transaction of this process is active then.
+// @unchecked Sendable: the pthread_rwlock_t lives at a stable heap address owned by this object and
+// is only touched through pthread calls, which are thread-safe by definition.
+final class MapLock: @unchecked Sendable {
+    private let lock: UnsafeMutablePointer<pthread_rwlock_t>
+
+    init() {
+        lock = .allocate(capacity: 1)
+        lock.initialize(to: pthread_rwlock_t())
+        precondition(pthread_rwlock_init(lock, nil) == 0, "pthread_rwlock_init failed")
+    }
+
+    deinit {
+        pthread_rwlock_destroy(lock)
+        lock.deallocate()
+    }
+
+    func lockShared() { precondition(pthread_rwlock_rdlock(lock) == 0, "pthread_rwlock_rdlock failed") }
+    func lockExclusive() { precondition(pthread_rwlock_wrlock(lock) == 0, "pthread_rwlock_wrlock failed") }
+    func unlock() { precondition(pthread_rwlock_unlock(lock) == 0, "pthread_rwlock_unlock failed") }
+}
+
+/// Serializes writers in this process and, through an advisory `flock` on a lock file, across
+/// processes, with a timeout: LMDB's own writer mutex would block forever.
+///
+/// The gate also remembers which thread holds it, so that a nested `write` on the same thread is
+/// reported as the programmer error it is instead of deadlocking.
+// @unchecked Sendable: all mutable state (`holder`) is read and written only with `mutex` held;
+// the mutex and condition live at stable heap addresses owned by this object.
+final class WriterGate: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private var holder: pthread_t?
+    private let lockFile: Int32
+
+    /// Opens (creating) `lockFilePath` for the inter-process lock.
+    init(lockFilePath: String) throws(LMDBError) {
+        let fd = open(lockFilePath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw LMDBError(code: errno, operation: "open", context: lockFilePath) }
+        lockFile = fd
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        close(lockFile)
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// True when the calling thread holds the gate.
+    var isHeldByCurrentThread: Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return holder.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+    }
+
+    /// Takes the gate, waiting at most `timeout` seconds in all (in-process wait plus file lock).
+    func acquire(timeout: Double, path: String) throws(LMDBError) {
+        let deadline = monotonicNow() + max(0, timeout)
+        pthread_mutex_lock(mutex)
+        if let holder, pthread_equal(holder, pthread_self()) != 0 {
+            pthread_mutex_unlock(mutex)
+            preconditionFailure("a write transaction is already open on this thread for \(path); use a savepoint for nesting")
+        }
+        while holder != nil {
+            var until = timespec(deadline)
+            if pthread_cond_timedwait(condition, mutex, &until) == ETIMEDOUT, holder != nil {
+                pthread_mutex_unlock(mutex)
+                throw timeoutError(timeout, path: path)
+            }
+        }
+        holder = pthread_self()
+        pthread_mutex_unlock(mutex)
+
+        // Across processes: poll the advisory lock with a short, growing pause.
+        var pause: UInt32 = 200
+        while flock(lockFile, LOCK_EX | LOCK_NB) != 0 {
+            let failure = errno
+            guard failure == EWOULDBLOCK || failure == EINTR else {
+                release(fileLocked: false)
+                throw LMDBError(code: failure, operation: "flock", context: path)
+            }
+            if monotonicNow() >= deadline {
+                release(fileLocked: false)
+                throw timeoutError(timeout, path: path)
+            }
+            usleep(pause)
+            pause = min(pause * 2, 20_000)
+        }
+    }
+
+    /// Gives the gate back.
+    func release() { release(fileLocked: true) }
+
+    private func release(fileLocked: Bool) {
+        if fileLocked { flock(lockFile, LOCK_UN) }
+        pthread_mutex_lock(mutex)
+        holder = nil
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
+    }
+
+    private func timeoutError(_ timeout: Double, path: String) -> LMDBError {
+        LMDBError(code: LMDBError.busyCode, operation: "write lock",
+                  context: "another writer held \(path) for more than \(timeout) s")
+    }
+}
+
+/// Seconds on the monotonic clock.
+func monotonicNow() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+extension timespec {
+    init(_ seconds: Double) {
+        let whole = seconds.rounded(.down)
+        self.init(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9))
+    }
+}

@@ -1,0 +1,91 @@
+import CLMDB
+
+extension Transaction {
+    /// A copy of the value stored under `key`, or nil when absent (`mdb_get`).
+    /// In a sorted-duplicates database, the first value of the key.
+    public func value(forKey key: [UInt8], in database: Database) throws(LMDBError) -> [UInt8]? {
+        try lookUp(key, in: database)?.bytes
+    }
+
+    /// Passes the value stored under `key` to `body` without copying it, or returns nil when absent.
+    ///
+    /// The span points into the memory map; the compiler keeps it from escaping `body`.
+    public func withValue<R>(forKey key: [UInt8], in database: Database, _ body: (Span<UInt8>) throws -> R) throws -> R? {
+        guard let found = try lookUp(key, in: database) else { return nil }
+        return try found.withSpan(body)
+    }
+
+    /// True when `key` is present (`mdb_get`).
+    public func contains(_ key: [UInt8], in database: Database) throws(LMDBError) -> Bool {
+        try lookUp(key, in: database) != nil
+    }
+
+    /// The raw `mdb_get` result; valid while this transaction is open and unchanged.
+    private func lookUp(_ key: [UInt8], in database: Database) throws(LMDBError) -> MDB_val? {
+        let txn = usableHandle()
+        var found = MDB_val()
+        let present = try withMDBVal(key) { (keyVal: inout MDB_val) throws(LMDBError) -> Bool in
+            try checkFound(mdb_get(txn, database.dbi, &keyVal, &found), "mdb_get", context: database.name ?? "<main>")
+        }
+        return present ? found : nil
+    }
+
+    /// Stores `value` under `key` (`mdb_put`).
+    ///
+    /// Throws an error whose ``LMDBError/isKeyExists`` is true when `options` contains `noOverwrite`
+    /// (or `noDuplicateData`) and the entry exists, and ``LMDBError/isBadValueSize`` for an empty
+    /// key or one longer than ``Environment/maxKeySize``.
+    public func put(_ value: [UInt8], forKey key: [UInt8], in database: Database, options: PutOptions = []) throws(LMDBError) {
+        let txn = usableHandle()
+        precondition(!isReadOnly, "put in a read-only transaction")
+        do {
+            try withMDBVal(key) { (keyVal: inout MDB_val) throws(LMDBError) in
+                try withMDBVal(value) { (dataVal: inout MDB_val) throws(LMDBError) in
+                    try check(mdb_put(txn, database.dbi, &keyVal, &dataVal, options.rawValue), "mdb_put",
+                              context: database.name ?? "<main>")
+                }
+            }
+        } catch {
+            throw noteFailure(error)
+        }
+    }
+
+    /// Deletes `key` and all its values; returns false when it was absent (`mdb_del`).
+    @discardableResult
+    public func delete(_ key: [UInt8], in database: Database) throws(LMDBError) -> Bool {
+        let txn = usableHandle()
+        precondition(!isReadOnly, "delete in a read-only transaction")
+        do {
+            return try withMDBVal(key) { (keyVal: inout MDB_val) throws(LMDBError) -> Bool in
+                try checkFound(mdb_del(txn, database.dbi, &keyVal, nil), "mdb_del", context: database.name ?? "<main>")
+            }
+        } catch {
+            throw noteFailure(error)
+        }
+    }
+
+    /// Deletes one key/value pair of a sorted-duplicates database; false when it was absent.
+    @discardableResult
+    public func delete(_ key: [UInt8], value: [UInt8], in database: Database) throws(LMDBError) -> Bool {
+        let txn = usableHandle()
+        precondition(!isReadOnly, "delete in a read-only transaction")
+        do {
+            return try withMDBVal(key) { (keyVal: inout MDB_val) throws(LMDBError) -> Bool in
+                try withMDBVal(value) { (dataVal: inout MDB_val) throws(LMDBError) -> Bool in
+                    try checkFound(mdb_del(txn, database.dbi, &keyVal, &dataVal), "mdb_del",
+                                   context: database.name ?? "<main>")
+                }
+            }
+        } catch {
+            throw noteFailure(error)
+        }
+    }
+}
+
+extension Span where Element == UInt8 {
+    /// A copy of the bytes as an array.
+    public var copiedBytes: [UInt8] {
+        // SAFETY: the buffer pointer lives only for this call; the array owns its copy.
+        withUnsafeBufferPointer { Array($0) }
+    }
+}

@@ -1,0 +1,66 @@
+/// CBOR (RFC 8949) constants shared by the record writer and reader.
+///
+/// Strata's record format, for readers in other languages:
+///
+/// | Swift value                  | CBOR                                                              |
+/// |------------------------------|-------------------------------------------------------------------|
+/// | record (top level)           | map, keys = unsigned field ids from the entity's `FieldTable`     |
+/// | nested struct, enum, `[String: X]`, `[Int: X]` | map with text keys (the coding key's `stringValue`) |
+/// | array, set, unkeyed          | array                                                             |
+/// | `Bool`                       | simple value true / false                                         |
+/// | integers of any width        | major type 0 / 1, shortest head                                   |
+/// | `Double` / `Float`           | float64 / float32 (any float width or an integer is read back)    |
+/// | `String`                     | text string                                                       |
+/// | `Data`                       | byte string                                                       |
+/// | `Date`                       | tag 1 + epoch seconds: an integer when whole, else float64        |
+/// | `UUID`                       | tag 37 + 16-byte byte string                                      |
+/// | `URL`                        | tag 32 + text (`absoluteString`)                                  |
+/// | `Decimal`                    | text string of its `description` (lossless, locale-independent)  |
+/// | `nil` written explicitly     | null (synthesized `Codable` omits nil fields instead)             |
+///
+/// Dictionaries and sets are written with their entries sorted by encoded bytes (RFC 8949 §4.2.1), so
+/// equal values give equal bytes even though Swift's iteration order is random per process.
+/// Indefinite lengths are never written and are refused on reading.
+enum CBOR {
+    /// The major type: the top three bits of an item's initial byte.
+    enum Major: UInt8, Sendable {
+        case unsigned = 0, negative = 1, bytes = 2, text = 3, array = 4, map = 5, tag = 6, simple = 7
+    }
+
+    static let falseByte: UInt8 = 0xF4
+    static let trueByte: UInt8 = 0xF5
+    static let nullByte: UInt8 = 0xF6
+    static let undefinedByte: UInt8 = 0xF7
+    static let float16Byte: UInt8 = 0xF9
+    static let float32Byte: UInt8 = 0xFA
+    static let float64Byte: UInt8 = 0xFB
+    static let emptyMapByte: UInt8 = 0xA0
+
+    static let epochDateTag: UInt64 = 1
+    static let uriTag: UInt64 = 32
+    static let uuidTag: UInt64 = 37
+
+    /// The deepest nesting of containers a record may have; deeper data is refused as corrupt so that
+    /// hostile bytes cannot exhaust the stack through a recursive `Decodable` type.
+    static let maximumDepth = 512
+
+    /// Exact conversion of an IEEE half-precision bit pattern.
+    static func halfToDouble(_ bits: UInt16) -> Double {
+        let sign: Double = bits & 0x8000 != 0 ? -1 : 1
+        let exponent = Int((bits >> 10) & 0x1F)
+        let fraction = Double(bits & 0x3FF)
+        switch exponent {
+        case 0: return sign * fraction * 0x1p-24
+        case 31: return fraction == 0 ? sign * .infinity : .nan
+        default: return sign * (1 + fraction / 1024) * Double(sign: .plus, exponent: exponent - 15, significand: 1)
+        }
+    }
+}
+
+/// Why reading an item failed, before the decoder adds entity, key and field path.
+enum CBORReadFailure: Error {
+    /// The bytes are not valid CBOR at `offset`.
+    case corrupt(offset: Int, reason: String)
+    /// The item at `offset` is valid but not of the expected type.
+    case mismatch(offset: Int, expected: String)
+}

@@ -1,0 +1,290 @@
+import Foundation
+
+/// Encodes a `Codable` record as a CBOR map keyed by its entity's field ids.
+///
+/// ```swift
+/// var fields = FieldTable()
+/// let bytes = try RecordEncoder().encode(user, fields: &fields, entity: "User")
+/// ```
+///
+/// The output is deterministic: the same value always gives the same bytes, in every process, because
+/// the store compares old and new bytes to skip writes that change nothing. See ``CBOR`` for the format.
+package struct RecordEncoder: Sendable {
+    package init() {}
+
+    /// Encodes `value` as a CBOR map keyed by the field ids of `fields` (top level only), assigning ids to
+    /// new names. `fields` changes only when encoding succeeds.
+    package func encode<T: Encodable>(
+        _ value: T, fields: inout FieldTable, entity: String
+    ) throws(StrataError) -> [UInt8] {
+        let state = RecordEncodingState(fields: fields)
+        do {
+            try state.encodeRecord(value)
+        } catch let error as StrataError {
+            var error = error
+            if error.entity == nil { error.entity = entity; error.message = "\(entity): " + error.message }
+            throw error
+        } catch {
+            throw StrataError(.invalidValue, "\(entity): the record cannot be encoded: \(error)", entity: entity, cause: error)
+        }
+        fields = state.fields
+        return state.writer.bytes
+    }
+}
+
+/// Marks collections whose iteration order is not part of their value, so their entries are sorted.
+protocol UnorderedEncodableCollection {
+    /// How many consecutive array items form one entry (a key and its value, for dictionaries whose keys
+    /// are neither strings nor integers and so are encoded as flat key-value arrays).
+    static var itemsPerEntry: Int { get }
+}
+
+extension Dictionary: UnorderedEncodableCollection { static var itemsPerEntry: Int { 2 } }
+extension Set: UnorderedEncodableCollection { static var itemsPerEntry: Int { 1 } }
+
+/// The one `Encoder` of an encoding run: it owns the output buffer and the stack of open containers.
+///
+/// Codable never says when a container ends, so container heads are one-byte placeholders patched when
+/// the value that opened them returns, or when their parent writes its next entry (nested containers).
+/// One object serves every nested value, so a record costs one allocation plus one per container box.
+final class RecordEncodingState: Encoder {
+    /// An open container, or a value slot that has not opened one yet.
+    struct Frame {
+        enum Kind { case pending, map, array, single }
+        var kind: Kind
+        /// Offset of the placeholder head.
+        var start: Int
+        var count = 0
+        /// Distinguishes a frame from a later one at the same stack index, to catch stale containers.
+        var id: Int
+        /// The frame of a value being encoded by `encodeValue` (closed only by that call).
+        var isSlot: Bool
+        /// The record's own map, keyed by field ids.
+        var isTopLevel = false
+        /// Items per sorted entry, or 0 when entries keep their order.
+        var itemsPerSortedEntry = 0
+        /// Where this frame's entry offsets begin in `entryStarts`.
+        var entriesBase = 0
+    }
+
+    var writer = CBORWriter(capacity: 256)
+    var fields: FieldTable
+    var frames: [Frame] = []
+    var entryStarts: [Int] = []
+    var nextFrameID = 0
+    var currentSlot = 0
+    /// Field id of the previous top-level key, to guess the next one without hashing its name.
+    var lastFieldID = 0
+
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(fields: FieldTable) {
+        self.fields = fields
+        frames.reserveCapacity(8)
+    }
+
+    func encodeRecord<T: Encodable>(_ value: T) throws {
+        pushFrame(kind: .pending, isSlot: true)
+        frames[0].isTopLevel = true
+        try value.encode(to: self)
+        guard frames.count >= 1, frames[0].kind == .map || frames[0].kind == .pending else {
+            throw StrataError(.invalidValue, "a record must encode as a keyed container (a struct), not a single value or an array")
+        }
+        try closeFrames(downTo: 0)
+    }
+
+    @inline(__always)
+    func pushFrame(kind: Frame.Kind, isSlot: Bool) {
+        nextFrameID += 1
+        frames.append(Frame(kind: kind, start: writer.count, id: nextFrameID, isSlot: isSlot))
+    }
+
+    /// Encodes one nested value: directly for the types CBOR has its own form for, else through its
+    /// `encode(to:)` in a new slot.
+    func encodeValue<T: Encodable>(_ value: T) throws {
+        if T.self == String.self { writer.writeText(value as! String); return }
+        if T.self == Int.self { writer.writeInteger(value as! Int); return }
+        if T.self == Double.self { writer.writeDouble(value as! Double); return }
+        if T.self == Date.self { writeDate(value as! Date); return }
+        if T.self == UUID.self { writeUUID(value as! UUID); return }
+        if T.self == Data.self { writer.writeByteString(value as! Data); return }
+        if T.self == URL.self { writer.writeTag(CBOR.uriTag); writer.writeText((value as! URL).absoluteString); return }
+        if T.self == Decimal.self { writer.writeText((value as! Decimal).description); return }
+        if T.self == [String].self {
+            let strings = value as! [String]
+            writer.writeHead(.array, UInt64(strings.count))
+            for string in strings { writer.writeText(string) }
+            return
+        }
+        if T.self == Bool.self { writer.writeBool(value as! Bool); return }
+        if T.self == Int64.self { writer.writeInteger(value as! Int64); return }
+        if T.self == Float.self { writer.writeFloat(value as! Float); return }
+        let slot = frames.count
+        pushFrame(kind: .pending, isSlot: true)
+        if let unordered = T.self as? any UnorderedEncodableCollection.Type {
+            frames[slot].itemsPerSortedEntry = unordered.itemsPerEntry
+            frames[slot].entriesBase = entryStarts.count
+        }
+        let savedSlot = currentSlot
+        currentSlot = slot
+        try value.encode(to: self)
+        try closeFrames(downTo: slot)
+        currentSlot = savedSlot
+    }
+
+    func writeDate(_ date: Date) {
+        writer.writeTag(CBOR.epochDateTag)
+        let seconds = date.timeIntervalSince1970
+        if seconds.rounded(.towardZero) == seconds, abs(seconds) < 0x1p53 {
+            writer.writeInteger(Int64(seconds))
+        } else {
+            writer.writeDouble(seconds)
+        }
+    }
+
+    func writeUUID(_ uuid: UUID) {
+        let u = uuid.uuid
+        writer.writeTag(CBOR.uuidTag)
+        writer.writeByteString([u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15])
+    }
+
+    // MARK: Frames
+
+    /// Checks that the container of `frame` is still open, closes its nested containers, and counts a
+    /// new entry (recording where it starts when the entries will be sorted).
+    @inline(__always)
+    func beginEntry(frame: Int, id: Int) throws {
+        if frames.count != frame + 1 { try closeFrames(downTo: frame + 1) }
+        guard frame < frames.count, frames[frame].id == id else {
+            throw StrataError(.invalidValue, id == -1
+                ? "a value asked for two kinds of container, or a record encoded as something other than a struct"
+                : "an encoding container was used after its value was finished")
+        }
+        if frames[frame].itemsPerSortedEntry != 0 { entryStarts.append(writer.count) }
+        frames[frame].count += 1
+    }
+
+    /// Writes a keyed container's key: the field id at the top level, the key's text elsewhere.
+    @inline(__always)
+    func writeKey(_ key: some CodingKey, frame: Int) {
+        if frames[frame].isTopLevel {
+            writer.writeHead(.unsigned, UInt64(fieldID(key.stringValue)))
+        } else {
+            writer.writeText(key.stringValue)
+        }
+    }
+
+    @inline(__always)
+    func fieldID(_ name: String) -> Int {
+        let guess = lastFieldID + 1
+        if fields.name(for: guess) == name { lastFieldID = guess; return guess }
+        let id = fields.id(for: name) ?? fields.assign(name)
+        lastFieldID = id
+        return id
+    }
+
+    /// Closes every frame at index `index` and above, innermost first.
+    func closeFrames(downTo index: Int) throws {
+        while frames.count > index {
+            let frame = frames[frames.count - 1]
+            if frame.isSlot && frames.count - 1 != index {
+                throw StrataError(.invalidValue, "an encoding container was used while a nested value was being encoded")
+            }
+            switch frame.kind {
+            case .pending:
+                // The value opened no container: an empty map, as JSONEncoder writes `{}`.
+                writer.bytes.append(CBOR.emptyMapByte)
+            case .map, .array:
+                if frame.itemsPerSortedEntry != 0 {
+                    let perEntry = frame.kind == .map ? 1 : frame.itemsPerSortedEntry
+                    sortEntries(from: frame.entriesBase, itemsPerEntry: perEntry)
+                }
+                writer.patchHead(at: frame.start, frame.kind == .map ? .map : .array, count: frame.count)
+            case .single:
+                break
+            }
+            if frame.itemsPerSortedEntry != 0 { entryStarts.removeSubrange(frame.entriesBase...) }
+            frames.removeLast()
+        }
+    }
+
+    /// Reorders the entries written since `entryStarts[base]` by their bytes (RFC 8949 §4.2.1 order).
+    func sortEntries(from base: Int, itemsPerEntry: Int) {
+        let starts = entryStarts[base...]
+        guard starts.count > itemsPerEntry, let first = starts.first else { return }
+        let end = writer.count
+        var ranges: [Range<Int>] = []
+        var index = starts.startIndex
+        while index < starts.endIndex {
+            let next = index + itemsPerEntry
+            ranges.append(starts[index]..<(next < starts.endIndex ? starts[next] : end))
+            index = next
+        }
+        let bytes = writer.bytes
+        ranges.sort { bytes[$0].lexicographicallyPrecedes(bytes[$1]) }
+        var sorted: [UInt8] = []
+        sorted.reserveCapacity(end - first)
+        for range in ranges { sorted.append(contentsOf: bytes[range]) }
+        writer.bytes.replaceSubrange(first..<end, with: sorted)
+    }
+
+    // MARK: Containers for a slot
+
+    func keyedContainer<Key: CodingKey>(keyedBy _: Key.Type, slot: Int) -> KeyedEncodingContainer<Key> {
+        if frames.count > slot + 1 { try? closeFrames(downTo: slot + 1) }
+        if slot < frames.count, frames[slot].kind == .pending {
+            frames[slot].kind = .map
+            frames[slot].start = writer.count
+            writer.bytes.append(CBOR.emptyMapByte)
+        }
+        // A repeated request (a subclass and its superclass sharing one encoder) reuses the same map;
+        // a request on a slot that holds something else gets a stale id and fails on first use.
+        let id = slot < frames.count && frames[slot].kind == .map ? frames[slot].id : -1
+        return KeyedEncodingContainer(RecordKeyedEncodingContainer<Key>(state: self, frame: slot, id: id))
+    }
+
+    func unkeyedContainer(slot: Int) -> any UnkeyedEncodingContainer {
+        if frames.count > slot + 1 { try? closeFrames(downTo: slot + 1) }
+        if slot < frames.count, frames[slot].kind == .pending, !frames[slot].isTopLevel {
+            frames[slot].kind = .array
+            frames[slot].start = writer.count
+            writer.bytes.append(0x80)
+        }
+        let id = slot < frames.count && frames[slot].kind == .array ? frames[slot].id : -1
+        return RecordUnkeyedEncodingContainer(state: self, frame: slot, id: id)
+    }
+
+    func singleValueContainer(slot: Int) -> any SingleValueEncodingContainer {
+        let id = slot < frames.count && !frames[slot].isTopLevel ? frames[slot].id : -1
+        return RecordSingleValueEncodingContainer(state: self, frame: slot, id: id)
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        keyedContainer(keyedBy: type, slot: currentSlot)
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { unkeyedContainer(slot: currentSlot) }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { singleValueContainer(slot: currentSlot) }
+}
+
+/// The encoder handed out by `superEncoder()`: its containers fill the slot the parent reserved.
+final class RecordSlotEncoder: Encoder {
+    let state: RecordEncodingState
+    let slot: Int
+
+    init(state: RecordEncodingState, slot: Int) {
+        self.state = state
+        self.slot = slot
+    }
+
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        state.keyedContainer(keyedBy: type, slot: slot)
+    }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { state.unkeyedContainer(slot: slot) }
+    func singleValueContainer() -> any SingleValueEncodingContainer { state.singleValueContainer(slot: slot) }
+}

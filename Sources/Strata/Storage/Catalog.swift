@@ -1,0 +1,96 @@
+import Foundation
+import LMDB
+
+/// The store's self-description, kept in the LMDB database named `catalog`.
+///
+/// | key                | value (JSON)                                                      |
+/// |--------------------|-------------------------------------------------------------------|
+/// | `format`           | `{"version": 1}`                                                  |
+/// | `entity/<Name>`    | an ``EntitySchema``: field ids, primary key, records database     |
+///
+/// JSON, not CBOR, so that `mdb_dump -p -s catalog` shows it to a person as it is. A store whose
+/// format version is newer than this library's is refused, never rewritten.
+enum Catalog {
+    /// The on-disk format this library writes and reads.
+    static let formatVersion = 1
+    static let databaseName = "catalog"
+    static let formatKey = Array("format".utf8)
+
+    static func entityKey(_ name: String) -> [UInt8] { Array("entity/\(name)".utf8) }
+
+    struct Format: Codable { var version: Int }
+
+    /// True when the store has a catalog with a format version (it was initialized before).
+    static func isInitialized(in txn: LMDB.Transaction) throws -> Bool {
+        guard let catalog = try txn.openDatabase(databaseName) else { return false }
+        return try txn.contains(formatKey, in: catalog)
+    }
+
+    /// Opens the catalog, writing the format version into a new store and refusing a newer one.
+    static func open(in txn: LMDB.Transaction, path: String) throws -> (Database, [String: EntitySchema]) {
+        guard let catalog = try txn.openDatabase(databaseName, options: txn.isReadOnly ? [] : .create) else {
+            throw StrataError(.incompatibleStore, "the store at \(path) has no catalog; open it once with write access to initialize it")
+        }
+        if let bytes = try txn.value(forKey: formatKey, in: catalog) {
+            let format: Format
+            do { format = try JSONDecoder().decode(Format.self, from: Data(bytes)) } catch {
+                throw StrataError(.incompatibleStore, "the catalog of \(path) has an unreadable format entry", cause: error)
+            }
+            guard format.version <= formatVersion else {
+                throw StrataError(.incompatibleStore,
+                    "the store at \(path) has format version \(format.version), newer than the \(formatVersion) this version of Strata reads; upgrade Strata to open it")
+            }
+        } else {
+            if try txn.count(in: catalog) > 0 {
+                throw StrataError(.incompatibleStore, "the catalog of \(path) has entries but no format version")
+            }
+            guard !txn.isReadOnly else {
+                throw StrataError(.incompatibleStore, "the store at \(path) is not initialized; open it once with write access")
+            }
+            try txn.put(Array(try JSONEncoder().encode(Format(version: formatVersion))), forKey: formatKey, in: catalog)
+        }
+        return (catalog, try loadEntities(in: txn, catalog: catalog, path: path))
+    }
+
+    private static func loadEntities(in txn: LMDB.Transaction, catalog: Database, path: String) throws -> [String: EntitySchema] {
+        let prefix = Array("entity/".utf8)
+        var entities: [String: EntitySchema] = [:]
+        try txn.withCursor(catalog) { cursor in
+            var more = try cursor.seek(atLeast: prefix)
+            while more {
+                let key = cursor.key
+                guard key.starts(with: prefix) else { break }
+                do {
+                    let schema = try JSONDecoder().decode(EntitySchema.self, from: Data(cursor.value))
+                    entities[schema.name] = schema
+                } catch {
+                    let name = String(decoding: key.dropFirst(prefix.count), as: UTF8.self)
+                    throw StrataError(.incompatibleStore, "the catalog entry of entity '\(name)' in \(path) is unreadable",
+                                      entity: name, cause: error)
+                }
+                more = try cursor.next()
+            }
+        }
+        return entities
+    }
+
+    static func save(_ schema: EntitySchema, in txn: LMDB.Transaction, catalog: Database) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try txn.put(Array(try encoder.encode(schema)), forKey: entityKey(schema.name), in: catalog)
+    }
+}
+
+/// What the catalog records about one entity (one record type).
+struct EntitySchema: Codable, Equatable, Sendable {
+    /// The entity name (`Record.entityName`).
+    var name: String
+    /// The primary key field's name, as the key path spells it.
+    var primaryKey: String
+    /// The LMDB database holding the records.
+    var recordsDatabase: String
+    /// Stable ids of the top-level field names.
+    var fields: FieldTable
+
+    static func recordsDatabaseName(for entity: String) -> String { "records/\(entity)" }
+}

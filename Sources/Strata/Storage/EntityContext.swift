@@ -1,0 +1,63 @@
+import LMDB
+
+/// What the store has published about its entities: the state of the last commit this process
+/// has seen, used to avoid re-reading the catalog in every transaction.
+struct PublishedState: Sendable {
+    /// Entity names by record type, so `entityName` is computed once per type.
+    var names: [ObjectIdentifier: String] = [:]
+    /// Entities by name.
+    var entities: [String: PublishedEntity] = [:]
+}
+
+/// One entity as of a commit.
+struct PublishedEntity: Sendable {
+    var schema: EntitySchema
+    /// The catalog entry's bytes; a transaction compares them with the stored entry to notice
+    /// schema changes made by other processes.
+    var catalogBytes: [UInt8]
+    var records: Database
+}
+
+/// One entity as one transaction sees it.
+final class EntityContext {
+    var schema: EntitySchema
+    var catalogBytes: [UInt8]
+    let records: Database
+    /// The schema changed in this transaction (new entity, new field ids) and must be saved.
+    var needsSaving = false
+    /// Not yet known to the store's published state.
+    var needsPublishing = false
+
+    init(schema: EntitySchema, catalogBytes: [UInt8], records: Database) {
+        self.schema = schema
+        self.catalogBytes = catalogBytes
+        self.records = records
+    }
+
+    var name: String { schema.name }
+
+    var published: PublishedEntity {
+        PublishedEntity(schema: schema, catalogBytes: catalogBytes, records: records)
+    }
+}
+
+extension Store {
+    /// The entity name of `type`, computed once per type.
+    func entityName<T: Record>(of type: T.Type) -> String {
+        let id = ObjectIdentifier(type)
+        if let name = published.withLock({ $0.names[id] }) { return name }
+        let name = T.entityName
+        precondition(!name.isEmpty && !name.contains("/"), "entity name '\(name)' must be non-empty and contain no '/'")
+        published.withLock { $0.names[id] = name }
+        return name
+    }
+
+    /// Makes what a finished transaction learned about entities visible to later transactions.
+    func publish(_ transaction: ReadTransaction) {
+        let changed = transaction.contexts.values.filter(\.needsPublishing)
+        guard !changed.isEmpty else { return }
+        published.withLock { state in
+            for context in changed { state.entities[context.name] = context.published }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import LMDB
+
+extension ReadTransaction {
+    /// The record with primary key `key`, or nil when there is none.
+    ///
+    /// ```swift
+    /// let jimmy = try store.read { tx in try tx.get(User.self, key: 1) }
+    /// ```
+    public func get<T: Record>(_ type: T.Type, key: T.PrimaryKey) throws -> T? {
+        guard let context = try context(for: type) else { return nil }
+        let storedKey = try recordKey(key, entity: context.name)
+        guard let bytes = try lmdb(entity: context.name, { try raw.value(forKey: storedKey, in: context.records) }) else {
+            return nil
+        }
+        return try decode(type, bytes, context) { String(describing: key) }
+    }
+
+    /// The records with these primary keys, in the order of `keys`; keys without a record are skipped.
+    public func get<T: Record>(_ type: T.Type, keys: some Sequence<T.PrimaryKey>) throws -> [T] {
+        var records: [T] = []
+        for key in keys {
+            if let record = try get(type, key: key) { records.append(record) }
+        }
+        return records
+    }
+
+    /// True when a record with primary key `key` exists; nothing is decoded.
+    public func exists<T: Record>(_ type: T.Type, key: T.PrimaryKey) throws -> Bool {
+        guard let context = try context(for: type) else { return false }
+        let storedKey = try recordKey(key, entity: context.name)
+        return try lmdb(entity: context.name) { try raw.contains(storedKey, in: context.records) }
+    }
+
+    /// The number of records of `type`, without reading them (O(1)).
+    public func count<T: Record>(_ type: T.Type) throws -> Int {
+        guard let context = try context(for: type) else { return 0 }
+        return try lmdb(entity: context.name) { try raw.count(in: context.records) }
+    }
+
+    /// Every record of `type`, in primary key order.
+    public func all<T: Record>(_ type: T.Type) throws -> [T] {
+        var records: [T] = []
+        try forEach(type) { records.append($0) }
+        return records
+    }
+
+    /// Calls `body` with every record of `type` in primary key order, decoding one at a time, so
+    /// memory stays flat however many records there are. Return early by throwing.
+    public func forEach<T: Record>(_ type: T.Type, _ body: (T) throws -> Void) throws {
+        try scan(type, from: nil, to: nil) { try body($0); return true }
+    }
+
+    /// The records whose primary keys lie in `range`, in key order.
+    public func all<T: Record>(_ type: T.Type, in range: ClosedRange<T.PrimaryKey>) throws -> [T] where T.PrimaryKey: Comparable {
+        try collect(type, from: .init(key: range.lowerBound, inclusive: true), to: .init(key: range.upperBound, inclusive: true))
+    }
+
+    /// The records whose primary keys lie in `range`, in key order.
+    public func all<T: Record>(_ type: T.Type, in range: Range<T.PrimaryKey>) throws -> [T] where T.PrimaryKey: Comparable {
+        try collect(type, from: .init(key: range.lowerBound, inclusive: true), to: .init(key: range.upperBound, inclusive: false))
+    }
+
+    /// The records whose primary keys are at least `range.lowerBound`, in key order.
+    public func all<T: Record>(_ type: T.Type, in range: PartialRangeFrom<T.PrimaryKey>) throws -> [T] where T.PrimaryKey: Comparable {
+        try collect(type, from: .init(key: range.lowerBound, inclusive: true), to: nil)
+    }
+
+    /// The records whose primary keys are at most `range.upperBound`, in key order.
+    public func all<T: Record>(_ type: T.Type, in range: PartialRangeThrough<T.PrimaryKey>) throws -> [T] where T.PrimaryKey: Comparable {
+        try collect(type, from: nil, to: .init(key: range.upperBound, inclusive: true))
+    }
+
+    /// The records whose primary keys are below `range.upperBound`, in key order.
+    public func all<T: Record>(_ type: T.Type, in range: PartialRangeUpTo<T.PrimaryKey>) throws -> [T] where T.PrimaryKey: Comparable {
+        try collect(type, from: nil, to: .init(key: range.upperBound, inclusive: false))
+    }
+
+    /// The record with the smallest primary key, or nil when there are none.
+    public func first<T: Record>(_ type: T.Type) throws -> T? {
+        var found: T?
+        try scan(type, from: nil, to: nil) { found = $0; return false }
+        return found
+    }
+
+    /// The record with the largest primary key, or nil when there are none.
+    public func last<T: Record>(_ type: T.Type) throws -> T? {
+        guard let context = try context(for: type) else { return nil }
+        let entry: (key: [UInt8], value: [UInt8])? = try lmdb(entity: context.name) {
+            try raw.withCursor(context.records) { cursor in try cursor.last() ? (cursor.key, cursor.value) : nil }
+        }
+        guard let entry else { return nil }
+        return try decode(type, entry.value, context) { describeStoredKey(entry.key, of: type) }
+    }
+}
+
+/// One end of a primary key range.
+struct KeyBound<Key: IndexableValue> {
+    var key: Key
+    var inclusive: Bool
+}
+
+extension ReadTransaction {
+    private func collect<T: Record>(_ type: T.Type, from lower: KeyBound<T.PrimaryKey>?, to upper: KeyBound<T.PrimaryKey>?) throws -> [T] {
+        var records: [T] = []
+        try scan(type, from: lower, to: upper) { records.append($0); return true }
+        return records
+    }
+
+    /// Walks records in key order between the bounds; `body` returns false to stop.
+    func scan<T: Record>(
+        _ type: T.Type, from lower: KeyBound<T.PrimaryKey>?, to upper: KeyBound<T.PrimaryKey>?,
+        _ body: (T) throws -> Bool
+    ) throws {
+        guard let context = try context(for: type) else { return }
+        let lowerKey = try lower.map { bound throws(StrataError) in (try recordKey(bound.key, entity: context.name), bound.inclusive) }
+        let upperKey = try upper.map { bound throws(StrataError) in (try recordKey(bound.key, entity: context.name), bound.inclusive) }
+        try lmdb(entity: context.name) {
+            try raw.withCursor(context.records) { cursor in
+                var more: Bool
+                if let (key, inclusive) = lowerKey {
+                    more = try cursor.seek(atLeast: key)
+                    if more, !inclusive, cursor.key == key { more = try cursor.next() }
+                } else {
+                    more = try cursor.first()
+                }
+                while more {
+                    if let (key, inclusive) = upperKey {
+                        let current = cursor.key
+                        if current.lexicographicallyPrecedes(key) == false, !(inclusive && current == key) { return }
+                    }
+                    let bytes = cursor.value
+                    let record = try decode(type, bytes, context) { describeStoredKey(cursor.key, of: type) }
+                    guard try body(record) else { return }
+                    more = try cursor.next()
+                }
+            }
+        }
+    }
+}

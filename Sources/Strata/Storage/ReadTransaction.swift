@@ -1,0 +1,104 @@
+import Foundation
+import LMDB
+
+/// A read-only view of the store, valid inside the `read` closure that received it.
+///
+/// Every read sees the snapshot of the transaction's start. Records come back as values:
+/// decoded copies that may be kept and sent anywhere after the transaction ends.
+public class ReadTransaction {
+    let store: Store
+    let raw: LMDB.Transaction
+    /// Entities used in this transaction, by record type.
+    var contexts: [ObjectIdentifier: EntityContext] = [:]
+    private var isOpen = true
+
+    init(store: Store, raw: LMDB.Transaction) {
+        self.store = store
+        self.raw = raw
+    }
+
+    func invalidate() { isOpen = false }
+
+    @inline(__always)
+    func checkOpen() {
+        precondition(isOpen, "Strata transaction used after the closure that received it returned")
+    }
+
+    /// The entity of `type` as this transaction sees it, or nil when the store has none.
+    func context<T: Record>(for type: T.Type) throws -> EntityContext? {
+        checkOpen()
+        if let context = contexts[ObjectIdentifier(type)] { return context }
+        let name = store.entityName(of: type)
+        guard let stored = try lmdb(entity: name, { try raw.value(forKey: Catalog.entityKey(name), in: store.catalog) }) else {
+            return nil
+        }
+        let context: EntityContext
+        if let known = store.published.withLock({ $0.entities[name] }), known.catalogBytes == stored {
+            context = EntityContext(schema: known.schema, catalogBytes: stored, records: known.records)
+        } else {
+            // First use in this process, or another process changed the schema since.
+            let schema: EntitySchema
+            do { schema = try JSONDecoder().decode(EntitySchema.self, from: Data(stored)) } catch {
+                throw StrataError(.incompatibleStore, "\(name): the catalog entry is unreadable", entity: name, cause: error)
+            }
+            guard let records = try lmdb(entity: name, { try raw.openDatabase(schema.recordsDatabase) }) else {
+                throw StrataError(.incompatibleStore, "\(name): the catalog names the database '\(schema.recordsDatabase)', which is missing",
+                                  entity: name)
+            }
+            context = EntityContext(schema: schema, catalogBytes: stored, records: records)
+            context.needsPublishing = true
+        }
+        try checkPrimaryKey(of: type, against: context.schema)
+        contexts[ObjectIdentifier(type)] = context
+        return context
+    }
+
+    func checkPrimaryKey<T: Record>(of type: T.Type, against schema: EntitySchema) throws {
+        let declared = T.primaryKeyName
+        guard declared == schema.primaryKey else {
+            throw StrataError(.incompatibleStore,
+                "\(schema.name): the store keys records by '\(schema.primaryKey)' but \(T.self) declares '\(declared)' as its primary key",
+                entity: schema.name, field: declared)
+        }
+    }
+
+    /// Runs LMDB calls, translating their errors with the entity and key named; other errors pass through.
+    @inline(__always)
+    func lmdb<R>(entity: String? = nil, key: String? = nil, _ body: () throws -> R) throws -> R {
+        do { return try body() } catch let error as LMDBError {
+            throw StrataError(error, path: store.path, entity: entity, key: key)
+        }
+    }
+
+    /// The stored key of `key`, checked against LMDB's key size limit.
+    func recordKey<K: IndexableValue>(_ key: K, entity: String) throws(StrataError) -> [UInt8] {
+        let bytes = key.orderedKey
+        guard bytes.count <= store.environment.maxKeySize else {
+            throw StrataError(.invalidValue,
+                "\(entity): the primary key \(String(describing: key).prefix(40))… encodes to \(bytes.count) bytes; LMDB keys are limited to \(store.environment.maxKeySize)",
+                entity: entity, key: String(describing: key))
+        }
+        return bytes
+    }
+
+    /// Decodes stored bytes as `type`; `key` renders the primary key for messages, on failure only.
+    func decode<T: Record>(_ type: T.Type, _ bytes: [UInt8], _ context: EntityContext, key: () -> String) throws -> T {
+        let decoder = RecordDecoder()
+        do {
+            return try decoder.decode(type, from: bytes, fields: context.schema.fields, entity: context.name, key: "")
+        } catch {
+            // The error path: decode again with the key rendered, so the message names it.
+            return try decoder.decode(type, from: bytes, fields: context.schema.fields, entity: context.name, key: key())
+        }
+    }
+
+    /// Renders a stored key for error messages.
+    func describeStoredKey<T: Record>(_ bytes: [UInt8], of type: T.Type) -> String {
+        var position = 0
+        if let key = try? T.PrimaryKey.readOrderedKey(from: bytes, at: &position) { return String(describing: key) }
+        return bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+@available(*, unavailable, message: "transactions are confined to the closure and thread that received them")
+extension ReadTransaction: Sendable {}

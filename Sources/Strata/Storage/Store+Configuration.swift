@@ -1,0 +1,35 @@
+import Logging
+
+extension Store {
+    /// How a store is opened. The defaults suit almost every program; nothing here needs sizing
+    /// by hand (the map grows on its own).
+    public struct Configuration: Sendable {
+        /// Bytes of address space mapped at first; doubled whenever a write needs more.
+        /// Only address space: the file on disk grows with the data, not with the map.
+        public var initialMapSize: Int = 64 << 20
+        /// The store never grows past this size; a write that needs more fails with `.storageFull`.
+        public var maxMapSize: Int = 1 << 40
+        /// Concurrent read transactions, across all processes using the store.
+        public var maxReaders: UInt32 = 126
+        /// Seconds a write waits for another process's or thread's write before failing with `.busy`.
+        public var writeLockTimeout: Double = 30
+        /// Open without write access; writes then fail with `.permissionDenied`.
+        public var readOnly = false
+        /// Where the store logs (opening, schema changes, map growth). Silent unless you pass a logger.
+        public var logger = Logger(label: "strata", factory: { _ in SwiftLogNoOpLogHandler() })
+
+        public init() {}
+    }
+
+    /// When a write's commit reaches the disk.
+    public enum Durability: Sendable {
+        /// The default: `write` returns after the commit is on disk (`fsync`). Nothing it wrote
+        /// is lost to a process crash or a power failure.
+        case synchronous
+        /// The commit is not synced; ``Store/flush()`` syncs everything written so far. For long
+        /// bulk loads made of many writes. A killed process loses nothing (the operating system
+        /// holds the pages); a power failure or kernel crash may lose the deferred commits since the
+        /// last flush. Use it only for data you can load again.
+        case deferred
+    }
+}

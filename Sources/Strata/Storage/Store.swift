@@ -1,0 +1,150 @@
+import Dispatch
+import Foundation
+import LMDB
+import Logging
+import Synchronization
+
+/// A record store in one directory: Codable records in LMDB, read and written in transactions.
+///
+/// ```swift
+/// let store = try Store(path: "app.strata")            // creates the directory when missing
+/// try store.write { tx in
+///     try tx.insert(User(id: 1, firstName: "Jimmy", lastName: "James", luckyNumber: 3, createdDate: .now))
+/// }
+/// let jimmy = try store.read { tx in try tx.get(User.self, key: 1) }
+/// ```
+///
+/// Reads run on any thread, many at once, each on the snapshot of its start; writes are serialized
+/// (one writer at a time across threads and processes) and atomic: a throw inside `write` undoes
+/// everything the closure did. Any number of `Store` values may be opened on one path in one
+/// process: they share one LMDB environment.
+///
+/// ## LMDB notes
+/// A `write` closure may run more than once: when the map fills, the transaction is aborted, the
+/// map grown and the closure run again. Keep effects outside the transaction out of it.
+public final class Store: Sendable {
+    /// The store's directory.
+    public let path: String
+    public let configuration: Configuration
+    let environment: Environment
+    let catalog: Database
+    let published: Mutex<PublishedState>
+    /// The thread the async `write` runs writes on.
+    let writerQueue: DispatchQueue
+
+    /// Opens the store in the directory `path`, creating the directory and the store when missing.
+    ///
+    /// Throws `.invalidPath` when `path` is a file, `.permissionDenied` when the directory cannot
+    /// be written, `.incompatibleStore` when it holds a store of a newer format or a damaged file.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        self.path = path
+        self.configuration = configuration
+        try Store.prepareDirectory(path, readOnly: configuration.readOnly)
+        var options = Environment.Options()
+        options.mapSize = configuration.initialMapSize
+        options.maxMapSize = configuration.maxMapSize
+        options.maxReaders = configuration.maxReaders
+        options.readOnly = configuration.readOnly
+        options.writeLockTimeout = configuration.writeLockTimeout
+        do {
+            environment = try Environment.shared(path: path, options: options)
+        } catch {
+            throw StrataError(error, path: path)
+        }
+        let environment = self.environment
+        let opened: (Database, [String: EntitySchema])
+        do {
+            // Reading the catalog needs no write lock, so opening an initialized store never
+            // waits for another process's writer; only a new store is initialized in a write.
+            let initialized = try environment.read { txn in try Catalog.isInitialized(in: txn) }
+            if configuration.readOnly || initialized {
+                opened = try environment.read { txn in try Catalog.open(in: txn, path: path) }
+            } else {
+                opened = try environment.write { txn in try Catalog.open(in: txn, path: path) }
+            }
+        } catch let error as LMDBError {
+            throw StrataError(error, path: path)
+        }
+        catalog = opened.0
+        published = Mutex(PublishedState())
+        writerQueue = DispatchQueue(label: "strata.writer")
+        configuration.logger.info("opened store", metadata: [
+            "path": "\(path)", "entities": "\(opened.1.keys.sorted().joined(separator: ","))",
+            "mapSize": "\(environment.currentMapSize)",
+        ])
+    }
+
+    /// Creates `path` as a directory when missing; refuses a file.
+    private static func prepareDirectory(_ path: String, readOnly: Bool) throws {
+        let files = FileManager.default
+        var isDirectory: ObjCBool = false
+        if files.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw StrataError(.invalidPath, "\(path) is a file, not a store directory")
+            }
+            guard readOnly || files.isWritableFile(atPath: path) else {
+                throw StrataError(.permissionDenied, "the store directory \(path) is not writable; open it with `readOnly` to read it")
+            }
+            return
+        }
+        guard !readOnly else { throw StrataError(.invalidPath, "no store at \(path)") }
+        do {
+            try files.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            let code: StrataError.Code = (error as NSError).code == NSFileWriteNoPermissionError ? .permissionDenied : .invalidPath
+            throw StrataError(code, "cannot create the store directory \(path): \(error.localizedDescription)", cause: error as NSError)
+        }
+    }
+
+    /// Runs `body` in a read transaction and returns its result.
+    ///
+    /// The transaction sees the store as of its start, whatever writers commit meanwhile. It is
+    /// valid only inside `body` and on the calling thread.
+    public func read<R>(_ body: (ReadTransaction) throws -> R) throws -> R {
+        var transaction: ReadTransaction?
+        defer { transaction.map(publish) }
+        return try translatingLMDBErrors(path: path) {
+            try environment.read { txn in
+                let tx = ReadTransaction(store: self, raw: txn)
+                transaction = tx
+                defer { tx.invalidate() }
+                return try body(tx)
+            }
+        }
+    }
+
+    /// Runs `body` in the write transaction: a return commits, a throw rolls everything back.
+    ///
+    /// With the default ``Durability/synchronous`` durability the commit is on disk when `write`
+    /// returns. Waits for another writer at most ``Configuration/writeLockTimeout`` seconds, then
+    /// throws `.busy`. Nesting a `write` in a `write` on one thread is a programmer error; use
+    /// ``WriteTransaction/savepoint(_:)``.
+    public func write<R>(durability: Durability = .synchronous, _ body: (WriteTransaction) throws -> R) throws -> R {
+        var committed: WriteTransaction?
+        let mapSizeBefore = environment.currentMapSize
+        let result = try translatingLMDBErrors(path: path) {
+            try environment.write(durability: durability == .synchronous ? .synchronous : .deferred) { txn in
+                let tx = WriteTransaction(store: self, raw: txn)
+                defer { tx.invalidate() }
+                let value = try body(tx)
+                try tx.saveCatalogChanges()
+                committed = tx
+                return value
+            }
+        }
+        if let committed { publish(committed) }
+        let mapSizeAfter = environment.currentMapSize
+        if mapSizeAfter != mapSizeBefore {
+            configuration.logger.notice("grew the map", metadata: ["path": "\(path)", "bytes": "\(mapSizeAfter)"])
+        }
+        return result
+    }
+
+    /// Syncs commits made with ``Durability/deferred`` to disk.
+    public func flush() throws {
+        try translatingLMDBErrors(path: path) { try environment.sync() }
+    }
+
+    /// Bytes of address space currently mapped (grows on its own).
+    public var mapSize: Int { environment.currentMapSize }
+}

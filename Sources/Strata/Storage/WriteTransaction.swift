@@ -1,0 +1,171 @@
+import Foundation
+import LMDB
+
+/// The store's write transaction, valid inside the `write` closure that received it.
+///
+/// Everything it does becomes visible to others at once when the closure returns, and not at all
+/// when the closure throws. It reads its own writes.
+public final class WriteTransaction: ReadTransaction {
+    /// What a write did to the stored record.
+    public enum Outcome: Sendable, Equatable {
+        /// No record had this key.
+        case inserted
+        /// A record with this key was replaced by different bytes.
+        case updated
+        /// A record with this key held exactly these bytes already; nothing was written.
+        case unchanged
+    }
+
+    private let encoder = RecordEncoder()
+
+    /// The entity of `type`, created in the store when it has none yet.
+    func writableContext<T: Record>(for type: T.Type) throws -> EntityContext {
+        if let context = try context(for: type) { return context }
+        let name = store.entityName(of: type)
+        let schema = EntitySchema(name: name, primaryKey: T.primaryKeyName,
+                                  recordsDatabase: EntitySchema.recordsDatabaseName(for: name), fields: FieldTable())
+        let records = try lmdb(entity: name) { try raw.openDatabase(schema.recordsDatabase, options: .create) }
+        guard let records else { preconditionFailure("mdb_dbi_open with MDB_CREATE returned no database") }
+        let context = EntityContext(schema: schema, catalogBytes: [], records: records)
+        context.needsSaving = true
+        contexts[ObjectIdentifier(type)] = context
+        store.configuration.logger.info("created entity", metadata: ["entity": "\(name)", "path": "\(store.path)"])
+        return context
+    }
+
+    /// Encodes `record`, noting new field ids in the entity's schema.
+    private func encode<T: Record>(_ record: T, _ context: EntityContext) throws -> [UInt8] {
+        let known = context.schema.fields.count
+        let bytes = try encoder.encode(record, fields: &context.schema.fields, entity: context.name)
+        if context.schema.fields.count != known { context.needsSaving = true }
+        return bytes
+    }
+
+    /// Writes changed schemas into the catalog; runs just before the commit.
+    func saveCatalogChanges() throws {
+        for context in contexts.values where context.needsSaving {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let bytes = Array(try encoder.encode(context.schema))
+            try lmdb(entity: context.name) { try raw.put(bytes, forKey: Catalog.entityKey(context.name), in: store.catalog) }
+            context.catalogBytes = bytes
+            context.needsSaving = false
+            context.needsPublishing = true
+        }
+    }
+
+    // MARK: Writing
+
+    /// Stores a new record; throws `.duplicateKey` when a record with its key exists.
+    public func insert<T: Record>(_ record: T) throws {
+        let context = try writableContext(for: T.self)
+        let bytes = try encode(record, context)
+        let key = try recordKey(record.primaryKeyValue, entity: context.name)
+        do {
+            try raw.put(bytes, forKey: key, in: context.records, options: .noOverwrite)
+        } catch let error where error.isKeyExists {
+            throw StrataError(.duplicateKey, "\(context.name): a record with key \(record.primaryKeyValue) already exists",
+                              entity: context.name, key: String(describing: record.primaryKeyValue))
+        } catch {
+            throw StrataError(error, path: store.path, entity: context.name, key: String(describing: record.primaryKeyValue))
+        }
+    }
+
+    /// Stores new records; throws `.duplicateKey` at the first key that exists (and, as any throw,
+    /// rolls back the whole transaction unless caught inside a savepoint).
+    public func insert<T: Record>(_ records: some Sequence<T>) throws {
+        for record in records { try insert(record) }
+    }
+
+    /// Stores `record`, replacing the record with the same key if there is one.
+    /// A record whose bytes would not change is not rewritten.
+    @discardableResult
+    public func upsert<T: Record>(_ record: T) throws -> Outcome {
+        let context = try writableContext(for: T.self)
+        let bytes = try encode(record, context)
+        let key = try recordKey(record.primaryKeyValue, entity: context.name)
+        return try lmdb(entity: context.name, key: "\(record.primaryKeyValue)") { () throws -> Outcome in
+            let old = try raw.value(forKey: key, in: context.records)
+            if old == bytes { return .unchanged }
+            try raw.put(bytes, forKey: key, in: context.records)
+            return old == nil ? .inserted : .updated
+        }
+    }
+
+    /// Stores every record, replacing existing ones with the same key.
+    public func upsert<T: Record>(_ records: some Sequence<T>) throws {
+        for record in records { try upsert(record) }
+    }
+
+    /// Replaces the stored record with the same key; throws `.notFound` when there is none.
+    @discardableResult
+    public func update<T: Record>(_ record: T) throws -> Outcome {
+        let context = try writableContext(for: T.self)
+        let key = try recordKey(record.primaryKeyValue, entity: context.name)
+        guard try lmdb(entity: context.name, { try raw.contains(key, in: context.records) }) else {
+            throw StrataError(.notFound, "\(context.name): no record with key \(record.primaryKeyValue) to update",
+                              entity: context.name, key: String(describing: record.primaryKeyValue))
+        }
+        return try upsert(record)
+    }
+
+    /// Deletes the record with primary key `key`; returns false when there was none.
+    @discardableResult
+    public func delete<T: Record>(_ type: T.Type, key: T.PrimaryKey) throws -> Bool {
+        guard let context = try context(for: type) else { return false }
+        let storedKey = try recordKey(key, entity: context.name)
+        return try lmdb(entity: context.name, key: "\(key)") { try raw.delete(storedKey, in: context.records) }
+    }
+
+    /// Deletes the stored record with `record`'s primary key; returns false when there was none.
+    @discardableResult
+    public func delete<T: Record>(_ record: T) throws -> Bool {
+        try delete(T.self, key: record.primaryKeyValue)
+    }
+
+    /// Deletes the records with these keys; returns how many existed.
+    @discardableResult
+    public func delete<T: Record>(_ type: T.Type, keys: some Sequence<T.PrimaryKey>) throws -> Int {
+        var deleted = 0
+        for key in keys where try delete(type, key: key) { deleted += 1 }
+        return deleted
+    }
+
+    /// Deletes every record of `type`; returns how many there were.
+    @discardableResult
+    public func deleteAll<T: Record>(_ type: T.Type) throws -> Int {
+        guard let context = try context(for: type) else { return 0 }
+        return try lmdb(entity: context.name) { () throws -> Int in
+            let count = try raw.count(in: context.records)
+            try raw.drop(context.records)
+            return count
+        }
+    }
+
+    // MARK: Nesting
+
+    /// Runs `body` as a savepoint: a throw undoes only what `body` wrote (and rethrows), a return
+    /// keeps it as part of this transaction.
+    ///
+    /// ```swift
+    /// try store.write { tx in
+    ///     for user in users {
+    ///         do { try tx.savepoint { try $0.insert(user) } } catch { skipped.append(user.id) }
+    ///     }
+    /// }
+    /// ```
+    public func savepoint<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
+        checkOpen()
+        return try lmdb(entity: "savepoint") {
+            try raw.savepoint { nested in
+                let child = WriteTransaction(store: store, raw: nested)
+                child.contexts = contexts
+                defer { child.invalidate() }
+                let value = try body(child)
+                // Entities first used inside the savepoint exist only if it succeeds.
+                for (id, context) in child.contexts where contexts[id] == nil { contexts[id] = context }
+                return value
+            }
+        }
+    }
+}
