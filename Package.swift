@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "LMDB", targets: ["LMDB"]),
+        .executable(name: "strata-demo", targets: ["StrataDemo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Strata
+
+/// The on-disk format is plain LMDB + CBOR + a JSON catalog: a program in another language, with
+/// only the `lmdb` and `cbor2` modules, reads what Strata wrote (tools/read-store.py).
+@Suite(.enabled(if: Python.hasModules(["lmdb", "cbor2"]),
+                "python3 with the lmdb and cbor2 modules is missing: `pip install lmdb cbor2` (CI installs them)"))
+struct ExternalFormatTests {
+    let dir: TemporaryDirectory
+    let store: Store
+
+    init() throws { (store, dir) = try makeStore() }
+
+    static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("tools/read-store.py").path
+
+    struct Dump: Decodable {
+        struct Entry: Decodable { var key: String; var value: [String: JSONValue] }
+        var format: Int
+        var primaryKey: String
+        var records: [Entry]
+    }
+
+    func dump(_ entity: String) throws -> Dump {
+        let script = try String(contentsOfFile: Self.script, encoding: .utf8)
+        let result = try Python.run(script, arguments: [store.path, entity])
+        try #require(result.status == 0, "read-store.py failed: \(result.error)")
+        return try JSONDecoder().decode(Dump.self, from: Data(result.output.utf8))
+    }
+
+    @Test func pythonReadsUsersWithTheCatalogsFieldNames() throws {
+        let users = [User.sample(-3, "Doogie", "Howser", lucky: nil), User.sample(1), User.sample(42, "Ünïcode", "名前")]
+        try store.write { tx in try tx.insert(users) }
+        let dump = try dump("User")
+        #expect(dump.format == 1)
+        #expect(dump.primaryKey == "id")
+        // Keys come back in the order LMDB keeps them: the primary keys' order, negative first.
+        #expect(dump.records.map(\.key) == users.map { $0.id.orderedKey.map { String(format: "%02x", $0) }.joined() })
+        for (entry, user) in zip(dump.records, users) {
+            #expect(entry.value["id"] == .number(Double(user.id)))
+            #expect(entry.value["firstName"] == .string(user.firstName))
+            #expect(entry.value["lastName"] == .string(user.lastName))
+            #expect(entry.value["luckyNumber"] == user.luckyNumber.map { .number(Double($0)) })
+            let iso = ISO8601DateFormatter().string(from: user.createdDate).replacingOccurrences(of: "Z", with: "+00:00")
+            #expect(entry.value["createdDate"] == .object(["date": .string(iso)]))
+        }
+    }
+
+    @Test func pythonReadsTaggedValuesAsStandardCBOR() throws {
+        let value = Everything.sample()
+        try store.write { tx in try tx.insert(value) }
+        let record = try #require(try dump("Everything").records.first).value
+        #expect(record["id"] == .object(["uuid": .string(value.id.uuidString)]))
+        #expect(record["data"] == .object(["bytes": .string(value.data.base64EncodedString())]))
+        #expect(record["uint64"] == .number(Double(UInt64.max)))
+        #expect(record["text"] == .string(value.text))
+        #expect(record["mood"] == .string("busy"))
+        #expect(record["numbers"] == .array([.number(1), .number(-2), .number(3)]))
+        #expect(record["address"] == .object(["street": .string("Main")]))
+        #expect(record["attributes"] == .object(["k": .string("v"), "ü": .string("ö")]))
+        #expect(record["optional"] == nil)
+    }
+}
+
+/// Any JSON value, for comparing what the Python reader printed.
+enum JSONValue: Decodable, Equatable {
+    case null, bool(Bool), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? container.decode(Double.self) { self = .number(value) }
+        else if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
+        else { self = .object(try container.decode([String: JSONValue].self)) }
+    }
+}
