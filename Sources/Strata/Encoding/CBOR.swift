@@ -21,6 +21,11 @@
 /// Dictionaries and sets are written with their entries sorted by encoded bytes (RFC 8949 §4.2.1), so
 /// equal values give equal bytes even though Swift's iteration order is random per process.
 /// Indefinite lengths are never written and are refused on reading.
+///
+/// Dates: float64 seconds since 1970 cannot hold every `Date` exactly (Date stores seconds since 2001),
+/// so a fractional date may come back up to one ulp (about 0.1 µs today) away, as with JSONEncoder's
+/// `.secondsSince1970`. The decoded date then re-encodes to the same bytes, so an unchanged record is
+/// still recognised as unchanged. Index keys use the exact reference-date seconds (see ``IndexableValue``).
 enum CBOR {
     /// The major type: the top three bits of an item's initial byte.
     enum Major: UInt8, Sendable {
@@ -43,6 +48,9 @@ enum CBOR {
     /// The deepest nesting of containers a record may have; deeper data is refused as corrupt so that
     /// hostile bytes cannot exhaust the stack through a recursive `Decodable` type.
     static let maximumDepth = 512
+
+    /// `[String]` is read and written without a container; its metadata is looked up once, not per value.
+    static let stringArrayType = ObjectIdentifier([String].self)
 
     /// Exact conversion of an IEEE half-precision bit pattern.
     static func halfToDouble(_ bits: UInt16) -> Double {

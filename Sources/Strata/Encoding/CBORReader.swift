@@ -16,7 +16,17 @@ struct CBORReader: Sendable {
     func readHead(at offset: inout Int) throws(CBORReadFailure) -> Head {
         guard offset < bytes.count else { throw .corrupt(offset: offset, reason: "unexpected end of data") }
         let initial = bytes[offset]
-        let major = CBOR.Major(rawValue: initial >> 5)!
+        let major: CBOR.Major
+        switch initial >> 5 {
+        case 0: major = .unsigned
+        case 1: major = .negative
+        case 2: major = .bytes
+        case 3: major = .text
+        case 4: major = .array
+        case 5: major = .map
+        case 6: major = .tag
+        default: major = .simple
+        }
         let info = initial & 0x1F
         if info < 24 {
             offset += 1
@@ -49,6 +59,28 @@ struct CBORReader: Sendable {
             throw .corrupt(offset: start, reason: "length \(head.argument) exceeds the \(remaining) bytes that remain")
         }
         return Int(head.argument)
+    }
+
+    /// `skipItem` with the common one-head items (small integers, short strings, floats, simple values)
+    /// handled inline.
+    @inline(__always)
+    func skipItemQuickly(at offset: inout Int) throws(CBORReadFailure) {
+        if offset < bytes.count {
+            let initial = bytes[offset]
+            let info = Int(initial & 0x1F)
+            let size: Int
+            switch initial >> 5 {
+            case 0, 1: size = info < 24 ? 1 : info <= 27 ? 1 + (1 << (info - 24)) : 0
+            case 2, 3: size = info < 24 ? 1 + info : 0
+            case 7: size = info < 24 ? 1 : info == 27 ? 9 : info == 26 ? 5 : info == 25 ? 3 : 0
+            default: size = 0
+            }
+            if size > 0 && size <= bytes.count - offset {
+                offset += size
+                return
+            }
+        }
+        try skipItem(at: &offset)
     }
 
     /// Moves `offset` past one complete item, whatever it is, without recursion.
@@ -94,6 +126,14 @@ struct CBORReader: Sendable {
     func readString(at offset: inout Int) throws(CBORReadFailure) -> String {
         let start = offset
         let range = try readStringRange(.text, at: &offset)
+        // ASCII cannot be malformed, and `String(decoding:)` is the fast path; anything else is
+        // validated so that corrupt bytes fail rather than turn into replacement characters.
+        var isASCII = true
+        for index in range where bytes[index] >= 0x80 {
+            isASCII = false
+            break
+        }
+        if isASCII { return String(decoding: bytes[range], as: UTF8.self) }
         guard let text = String(validating: bytes[range], as: UTF8.self) else {
             throw .corrupt(offset: start, reason: "text string is not valid UTF-8")
         }

@@ -12,13 +12,18 @@ package struct FieldTable: Sendable, Equatable, Codable {
     package private(set) var names: [Int: String] = [:]
     /// Field ids by name.
     package private(set) var ids: [String: Int] = [:]
+    /// Field names indexed by id (nil where no field has that id): the codec's hash-free lookup path.
+    package private(set) var namesByID: [String?] = []
 
     package init() {}
 
     /// A table holding exactly these id-to-name pairs.
     package init(names: [Int: String]) {
         self.names = names
-        for (id, name) in names { ids[name] = id }
+        for (id, name) in names {
+            ids[name] = id
+            setDense(id, name)
+        }
     }
 
     /// The id of `name`, or nil when the name has never been stored.
@@ -27,7 +32,14 @@ package struct FieldTable: Sendable, Equatable, Codable {
 
     /// The name of `id`, or nil when the id is unknown (written by a newer schema, or corrupt).
     @inline(__always)
-    package func name(for id: Int) -> String? { names[id] }
+    package func name(for id: Int) -> String? { id >= 0 && id < namesByID.count ? namesByID[id] : names[id] }
+
+    private mutating func setDense(_ id: Int, _ name: String) {
+        // Ids are small and dense in practice; a corrupt catalog's huge id simply stays out of the array.
+        guard id >= 0, id < 65_536 else { return }
+        if id >= namesByID.count { namesByID.append(contentsOf: repeatElement(nil, count: id - namesByID.count + 1)) }
+        namesByID[id] = name
+    }
 
     /// The id of `name`, assigning the next free id (starting at 1) when the name is new.
     @discardableResult
@@ -36,6 +48,7 @@ package struct FieldTable: Sendable, Equatable, Codable {
         let id = (names.keys.max() ?? 0) + 1
         names[id] = name
         ids[name] = id
+        setDense(id, name)
         return id
     }
 

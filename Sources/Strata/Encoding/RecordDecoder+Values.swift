@@ -34,7 +34,7 @@ extension RecordDecodingState {
             if T.self == Data.self { return Data(reader.bytes[try reader.readStringRange(.bytes, at: &offset)]) as! T }
             if T.self == URL.self { return try readURL(at: &offset) as! T }
             if T.self == Decimal.self { return try readDecimal(at: &offset) as! T }
-            if T.self == [String].self { return try readStrings(at: &offset) as! T }
+            if ObjectIdentifier(T.self) == CBOR.stringArrayType { return try readStrings(at: &offset) as! T }
             if T.self == Bool.self { return try reader.readBool(at: &offset) as! T }
             if T.self == Int64.self { return try reader.readInteger(Int64.self, at: &offset) as! T }
             if T.self == Float.self { return try readFloat(at: &offset) as! T }
@@ -137,7 +137,7 @@ extension RecordDecodingState {
 
     /// A `.missingField` error for `key` of keyed container `frame`.
     func missing(_ key: some CodingKey, frame: Int) -> StrataError {
-        let field = pathString(path(parent: frame, component: .name(key.stringValue)))
+        let field = pathString(path(parent: self.frame(frame).parent, component: self.frame(frame).component) + [key])
         return StrataError(
             .missingField,
             "\(entity) \(recordKey): the stored record has no field '\(field)' (it was stored before the field existed; make the field optional to read such records)",
@@ -171,13 +171,12 @@ extension RecordDecodingState {
         while true {
             switch current {
             case .none: break
-            case .entry(let entry): keys.append(RecordPathKey(stringValue: keyName(ofEntry: entry, topLevel: frames[frame].isTopLevel)))
+            case .entry(let entry): keys.append(RecordPathKey(stringValue: keyName(ofEntry: entry, topLevel: self.frame(frame).isTopLevel)))
             case .index(let index): keys.append(RecordPathKey(index: index))
-            case .name(let name): keys.append(RecordPathKey(stringValue: name))
             }
-            guard frame >= 0 && frame < frames.count else { break }
-            current = frames[frame].component
-            frame = frames[frame].parent
+            guard frame >= 0 else { break }
+            current = self.frame(frame).component
+            frame = self.frame(frame).parent
         }
         return keys.reversed()
     }

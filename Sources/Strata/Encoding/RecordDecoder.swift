@@ -38,15 +38,15 @@ final class RecordDecodingState: Decoder {
     /// Where a value sits in its parent, resolved to a name only when an error needs it.
     enum PathComponent {
         case none
-        /// The value of entry number `n` (an index into `entries`) of a keyed container.
+        /// The value of entry number `n` (an index into `storage`) of a keyed container.
         case entry(Int)
         /// Element `n` of an unkeyed container.
         case index(Int)
-        /// A key that is not stored.
-        case name(String)
     }
 
-    /// An opened container: its place in the path and, for keyed ones, its slice of `entries`.
+    /// An opened container: its place in the path and, for keyed ones, where its entries are.
+    /// Stored as `Frame.size` integers in `storage`, followed by a keyed container's entries, so a whole
+    /// decoding run needs one array allocation.
     struct Frame {
         var parent: Int
         var component: PathComponent
@@ -55,22 +55,57 @@ final class RecordDecodingState: Decoder {
         /// The entry expected next: synthesized `init(from:)` asks for keys in declaration order.
         var cursor = 0
         var isTopLevel = false
+
+        static let size = 7
     }
 
-    /// Keyed-container entries, three integers each: (field id, 0, value offset) at the top level,
-    /// (key text start, key text end, value offset) in nested maps.
-    var entries: [Int] = []
-    var frames: [Frame] = []
+    @inline(__always)
+    func frame(_ index: Int) -> Frame {
+        let kind = storage[index + 1]
+        let value = storage[index + 2]
+        return Frame(
+            parent: storage[index], component: kind == 1 ? .entry(value) : kind == 2 ? .index(value) : .none,
+            entriesBase: storage[index + 3], count: storage[index + 4], cursor: storage[index + 5],
+            isTopLevel: storage[index + 6] != 0)
+    }
+
+    /// Appends a frame whose entries, if any, will follow it; returns its index.
+    @inline(__always)
+    func appendFrame(parent: Int, component: PathComponent, count: Int, isTopLevel: Bool) -> Int {
+        let index = storage.count
+        let (kind, value): (Int, Int)
+        switch component {
+        case .none: (kind, value) = (0, 0)
+        case .entry(let entry): (kind, value) = (1, entry)
+        case .index(let position): (kind, value) = (2, position)
+        }
+        storage.append(parent)
+        storage.append(kind)
+        storage.append(value)
+        storage.append(index + Frame.size)
+        storage.append(count)
+        storage.append(0)
+        storage.append(isTopLevel ? 1 : 0)
+        return index
+    }
+
+    /// Frames and keyed-container entries. An entry is three integers: (field id, 0, value offset) at the
+    /// top level, (key text start, key text end, value offset) in nested maps. Frame and entry numbers
+    /// are indices into this array.
+    // Exclusivity: as in `RecordEncodingState`, every access to the mutable properties is a short one
+    // made by this decoder's own code, never spanning a call to a type's `init(from:)`, so accesses
+    // cannot overlap and the per-access runtime checks (16% of decoding time) are switched off.
+    @exclusivity(unchecked) var storage: [Int] = []
     let reader: CBORReader
     let fields: FieldTable
     let entity: String
     let recordKey: String
 
     /// The value the next `container`/`singleValueContainer` call applies to.
-    var slotOffset = 0
-    var slotParent = -1
-    var slotComponent = PathComponent.none
-    var depth = 0
+    @exclusivity(unchecked) var slotOffset = 0
+    @exclusivity(unchecked) var slotParent = -1
+    @exclusivity(unchecked) var slotComponent = PathComponent.none
+    @exclusivity(unchecked) var depth = 0
 
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     var codingPath: [any CodingKey] { path(parent: slotParent, component: slotComponent) }
@@ -80,7 +115,7 @@ final class RecordDecodingState: Decoder {
         self.fields = fields
         self.entity = entity
         recordKey = key
-        frames.reserveCapacity(4)
+        storage.reserveCapacity(64)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -99,47 +134,65 @@ final class RecordDecodingState: Decoder {
     func keyedContainer<Key: CodingKey>(
         keyedBy _: Key.Type, at offset: Int, parent: Int, component: PathComponent
     ) throws -> KeyedDecodingContainer<Key> {
+        let frame = try indexMap(at: offset, parent: parent, component: component)
+        return KeyedDecodingContainer(RecordKeyedDecodingContainer<Key>(state: self, frame: frame))
+    }
+
+    /// Appends a frame for the map at `offset` followed by one entry per key; returns the frame.
+    private func indexMap(at offset: Int, parent: Int, component: PathComponent) throws -> Int {
         let isTopLevel = parent == -1 && offset == 0
-        var position = offset
-        let head: CBORReader.Head
-        let count: Int
+        let frame = storage.count
+        // Work on a uniquely held local array so the appends below need no per-element uniqueness checks.
+        var storage = self.storage
+        self.storage = []
         do throws(CBORReadFailure) {
-            head = try reader.readHead(at: &position)
-            guard head.major == .map else {
-                throw CBORReadFailure.mismatch(offset: offset, expected: "")
+            var position = offset
+            let head = try reader.readHead(at: &position)
+            guard head.major == .map else { throw .mismatch(offset: offset, expected: "") }
+            let count = try reader.checkedLength(head, at: position, start: offset, perItem: 2)
+            let (kind, value): (Int, Int)
+            switch component {
+            case .none: (kind, value) = (0, 0)
+            case .entry(let entry): (kind, value) = (1, entry)
+            case .index(let index): (kind, value) = (2, index)
             }
-            count = try reader.checkedLength(head, at: position, start: offset, perItem: 2)
-            let base = entries.count
-            entries.reserveCapacity(base + 3 * count)
+            storage.reserveCapacity(frame + Frame.size + 3 * count)
+            storage.append(parent)
+            storage.append(kind)
+            storage.append(value)
+            storage.append(frame + Frame.size)
+            storage.append(count)
+            storage.append(0)
+            storage.append(isTopLevel ? 1 : 0)
             for _ in 0..<count {
                 let keyStart = position
                 let keyHead = try reader.readHead(at: &position)
                 if isTopLevel {
                     guard keyHead.major == .unsigned, keyHead.argument <= UInt64(Int.max) else {
-                        throw CBORReadFailure.corrupt(offset: keyStart, reason: "record map key is not a field id")
+                        throw .corrupt(offset: keyStart, reason: "record map key is not a field id")
                     }
-                    entries.append(Int(keyHead.argument))
-                    entries.append(0)
+                    storage.append(Int(keyHead.argument))
+                    storage.append(0)
                 } else {
-                    guard keyHead.major == .text else {
-                        throw CBORReadFailure.corrupt(offset: keyStart, reason: "map key is not a text string")
-                    }
+                    guard keyHead.major == .text else { throw .corrupt(offset: keyStart, reason: "map key is not a text string") }
                     let length = try reader.checkedLength(keyHead, at: position, start: keyStart, perItem: 1)
-                    entries.append(position)
-                    entries.append(position + length)
+                    storage.append(position)
+                    storage.append(position + length)
                     position += length
                 }
-                entries.append(position)
-                try reader.skipItem(at: &position)
+                storage.append(position)
+                try reader.skipItemQuickly(at: &position)
             }
             if isTopLevel && position != reader.bytes.count {
-                throw CBORReadFailure.corrupt(offset: position, reason: "\(reader.bytes.count - position) bytes follow the record")
+                throw .corrupt(offset: position, reason: "\(reader.bytes.count - position) bytes follow the record")
             }
-            frames.append(Frame(parent: parent, component: component, entriesBase: base, count: count, isTopLevel: isTopLevel))
+            self.storage = storage
         } catch {
+            storage.removeSubrange(frame...)
+            self.storage = storage
             throw failure(error, parent: parent, component: component, expected: isTopLevel ? "a record (map)" : "a keyed container (map)")
         }
-        return KeyedDecodingContainer(RecordKeyedDecodingContainer<Key>(state: self, frame: frames.count - 1))
+        return frame
     }
 
     func unkeyedContainer(at offset: Int, parent: Int, component: PathComponent) throws -> any UnkeyedDecodingContainer {
@@ -148,8 +201,8 @@ final class RecordDecodingState: Decoder {
             let head = try reader.readHead(at: &position)
             guard head.major == .array else { throw CBORReadFailure.mismatch(offset: offset, expected: "") }
             let count = try reader.checkedLength(head, at: position, start: offset, perItem: 1)
-            frames.append(Frame(parent: parent, component: component))
-            return RecordUnkeyedDecodingContainer(state: self, frame: frames.count - 1, offset: position, itemCount: count)
+            let frame = appendFrame(parent: parent, component: component, count: 0, isTopLevel: false)
+            return RecordUnkeyedDecodingContainer(state: self, frame: frame, offset: position, itemCount: count)
         } catch {
             throw failure(error, parent: parent, component: component, expected: "an unkeyed container (array)")
         }
@@ -160,11 +213,20 @@ final class RecordDecodingState: Decoder {
     /// The entry (index into `entries`) holding `key` in keyed container `frame`, or nil.
     @inline(__always)
     func entry(for key: some CodingKey, frame index: Int, advance: Bool) -> Int? {
-        let frame = frames[index]
-        if frame.cursor < frame.count {
-            let entry = frame.entriesBase + 3 * frame.cursor
-            if matches(entry, key, topLevel: frame.isTopLevel) {
-                if advance { frames[index].cursor += 1 }
+        let cursor = storage[index + 5]
+        if cursor < storage[index + 4] {
+            let entry = storage[index + 3] + 3 * cursor
+            let name = key.stringValue
+            let found: Bool
+            if storage[index + 6] != 0 {
+                let id = storage[entry]
+                let names = fields.namesByID
+                found = id < names.count ? names[id] == name : fields.name(for: id) == name
+            } else {
+                found = textEquals(storage[entry]..<storage[entry + 1], name)
+            }
+            if found {
+                if advance { storage[index + 5] = cursor + 1 }
                 return entry
             }
         }
@@ -172,27 +234,36 @@ final class RecordDecodingState: Decoder {
     }
 
     private func search(for key: some CodingKey, frame index: Int, advance: Bool) -> Int? {
-        let frame = frames[index]
+        let frame = frame(index)
         var wanted = -1
         if frame.isTopLevel {
-            guard let id = fields.id(for: key.stringValue) else { return nil }
-            wanted = id
+            let name = key.stringValue
+            let names = fields.namesByID
+            // A short scan of the dense names beats hashing the name; ids beyond them need the table.
+            var scanned = -1
+            if names.count <= 64 {
+                for id in 0..<names.count where names[id] == name {
+                    scanned = id
+                    break
+                }
+            }
+            if scanned >= 0 {
+                wanted = scanned
+            } else if let id = fields.id(for: name) {
+                wanted = id
+            } else {
+                return nil
+            }
         }
         for position in 0..<frame.count {
             let entry = frame.entriesBase + 3 * position
-            let found = frame.isTopLevel ? entries[entry] == wanted : textEquals(entries[entry]..<entries[entry + 1], key.stringValue)
+            let found = frame.isTopLevel ? storage[entry] == wanted : textEquals(storage[entry]..<storage[entry + 1], key.stringValue)
             if found {
-                if advance { frames[index].cursor = position + 1 }
+                if advance { storage[index + 5] = position + 1 }
                 return entry
             }
         }
         return nil
-    }
-
-    @inline(__always)
-    private func matches(_ entry: Int, _ key: some CodingKey, topLevel: Bool) -> Bool {
-        if topLevel { return fields.name(for: entries[entry]) == key.stringValue }
-        return textEquals(entries[entry]..<entries[entry + 1], key.stringValue)
     }
 
     private func textEquals(_ range: Range<Int>, _ text: String) -> Bool {
@@ -208,8 +279,8 @@ final class RecordDecodingState: Decoder {
 
     /// The text of a nested map's key, or the field name of a record entry.
     func keyName(ofEntry entry: Int, topLevel: Bool) -> String {
-        if topLevel { return fields.name(for: entries[entry]) ?? "#\(entries[entry])" }
-        return String(decoding: reader.bytes[entries[entry]..<entries[entry + 1]], as: UTF8.self)
+        if topLevel { return fields.name(for: storage[entry]) ?? "#\(storage[entry])" }
+        return String(decoding: reader.bytes[storage[entry]..<storage[entry + 1]], as: UTF8.self)
     }
 }
 

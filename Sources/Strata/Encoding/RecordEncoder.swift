@@ -27,7 +27,7 @@ package struct RecordEncoder: Sendable {
         } catch {
             throw StrataError(.invalidValue, "\(entity): the record cannot be encoded: \(error)", entity: entity, cause: error)
         }
-        fields = state.fields
+        if state.fieldsChanged { fields = state.fields }
         return state.writer.bytes
     }
 }
@@ -67,14 +67,21 @@ final class RecordEncodingState: Encoder {
         var entriesBase = 0
     }
 
-    var writer = CBORWriter(capacity: 256)
-    var fields: FieldTable
-    var frames: [Frame] = []
-    var entryStarts: [Int] = []
-    var nextFrameID = 0
-    var currentSlot = 0
+    // Exclusivity: these properties are touched only by this file's and the containers' own short
+    // accesses, none of which spans a call into other code (user `encode(to:)` runs between accesses,
+    // never inside one), so no two accesses can overlap. The runtime checks Swift would otherwise make
+    // on every access of a class property cost 45% of encoding time (measured: 19.1k → 10.7k
+    // instructions per 12-field record), hence `@exclusivity(unchecked)`.
+    @exclusivity(unchecked) var writer = CBORWriter(capacity: 256)
+    @exclusivity(unchecked) var fields: FieldTable
+    @exclusivity(unchecked) var frames: [Frame] = []
+    @exclusivity(unchecked) var entryStarts: [Int] = []
+    @exclusivity(unchecked) var nextFrameID = 0
+    @exclusivity(unchecked) var currentSlot = 0
     /// Field id of the previous top-level key, to guess the next one without hashing its name.
-    var lastFieldID = 0
+    @exclusivity(unchecked) var lastFieldID = 0
+    /// Whether `fields` was given new names, so the caller's table needs the grown copy.
+    @exclusivity(unchecked) var fieldsChanged = false
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -111,7 +118,7 @@ final class RecordEncodingState: Encoder {
         if T.self == Data.self { writer.writeByteString(value as! Data); return }
         if T.self == URL.self { writer.writeTag(CBOR.uriTag); writer.writeText((value as! URL).absoluteString); return }
         if T.self == Decimal.self { writer.writeText((value as! Decimal).description); return }
-        if T.self == [String].self {
+        if ObjectIdentifier(T.self) == CBOR.stringArrayType {
             let strings = value as! [String]
             writer.writeHead(.array, UInt64(strings.count))
             for string in strings { writer.writeText(string) }
@@ -168,18 +175,36 @@ final class RecordEncodingState: Encoder {
     /// Writes a keyed container's key: the field id at the top level, the key's text elsewhere.
     @inline(__always)
     func writeKey(_ key: some CodingKey, frame: Int) {
+        // `stringValue` runs the key type's code: evaluated before the access to `writer` begins.
+        let name = key.stringValue
         if frames[frame].isTopLevel {
-            writer.writeHead(.unsigned, UInt64(fieldID(key.stringValue)))
+            let id = fieldID(name)
+            writer.writeHead(.unsigned, UInt64(id))
         } else {
-            writer.writeText(key.stringValue)
+            writer.writeText(name)
         }
     }
 
     @inline(__always)
     func fieldID(_ name: String) -> Int {
-        let guess = lastFieldID + 1
-        if fields.name(for: guess) == name { lastFieldID = guess; return guess }
-        let id = fields.id(for: name) ?? fields.assign(name)
+        // Synthesized code encodes fields in declaration order, which is usually id order; an omitted
+        // nil field in between makes the next id the one after.
+        let names = fields.namesByID
+        var guess = lastFieldID + 1
+        while guess < names.count && guess <= lastFieldID + 3 {
+            if names[guess] == name {
+                lastFieldID = guess
+                return guess
+            }
+            guess += 1
+        }
+        let id: Int
+        if let known = fields.id(for: name) {
+            id = known
+        } else {
+            id = fields.assign(name)
+            fieldsChanged = true
+        }
         lastFieldID = id
         return id
     }

@@ -2,7 +2,7 @@ import Foundation
 @testable import Strata
 
 /// A seeded generator, so random tests fail the same way on every run.
-struct SplitMix64: RandomNumberGenerator {
+struct CodecRandom: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
@@ -14,23 +14,23 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-struct Address: Codable, Equatable, Sendable {
+struct CodecAddress: Codable, Equatable, Sendable {
     var street: String
     var city: String
     var zip: String?
 }
 
-enum Status: String, Codable, Sendable { case active, suspended }
-enum Priority: Int, Codable, Sendable { case low = 1, high = 10 }
+enum CodecStatus: String, Codable, Sendable { case active, suspended }
+enum CodecPriority: Int, Codable, Sendable { case low = 1, high = 10 }
 
-enum Shape: Codable, Equatable, Sendable {
+enum CodecShape: Codable, Equatable, Sendable {
     case circle(radius: Double)
     case rectangle(width: Double, height: Double)
     case point
     case labelled(String, Int)
 }
 
-struct User: Codable, Equatable, Sendable {
+struct CodecUser: Codable, Equatable, Sendable {
     var id: Int64
     var firstName: String
     var lastName: String
@@ -43,8 +43,8 @@ struct User: Codable, Equatable, Sendable {
     var createdAt: Date
     var updatedAt: Date
 
-    static func sample(_ i: Int = 1) -> User {
-        User(id: Int64(i), firstName: "Ada", lastName: "Lovelace", email: "ada\(i)@example.com",
+    static func sample(_ i: Int = 1) -> CodecUser {
+        CodecUser(id: Int64(i), firstName: "Ada", lastName: "Lovelace", email: "ada\(i)@example.com",
              luckyNumber: i % 2 == 0 ? nil : i, city: "London", score: 97.5, active: true,
              tags: ["math", "engines"], createdAt: Date(timeIntervalSince1970: 1_700_000_000),
              updatedAt: Date(timeIntervalSince1970: 1_700_000_000.5))
@@ -52,7 +52,7 @@ struct User: Codable, Equatable, Sendable {
 }
 
 /// Every type the codec treats specially, in one record.
-struct Everything: Codable, Equatable, Sendable {
+struct CodecEverything: Codable, Equatable, Sendable {
     var bool = true
     var int = Int.min
     var int8 = Int8.min
@@ -76,11 +76,11 @@ struct Everything: Codable, Equatable, Sendable {
     var decimal = Decimal(string: "12345678901234567890.123456789")!
     var optionalSome: Int? = 7
     var optionalNone: String? = nil
-    var address = Address(street: "1 Main St", city: "Springfield", zip: nil)
-    var addresses = [Address(street: "a", city: "b", zip: "c")]
-    var status = Status.suspended
-    var priority = Priority.high
-    var shapes: [Shape] = [.circle(radius: 2), .rectangle(width: 1, height: 2), .point, .labelled("x", -3)]
+    var address = CodecAddress(street: "1 Main St", city: "Springfield", zip: nil)
+    var addresses = [CodecAddress(street: "a", city: "b", zip: "c")]
+    var status = CodecStatus.suspended
+    var priority = CodecPriority.high
+    var shapes: [CodecShape] = [.circle(radius: 2), .rectangle(width: 1, height: 2), .point, .labelled("x", -3)]
     var dictionary = ["b": 2, "a": 1, "c": 3]
     var intDictionary = [10: "ten", -1: "minus one"]
     var nestedArrays = [[1, 2], [], [3]]
@@ -90,7 +90,7 @@ struct Everything: Codable, Equatable, Sendable {
     var doubles = [0.0, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude]
 }
 
-enum Codec {
+enum CodecHarness {
     static func encode<T: Encodable>(_ value: T, fields: inout FieldTable, entity: String = "Test") throws -> [UInt8] {
         try RecordEncoder().encode(value, fields: &fields, entity: entity)
     }

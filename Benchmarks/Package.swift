@@ -1,0 +1,42 @@
+// swift-tools-version: 6.1
+// Benchmarks for Strata, kept in their own package so that the library's users never resolve
+// ordo-one/benchmark or GRDB. See README.md in this folder.
+import PackageDescription
+
+let package = Package(
+    name: "StrataBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Strata", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // Deterministic users shaped like a REST API response, and a streaming JSON writer for them.
+        .target(name: "Dataset"),
+        .executableTarget(name: "generate-dataset", dependencies: ["Dataset"]),
+
+        // The three measurements (bulk upsert, point reads, full scan) for Strata and for GRDB.
+        .target(
+            name: "EngineComparison",
+            dependencies: [
+                "Dataset",
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .executableTarget(name: "side-by-side", dependencies: ["EngineComparison"]),
+
+        // The official harness: `swift package --package-path Benchmarks benchmark`.
+        .executableTarget(
+            name: "StrataVsGRDB",
+            dependencies: [
+                "EngineComparison",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/StrataVsGRDB",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

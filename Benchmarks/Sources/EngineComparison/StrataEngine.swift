@@ -1,0 +1,101 @@
+import Dataset
+import Foundation
+import Strata
+
+/// The benchmark's user as a Strata record: the dataset's fields, keyed by `id`.
+public struct BenchUser: Record, Equatable {
+    public var id: Int64
+    public var firstName: String
+    public var lastName: String
+    public var email: String
+    public var luckyNumber: Int?
+    public var city: String
+    public var score: Double
+    public var active: Bool
+    public var tags: [String]
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public static let primaryKey = \BenchUser.id
+
+    public init(_ user: GeneratedUser) {
+        id = user.id
+        firstName = user.firstName
+        lastName = user.lastName
+        email = user.email
+        luckyNumber = user.luckyNumber
+        city = user.city
+        score = user.score
+        active = user.active
+        tags = user.tags
+        createdAt = user.createdAt
+        updatedAt = user.updatedAt
+    }
+}
+
+/// Strata with its defaults: one LMDB environment in a fresh directory, durable commits (fsync).
+public final class StrataEngine: ComparedEngine {
+    public static let name = "Strata"
+
+    let directory: ScratchDirectory
+    let store: Store
+    let records: [BenchUser]
+
+    public init(workload: Workload) throws {
+        directory = try ScratchDirectory(prefix: "strata-bench")
+        store = try Store(path: directory.url.appendingPathComponent("store").path)
+        records = workload.users.map(BenchUser.init)
+    }
+
+    public func insertAll() throws {
+        try store.write { tx in try tx.upsert(records) }
+    }
+
+    public func verifyContents() throws {
+        let count = try store.read { tx in try tx.count(BenchUser.self) }
+        try check(count == records.count, "\(count) records after upsert, expected \(records.count)")
+        try check(
+            try store.read { tx in try tx.get(BenchUser.self, key: records[records.count / 2].id) } == records[records.count / 2],
+            "a record read back differs from the one written")
+    }
+
+    public func readPoints(_ keys: ArraySlice<Int64>) throws {
+        let found = try store.read { tx in
+            var found = 0
+            for key in keys where try tx.get(BenchUser.self, key: key) != nil { found += 1 }
+            return found
+        }
+        try check(found == keys.count, "found \(found) of \(keys.count) keys")
+    }
+
+    public func readPointsOneTransactionEach(_ keys: ArraySlice<Int64>) throws {
+        var found = 0
+        for key in keys where try store.read({ tx in try tx.get(BenchUser.self, key: key) }) != nil { found += 1 }
+        try check(found == keys.count, "found \(found) of \(keys.count) keys")
+    }
+
+    public func scanAll() throws {
+        let all = try store.read { tx in try tx.all(BenchUser.self) }
+        try check(all.count == records.count, "scan returned \(all.count) records, expected \(records.count)")
+    }
+
+    public func scanStreaming() throws {
+        var seen = 0
+        var scoreSum = 0.0
+        try store.read { tx in
+            try tx.forEach(BenchUser.self) { user in
+                seen += 1
+                scoreSum += user.score   // touch the decoded record so the work can't be elided
+            }
+        }
+        try check(seen == records.count && scoreSum >= 0, "streaming scan saw \(seen) records, expected \(records.count)")
+    }
+
+    public func databaseSize() -> Int {
+        ScratchDirectory.size(of: directory.url.appendingPathComponent("store"))
+    }
+
+    public func close() {
+        directory.remove()
+    }
+}
