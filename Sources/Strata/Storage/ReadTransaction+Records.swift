@@ -78,7 +78,7 @@ extension ReadTransaction {
     /// The record with the smallest primary key, or nil when there are none.
     public func first<T: Record>(_ type: T.Type) throws -> T? {
         var found: T?
-        try scan(type, from: nil, to: nil) { found = $0; return false }
+        try scan(type, from: nil, to: nil, batchSize: 1) { found = $0; return false }
         return found
     }
 
@@ -107,13 +107,26 @@ extension ReadTransaction {
     }
 
     /// Walks records in key order between the bounds; `body` returns false to stop.
+    ///
+    /// Raw records are gathered in batches on this thread and decoded by ``BatchDecoder``
+    /// (in parallel when the batch is large), then handed to `body` in key order.
     func scan<T: Record>(
         _ type: T.Type, from lower: KeyBound<T.PrimaryKey>?, to upper: KeyBound<T.PrimaryKey>?,
-        _ body: (T) throws -> Bool
+        batchSize: Int = BatchDecoder<T>.batchSize, _ body: (T) throws -> Bool
     ) throws {
         guard let context = try context(for: type) else { return }
         let lowerKey = try lower.map { bound throws(StrataError) in (try recordKey(bound.key, entity: context.name), bound.inclusive) }
         let upperKey = try upper.map { bound throws(StrataError) in (try recordKey(bound.key, entity: context.name), bound.inclusive) }
+        let decoder = BatchDecoder<T>(fields: context.schema.fields, entity: context.name)
+        var batch = RawBatch(capacity: batchSize)
+        /// Decodes the gathered batch and feeds it to `body`; false when `body` asked to stop.
+        func drain() throws -> Bool {
+            defer { batch.removeAll() }
+            for record in try decoder.decode(batch, describeKey: { describeStoredKey($0, of: type) }) {
+                guard try body(record) else { return false }
+            }
+            return true
+        }
         try lmdb(entity: context.name) {
             try raw.withCursor(context.records) { cursor in
                 var more: Bool
@@ -126,13 +139,15 @@ extension ReadTransaction {
                 while more {
                     if let (key, inclusive) = upperKey {
                         let current = cursor.key
-                        if current.lexicographicallyPrecedes(key) == false, !(inclusive && current == key) { return }
+                        if current.lexicographicallyPrecedes(key) == false, !(inclusive && current == key) { break }
                     }
-                    let bytes = cursor.value
-                    let record = try decode(type, bytes, context) { describeStoredKey(cursor.key, of: type) }
-                    guard try body(record) else { return }
+                    cursor.withCurrent { key, value in batch.append(key: key, value: value.copiedBytes) }
+                    if batch.count >= batchSize {
+                        guard try drain() else { return }
+                    }
                     more = try cursor.next()
                 }
+                _ = try drain()
             }
         }
     }

@@ -34,6 +34,19 @@ import TestSupport
         #expect(try store.read { tx in try tx.get(User.self, key: 1) } == User.sample(1))
     }
 
+    @Test func aCorruptRecordDeepInALargeParallelScanIsReportedWithItsKey() throws {
+        try store.write { tx in try tx.insert((1...5000).map { User.sample(Int64($0)) }) }
+        try overwriteStoredUser(3001, with: [0xa1, 0x01, 0x01]) // {id: 1}: most fields missing
+        try overwriteStoredUser(4500, with: [0x1f])        // not CBOR at all
+        do {
+            try store.read { tx in try tx.forEach(User.self) { _ in } }
+            Issue.record("expected an error")
+        } catch let error as StrataError {
+            #expect(error.key == "3001", "\(error)")
+            #expect(error.code == .missingField)
+        }
+    }
+
     @Test func everyTruncationOfAStoredRecordIsATypedError() throws {
         try store.write { tx in try tx.insert(User.sample(1)) }
         let good = try store.environment.read { txn in

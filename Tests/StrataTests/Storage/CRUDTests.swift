@@ -120,4 +120,20 @@ import TestSupport
         try store.read { tx in try tx.forEach(User.self) { seen.append($0.id) } }
         #expect(seen == Array(1...500))
     }
+
+    @Test(arguments: [0, 1, 255, 256, 2047, 2048, 2049, 5000])
+    func scansOfEverySizeReturnEveryRecordInKeyOrder(count: Int) throws {
+        try store.write { tx in try tx.insert((0..<count).reversed().map { User.sample(Int64($0) - 100) }) }
+        let ids = try store.read { tx in try tx.all(User.self).map(\.id) }
+        #expect(ids == (0..<count).map { Int64($0) - 100 })
+        var streamed = 0
+        try store.read { tx in try tx.forEach(User.self) { user in
+            #expect(user.id == Int64(streamed) - 100)
+            streamed += 1
+        } }
+        #expect(streamed == count)
+        if count > 10 {
+            #expect(try store.read { tx in try tx.all(User.self, in: 0..<Int64(count - 110)).count } == count - 110)
+        }
+    }
 }
