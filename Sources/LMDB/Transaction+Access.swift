@@ -50,6 +50,27 @@ extension Transaction {
         }
     }
 
+    /// Stores `value` under `key` unless the key is present, in one B-tree search
+    /// (`mdb_put` with `MDB_NOOVERWRITE`, which hands back the existing value).
+    ///
+    /// Returns nil when the value was stored, or a copy of the value already stored under `key`.
+    public func putIfAbsent(_ value: [UInt8], forKey key: [UInt8], in database: Database) throws(LMDBError) -> [UInt8]? {
+        let txn = usableHandle()
+        precondition(!isReadOnly, "put in a read-only transaction")
+        do {
+            return try withMDBVal(key) { (keyVal: inout MDB_val) throws(LMDBError) -> [UInt8]? in
+                try withMDBVal(value) { (dataVal: inout MDB_val) throws(LMDBError) -> [UInt8]? in
+                    let code = mdb_put(txn, database.dbi, &keyVal, &dataVal, UInt32(MDB_NOOVERWRITE))
+                    if code == MDB_KEYEXIST { return dataVal.bytes }   // LMDB pointed dataVal at the stored value
+                    try check(code, "mdb_put", context: database.name ?? "<main>")
+                    return nil
+                }
+            }
+        } catch {
+            throw noteFailure(error)
+        }
+    }
+
     /// Deletes `key` and all its values; returns false when it was absent (`mdb_del`).
     @discardableResult
     public func delete(_ key: [UInt8], in database: Database) throws(LMDBError) -> Bool {

@@ -27,6 +27,11 @@ final class EntityContext {
     var needsSaving = false
     /// Not yet known to the store's published state.
     var needsPublishing = false
+    /// In a write transaction: a key at least as large as every stored key, once known. A new key
+    /// above it is appended (`MDB_APPEND`: no B-tree search, full pages), the fast path of bulk
+    /// loads whose keys ascend. Too large a value only costs speed, never correctness: LMDB refuses
+    /// an append that is not at the end, and the write then takes the ordinary path.
+    var largestKey: [UInt8]?
 
     init(schema: EntitySchema, catalogBytes: [UInt8], records: Database) {
         self.schema = schema

@@ -61,13 +61,34 @@ public final class WriteTransaction: ReadTransaction {
         let context = try writableContext(for: T.self)
         let bytes = try encode(record, context)
         let key = try recordKey(record.primaryKeyValue, entity: context.name)
-        do {
-            try raw.put(bytes, forKey: key, in: context.records, options: .noOverwrite)
-        } catch let error where error.isKeyExists {
+        if try write(bytes, forKey: key, context, replacing: false) != .inserted {
             throw StrataError(.duplicateKey, "\(context.name): a record with key \(record.primaryKeyValue) already exists",
                               entity: context.name, key: String(describing: record.primaryKeyValue))
-        } catch {
-            throw StrataError(error, path: store.path, entity: context.name, key: String(describing: record.primaryKeyValue))
+        }
+    }
+
+    /// Stores `bytes` under `key`: appended when the key is beyond every stored key, otherwise in
+    /// one search that also returns the stored value; replaced only when `replacing` and different.
+    /// Returns `.updated` without writing when not `replacing` and the key exists.
+    private func write(_ bytes: [UInt8], forKey key: [UInt8], _ context: EntityContext, replacing: Bool) throws -> Outcome {
+        try lmdb(entity: context.name) { () throws -> Outcome in
+            if context.largestKey == nil {
+                context.largestKey = try raw.withCursor(context.records) { cursor in try cursor.last() ? cursor.key : [] }
+            }
+            if let largest = context.largestKey, largest.lexicographicallyPrecedes(key) {
+                do {
+                    try raw.put(bytes, forKey: key, in: context.records, options: .append)
+                    context.largestKey = key
+                    return .inserted
+                } catch let error as LMDBError where error.isKeyExists {
+                    context.largestKey = nil   // stale (a savepoint rolled back): look it up again next time
+                }
+            }
+            guard let old = try raw.putIfAbsent(bytes, forKey: key, in: context.records) else { return .inserted }
+            if !replacing { return .updated }
+            if old == bytes { return .unchanged }
+            try raw.put(bytes, forKey: key, in: context.records)
+            return .updated
         }
     }
 
@@ -84,12 +105,7 @@ public final class WriteTransaction: ReadTransaction {
         let context = try writableContext(for: T.self)
         let bytes = try encode(record, context)
         let key = try recordKey(record.primaryKeyValue, entity: context.name)
-        return try lmdb(entity: context.name, key: "\(record.primaryKeyValue)") { () throws -> Outcome in
-            let old = try raw.value(forKey: key, in: context.records)
-            if old == bytes { return .unchanged }
-            try raw.put(bytes, forKey: key, in: context.records)
-            return old == nil ? .inserted : .updated
-        }
+        return try write(bytes, forKey: key, context, replacing: true)
     }
 
     /// Stores every record, replacing existing ones with the same key.

@@ -136,4 +136,37 @@ import TestSupport
             #expect(try store.read { tx in try tx.all(User.self, in: 0..<Int64(count - 110)).count } == count - 110)
         }
     }
+
+    @Test func ascendingDescendingAndInterleavedKeysAllLandExactlyOnce() throws {
+        // Ascending keys take the append path; the rest take the search path; both must agree.
+        try store.write { tx throws in
+            for id in stride(from: 0, to: 1000, by: 2) { try tx.insert(User.sample(Int64(id))) }      // ascending: appends
+            for id in stride(from: 999, to: 0, by: -2) { try tx.insert(User.sample(Int64(id))) }      // descending: searches
+            #expect(throws: StrataError.self) { try tx.insert(User.sample(998)) }
+            #expect(try tx.upsert(User.sample(1000)) == .inserted)
+            #expect(try tx.upsert(User.sample(500, "Changed")) == .updated)
+            #expect(try tx.upsert(User.sample(500, "Changed")) == .unchanged)
+        }
+        let ids = try store.read { tx in try tx.all(User.self).map(\.id) }
+        #expect(ids == Array(0...1000))
+    }
+
+    @Test func anAppendRolledBackInASavepointLeavesNoTraceAndLaterWritesSucceed() throws {
+        try store.write { tx throws in
+            try tx.insert((1...100).map { User.sample(Int64($0)) })
+            _ = try? tx.savepoint { nested in
+                try nested.insert(User.sample(200))
+                throw StrataError(.invalidValue, "roll back")
+            }
+            try tx.insert(User.sample(150))
+            try tx.insert(User.sample(300))
+            try tx.insert(User.sample(250))
+            #expect(throws: StrataError.self) { try tx.insert(User.sample(150)) }
+        }
+        try store.write { tx throws in
+            try tx.insert(User.sample(200))
+            #expect(try tx.exists(User.self, key: 200))
+        }
+        #expect(try store.read { tx in try tx.count(User.self) } == 104)
+    }
 }
