@@ -6,26 +6,12 @@ extension Environment {
     /// Any number of reads may run at once, on any threads, beside one writer. The transaction is
     /// valid only inside `body`, and only on the calling thread; using it afterwards stops the program.
     public func read<R>(_ body: (Transaction) throws -> R) throws -> R {
-        while true {
-            mapLock.lockShared()
-            var txnHandle: OpaquePointer?
-            let code = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txnHandle)
-            if code == MDB_MAP_RESIZED {
-                mapLock.unlock()
-                try adoptForeignMapSize()
-                continue
-            }
-            guard code == 0, let txnHandle else {
-                mapLock.unlock()
-                throw LMDBError(code: code, operation: "mdb_txn_begin", context: path)
-            }
-            let txn = Transaction(environment: self, handle: txnHandle, isReadOnly: true)
-            defer {
-                txn.finishRead()
-                mapLock.unlock()
-            }
-            return try body(txn)
+        let txn = try begin(readOnly: true)
+        defer {
+            txn.finishRead()
+            mapLock.unlockShared()
         }
+        return try body(txn)
     }
 
     /// Runs `body` in the write transaction; a return commits, a throw aborts everything it did.
@@ -45,19 +31,7 @@ extension Environment {
         defer { gate.release() }
         while true {
             try growIfNearlyFull()
-            mapLock.lockShared()
-            var txnHandle: OpaquePointer?
-            let code = mdb_txn_begin(handle, nil, 0, &txnHandle)
-            if code == MDB_MAP_RESIZED {
-                mapLock.unlock()
-                try adoptForeignMapSize()
-                continue
-            }
-            guard code == 0, let txnHandle else {
-                mapLock.unlock()
-                throw LMDBError(code: code, operation: "mdb_txn_begin", context: path)
-            }
-            let txn = Transaction(environment: self, handle: txnHandle, isReadOnly: false)
+            let txn = try begin(readOnly: false)
             let outcome: Result<R, any Error>
             do {
                 let value = try body(txn)
@@ -67,7 +41,7 @@ extension Environment {
                 txn.abort()
                 outcome = .failure(error)
             }
-            mapLock.unlock()
+            mapLock.unlockShared()
             if case .failure = outcome, txn.sawMapFull {
                 try grow(atLeast: currentMapSize * 2)
                 continue
@@ -76,11 +50,31 @@ extension Environment {
         }
     }
 
+    /// Begins a transaction holding the map lock shared (the caller unlocks it when the transaction
+    /// ends), adopting a map size another process set (`MDB_MAP_RESIZED`) on the way.
+    private func begin(readOnly: Bool) throws(LMDBError) -> Transaction {
+        while true {
+            mapLock.lockShared()
+            var txnHandle: OpaquePointer?
+            let code = mdb_txn_begin(handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txnHandle)
+            if code == MDB_MAP_RESIZED {
+                mapLock.unlockShared()
+                try adoptForeignMapSize()
+                continue
+            }
+            guard code == 0, let txnHandle else {
+                mapLock.unlockShared()
+                throw LMDBError(code: code, operation: "mdb_txn_begin", context: path)
+            }
+            return Transaction(environment: self, handle: txnHandle, isReadOnly: readOnly)
+        }
+    }
+
     /// Grows the map before a write when less than an eighth of it is free, so that most writes
     /// never pay for an abort and retry.
     private func growIfNearlyFull() throws(LMDBError) {
         let size = currentMapSize
-        if usedBytes > size - size / 8, size < options.maxMapSize {
+        if usedBytes > size - size / 8, size < options.maxMapSize, MapLock.sharedHolds.value == 0 {
             try grow(atLeast: size * 2)
         }
     }

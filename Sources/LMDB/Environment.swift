@@ -128,8 +128,12 @@ public final class Environment: @unchecked Sendable {
 
     /// Grows the map to at least `minimum` bytes (doubling), with no transaction of this process active.
     func grow(atLeast minimum: Int) throws(LMDBError) {
+        guard MapLock.sharedHolds.value == 0 else {
+            throw LMDBError(code: MDB_MAP_FULL, operation: "grow map",
+                            context: "\(path) is full and cannot grow while this thread keeps another transaction open; end reads before writing")
+        }
         mapLock.lockExclusive()
-        defer { mapLock.unlock() }
+        defer { mapLock.unlockExclusive() }
         try mapSize.withLock { (size: inout Int) throws(LMDBError) in
             guard size < minimum else { return }   // someone else grew it meanwhile
             guard size < options.maxMapSize else {
@@ -148,8 +152,12 @@ public final class Environment: @unchecked Sendable {
 
     /// Adopts a map size set by another process (after `MDB_MAP_RESIZED`).
     func adoptForeignMapSize() throws(LMDBError) {
+        guard MapLock.sharedHolds.value == 0 else {
+            throw LMDBError(code: MDB_MAP_RESIZED, operation: "mdb_txn_begin",
+                            context: "another process grew \(path); end this thread's open transactions and retry")
+        }
         mapLock.lockExclusive()
-        defer { mapLock.unlock() }
+        defer { mapLock.unlockExclusive() }
         try check(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize", context: path)
         var info = MDB_envinfo()
         mdb_env_info(handle, &info)

@@ -63,6 +63,10 @@ do {
     let found = try measure("point reads by key (random order)", count: count) {
         try store.read { tx in try keys.reduce(0) { total, key in total + (try tx.get(User.self, key: key) == nil ? 0 : 1) } }
     }
+    let batched = try measure("point reads, batched get(keys:)", count: count) {
+        try store.read { tx in try tx.get(User.self, keys: keys).count }
+    }
+    precondition(batched == found, "batched reads found \(batched), single reads \(found)")
     let scanned = try measure("full scan, decoding every record", count: count) {
         try store.read { tx in
             var n = 0

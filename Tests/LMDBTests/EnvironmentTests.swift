@@ -188,3 +188,30 @@ import TestSupport
         _ = holder
     }
 }
+
+@Suite struct MapGrowthTests {
+    @Test func aWriteThatMustGrowTheMapInsideAReadOnTheSameThreadFailsInsteadOfDeadlocking() throws {
+        let dir = try TemporaryDirectory("lmdb-grow")
+        var options = Environment.Options()
+        options.mapSize = 1 << 20
+        let env = try Environment(path: dir.path, options: options)
+        let db = try env.write { txn in try #require(try txn.openDatabase("db", options: .create)) }
+        let value = [UInt8](repeating: 1, count: 4000)
+        do {
+            try env.read { _ in
+                try env.write { txn in
+                    for i in 0..<1_000 { try txn.put(value, forKey: withUnsafeBytes(of: UInt32(i).bigEndian, Array.init), in: db) }
+                }
+            }
+            Issue.record("expected MDB_MAP_FULL")
+        } catch let error as LMDBError {
+            #expect(error.isMapFull)
+            #expect(error.context.contains("another transaction open"))
+        }
+        // Outside the read, the same write grows the map and succeeds.
+        try env.write { txn in
+            for i in 0..<1_000 { try txn.put(value, forKey: withUnsafeBytes(of: UInt32(i).bigEndian, Array.init), in: db) }
+        }
+        #expect(try env.read { txn in try txn.count(in: db) } == 1_000)
+    }
+}

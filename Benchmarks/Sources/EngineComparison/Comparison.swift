@@ -4,6 +4,7 @@ import Foundation
 public enum Operation: String, CaseIterable, Sendable {
     case insert = "upsert all, one write transaction"
     case pointReads = "point reads, random order, one read transaction"
+    case pointReadsBatched = "point reads, batches of 10,000 keys (`get(_:keys:)` / `fetchAll(_:keys:)`)"
     case pointReadsOwnTransaction = "point reads, one read transaction each"
     case scanAll = "full scan into an array (`all` / `fetchAll`)"
     case scanStreaming = "full scan, streaming (`forEach` / `fetchCursor`)"
@@ -49,6 +50,9 @@ public func runComparison(
     try instance.verifyContents()
     result.databaseBytes = instance.databaseSize()
     try measure(.pointReads, records: workload.count) { try instance.readPoints(workload.readOrder[...]) }
+    try measure(.pointReadsBatched, records: workload.count) {
+        try instance.readPointsBatched(workload.readOrder[...], batchSize: 10_000)
+    }
     let prefix = workload.readOrder.prefix(min(perCallReads, workload.count))
     try measure(.pointReadsOwnTransaction, records: prefix.count) { try instance.readPointsOneTransactionEach(prefix) }
     if let grdb = instance as? GRDBEngine {

@@ -101,6 +101,20 @@ public final class GRDBEngine: ComparedEngine {
         try check(found == keys.count, "found \(found) of \(keys.count) keys")
     }
 
+    public func readPointsBatched(_ keys: ArraySlice<Int64>, batchSize: Int) throws {
+        let found = try dbQueue.read { db in
+            var found = 0
+            var start = keys.startIndex
+            while start < keys.endIndex {
+                let end = min(start + batchSize, keys.endIndex)
+                found += try GRDBUser.fetchAll(db, keys: keys[start..<end]).count
+                start = end
+            }
+            return found
+        }
+        try check(found == keys.count, "found \(found) of \(keys.count) keys")
+    }
+
     public func readPointsOneTransactionEach(_ keys: ArraySlice<Int64>) throws {
         var found = 0
         for key in keys where try dbQueue.read({ db in try GRDBUser.fetchOne(db, key: key) }) != nil { found += 1 }

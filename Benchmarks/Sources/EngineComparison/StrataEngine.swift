@@ -68,6 +68,20 @@ public final class StrataEngine: ComparedEngine {
         try check(found == keys.count, "found \(found) of \(keys.count) keys")
     }
 
+    public func readPointsBatched(_ keys: ArraySlice<Int64>, batchSize: Int) throws {
+        let found = try store.read { tx in
+            var found = 0
+            var start = keys.startIndex
+            while start < keys.endIndex {
+                let end = min(start + batchSize, keys.endIndex)
+                found += try tx.get(BenchUser.self, keys: keys[start..<end]).count
+                start = end
+            }
+            return found
+        }
+        try check(found == keys.count, "found \(found) of \(keys.count) keys")
+    }
+
     public func readPointsOneTransactionEach(_ keys: ArraySlice<Int64>) throws {
         var found = 0
         for key in keys where try store.read({ tx in try tx.get(BenchUser.self, key: key) }) != nil { found += 1 }

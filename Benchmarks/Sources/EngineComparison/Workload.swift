@@ -76,6 +76,10 @@ public protocol ComparedEngine: AnyObject {
     /// Reads each key of `keys` by primary key inside one read transaction, decoding each record.
     func readPoints(_ keys: ArraySlice<Int64>) throws
 
+    /// Reads the keys in batches of `batchSize` through the engine's many-keys call
+    /// (Strata `get(_:keys:)`, GRDB `fetchAll(_:keys:)`), inside one read transaction.
+    func readPointsBatched(_ keys: ArraySlice<Int64>, batchSize: Int) throws
+
     /// Reads each key of `keys` in a read transaction of its own.
     func readPointsOneTransactionEach(_ keys: ArraySlice<Int64>) throws
 

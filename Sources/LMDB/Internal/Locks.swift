@@ -24,9 +24,37 @@ final class MapLock: @unchecked Sendable {
         lock.deallocate()
     }
 
-    func lockShared() { precondition(pthread_rwlock_rdlock(lock) == 0, "pthread_rwlock_rdlock failed") }
+    func lockShared() {
+        precondition(pthread_rwlock_rdlock(lock) == 0, "pthread_rwlock_rdlock failed")
+        MapLock.sharedHolds.value += 1
+    }
+
+    func unlockShared() {
+        MapLock.sharedHolds.value -= 1
+        precondition(pthread_rwlock_unlock(lock) == 0, "pthread_rwlock_unlock failed")
+    }
+
     func lockExclusive() { precondition(pthread_rwlock_wrlock(lock) == 0, "pthread_rwlock_wrlock failed") }
-    func unlock() { precondition(pthread_rwlock_unlock(lock) == 0, "pthread_rwlock_unlock failed") }
+    func unlockExclusive() { precondition(pthread_rwlock_unlock(lock) == 0, "pthread_rwlock_unlock failed") }
+
+    /// How many transactions the calling thread has open, across environments. Growing a map
+    /// waits for all of them to end, so a thread that still holds one must not wait (it would wait
+    /// for itself).
+    static let sharedHolds = ThreadLocalCounter()
+}
+
+/// An integer per thread (`pthread_getspecific`).
+// @unchecked Sendable: the key is created once in init and never changes; the values it reaches
+// are per thread by definition.
+final class ThreadLocalCounter: @unchecked Sendable {
+    private var key = pthread_key_t()
+
+    init() { precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed") }
+
+    var value: Int {
+        get { Int(bitPattern: pthread_getspecific(key)) }
+        set { pthread_setspecific(key, UnsafeRawPointer(bitPattern: newValue)) }
+    }
 }
 
 /// Serializes writers in this process and, through an advisory `flock` on a lock file, across

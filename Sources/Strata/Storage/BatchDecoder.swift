@@ -94,6 +94,12 @@ struct RawBatch: Sendable {
         values.append(value)
     }
 
+    mutating func append(key: [UInt8], value: [UInt8]) {
+        keyBytes += key
+        keyEnds.append(keyBytes.count)
+        values.append(value)
+    }
+
     func key(at index: Int) -> [UInt8] {
         let start = index == 0 ? 0 : keyEnds[index - 1]
         return Array(keyBytes[start..<keyEnds[index]])
