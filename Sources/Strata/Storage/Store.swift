@@ -68,7 +68,7 @@ public final class Store: Sendable {
         catalog = opened.0
         published = Mutex(PublishedState())
         writerQueue = DispatchQueue(label: "strata.writer")
-        configuration.logger.info("opened store", metadata: [
+        configuration.logger.debug("opened store", metadata: [
             "path": "\(path)", "entities": "\(opened.1.keys.sorted().joined(separator: ","))",
             "mapSize": "\(environment.currentMapSize)",
         ])
