@@ -26,6 +26,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         /// A stored record lacks a field that the record type requires (it was written before the
         /// field was added; give the field a default by making it optional).
         public static let missingField = Code("missingField")
+        /// A query cannot be understood: a syntax error in a predicate or sort string, an unknown
+        /// field, a missing argument, a value of the wrong type for its field.
+        public static let invalidQuery = Code("invalidQuery")
         /// A value cannot be stored (for example a key longer than LMDB's key limit).
         public static let invalidValue = Code("invalidValue")
         /// `insert` found a record with the same primary key.

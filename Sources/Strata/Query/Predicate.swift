@@ -1,0 +1,107 @@
+import Foundation
+
+/// A condition on records: the one tree that every query form compiles to (key paths, `#Predicate`,
+/// format strings, dictionaries), and that the planner and the executor read.
+///
+/// It names fields by their stored names (dotted for embedded structs: `address.city`) and holds
+/// values as ``QueryValue``s, so it is independent of the record type and can be printed, compared
+/// and stored. Build it with the front ends rather than by hand.
+public indirect enum QueryPredicate: Sendable, Hashable {
+    /// Always true (`TRUEPREDICATE`) or always false (`FALSEPREDICATE`).
+    case constant(Bool)
+    /// One comparison of a field with a value.
+    case comparison(FieldComparison)
+    /// All of the operands hold.
+    case and([QueryPredicate])
+    /// At least one of the operands holds.
+    case or([QueryPredicate])
+    /// The operand does not hold.
+    case not(QueryPredicate)
+}
+
+/// `field <operator> value`, possibly quantified over an array field and with string options.
+public struct FieldComparison: Sendable, Hashable {
+    /// The stored field path, e.g. `["lastName"]` or `["address", "city"]`.
+    public var field: [String]
+    public var op: ComparisonOperator
+    /// The right-hand side: a single value, a `.list` for `IN` and `BETWEEN` (two values: low, high).
+    public var value: QueryValue
+    /// `[c]`, `[d]`, `[cd]` for string comparisons.
+    public var options: StringComparisonOptions
+    /// For array fields: `ANY` (the default for arrays), `ALL` or `NONE` of the elements.
+    public var quantifier: Quantifier?
+
+    public init(field: [String], op: ComparisonOperator, value: QueryValue,
+                options: StringComparisonOptions = [], quantifier: Quantifier? = nil) {
+        self.field = field
+        self.op = op
+        self.value = value
+        self.options = options
+        self.quantifier = quantifier
+    }
+
+    /// The field path joined with dots.
+    public var fieldName: String { field.joined(separator: ".") }
+}
+
+/// The comparison operators of the predicate language.
+public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
+    case equal = "=="
+    case notEqual = "!="
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+    /// `BETWEEN {low, high}`, both ends included; the value is a `.list` of two.
+    case between = "BETWEEN"
+    /// `IN {a, b}`; the value is a `.list`.
+    case `in` = "IN"
+    case beginsWith = "BEGINSWITH"
+    case endsWith = "ENDSWITH"
+    case contains = "CONTAINS"
+    /// `*` matches any run of characters, `?` one character.
+    case like = "LIKE"
+    /// An ICU-style regular expression that must match the whole string.
+    case matches = "MATCHES"
+}
+
+/// How strings compare: `[c]` ignores case, `[d]` ignores diacritics (by Unicode folding).
+public struct StringComparisonOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let caseInsensitive = StringComparisonOptions(rawValue: 1)
+    public static let diacriticInsensitive = StringComparisonOptions(rawValue: 2)
+}
+
+/// How a comparison applies to the elements of an array field.
+public enum Quantifier: String, Sendable, Hashable {
+    case any = "ANY", all = "ALL", none = "NONE"
+}
+
+/// A value in a predicate: what literals and arguments become.
+public enum QueryValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    /// Unsigned values above `Int64.max`.
+    case uint(UInt64)
+    case double(Double)
+    case string(String)
+    case date(Date)
+    case uuid(UUID)
+    case data(Data)
+    case list([QueryValue])
+}
+
+/// One sort key: a field and a direction, optionally compared by a collation.
+public struct QueryOrdering: Sendable, Hashable {
+    public var field: [String]
+    public var ascending: Bool
+    public var options: StringComparisonOptions
+
+    public init(field: [String], ascending: Bool = true, options: StringComparisonOptions = []) {
+        self.field = field
+        self.ascending = ascending
+        self.options = options
+    }
+}
