@@ -33,6 +33,8 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let invalidValue = Code("invalidValue")
         /// `insert` found a record with the same primary key.
         public static let duplicateKey = Code("duplicateKey")
+        /// A write would give a unique index a second record with the same value.
+        public static let uniqueViolation = Code("uniqueViolation")
         /// `update` or a required lookup found no record with that key.
         public static let notFound = Code("notFound")
         /// The store was written by a newer format version, or its catalog is damaged.

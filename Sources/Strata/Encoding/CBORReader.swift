@@ -44,10 +44,22 @@ struct CBORReader: Sendable {
         guard bytes.count - offset - 1 >= size else {
             throw .corrupt(offset: offset, reason: "truncated head (needs \(size) more bytes)")
         }
-        var argument: UInt64 = 0
-        for index in (offset + 1)...(offset + size) { argument = argument << 8 | UInt64(bytes[index]) }
+        // Unrolled big-endian reads: the bounds were checked above.
+        let o = offset
+        let argument: UInt64
+        switch size {
+        case 1: argument = UInt64(bytes[o + 1])
+        case 2: argument = UInt64(bytes[o + 1]) << 8 | UInt64(bytes[o + 2])
+        case 4: argument = be32(at: o + 1)
+        default: argument = be32(at: o + 1) << 32 | be32(at: o + 5)
+        }
         offset += 1 + size
         return Head(major: major, info: info, argument: argument)
+    }
+
+    @inline(__always)
+    private func be32(at index: Int) -> UInt64 {
+        UInt64(bytes[index]) << 24 | UInt64(bytes[index + 1]) << 16 | UInt64(bytes[index + 2]) << 8 | UInt64(bytes[index + 3])
     }
 
     /// The number of payload bytes or child items a string, array or map head announces, checked
@@ -61,24 +73,38 @@ struct CBORReader: Sendable {
         return Int(head.argument)
     }
 
-    /// `skipItem` with the common one-head items (small integers, short strings, floats, simple values)
-    /// handled inline.
+    /// `skipItem` with the common items handled inline: small integers, short strings, floats, simple
+    /// values, each optionally behind small tags (dates, URLs), and short arrays of such items.
     @inline(__always)
     func skipItemQuickly(at offset: inout Int) throws(CBORReadFailure) {
-        if offset < bytes.count {
-            let initial = bytes[offset]
+        var position = offset
+        var items = 1
+        while items > 0, position < bytes.count {
+            let initial = bytes[position]
             let info = Int(initial & 0x1F)
             let size: Int
             switch initial >> 5 {
             case 0, 1: size = info < 24 ? 1 : info <= 27 ? 1 + (1 << (info - 24)) : 0
             case 2, 3: size = info < 24 ? 1 + info : 0
+            case 4:
+                // A short array at the top only: its items follow and are counted like the array itself.
+                guard info < 24, items == 1, position == offset else { size = 0; break }
+                items += info
+                size = 1
+            case 6:
+                guard info < 24 else { size = 0; break }
+                items += 1
+                size = 1
             case 7: size = info < 24 ? 1 : info == 27 ? 9 : info == 26 ? 5 : info == 25 ? 3 : 0
             default: size = 0
             }
-            if size > 0 && size <= bytes.count - offset {
-                offset += size
-                return
-            }
+            guard size > 0, size <= bytes.count - position else { break }
+            position += size
+            items -= 1
+        }
+        if items == 0 {
+            offset = position
+            return
         }
         try skipItem(at: &offset)
     }
@@ -128,12 +154,9 @@ struct CBORReader: Sendable {
         let range = try readStringRange(.text, at: &offset)
         // ASCII cannot be malformed, and `String(decoding:)` is the fast path; anything else is
         // validated so that corrupt bytes fail rather than turn into replacement characters.
-        var isASCII = true
-        for index in range where bytes[index] >= 0x80 {
-            isASCII = false
-            break
-        }
-        if isASCII { return String(decoding: bytes[range], as: UTF8.self) }
+        var bits: UInt8 = 0
+        for index in range { bits |= bytes[index] }
+        if bits < 0x80 { return String(decoding: bytes[range], as: UTF8.self) }
         guard let text = String(validating: bytes[range], as: UTF8.self) else {
             throw .corrupt(offset: start, reason: "text string is not valid UTF-8")
         }

@@ -173,6 +173,7 @@ extension RecordDecodingState {
             case .none: break
             case .entry(let entry): keys.append(RecordPathKey(stringValue: keyName(ofEntry: entry, topLevel: self.frame(frame).isTopLevel)))
             case .index(let index): keys.append(RecordPathKey(index: index))
+            case .key(let offset): keys.append(RecordPathKey(stringValue: keyName(at: offset)))
             }
             guard frame >= 0 else { break }
             current = self.frame(frame).component

@@ -67,7 +67,7 @@ final class RecordDecodingState: Decoder {
         var cursor = 0
         var isTopLevel = false
 
-        static let size = 10
+        static let size = 12
         // Integer offsets within a frame.
         static let parent = 0, kind = 1, value = 2
         /// Where the index entries start, or -1 while the map is read in order without an index.
@@ -80,6 +80,10 @@ final class RecordDecodingState: Decoder {
         static let nextKey = 8
         /// In-order reading: offset of the value of entry `cursor - 1`.
         static let lastValue = 9
+        /// In-order reading of the record's map: bit `n` is set once field id `n` (< 64) was consumed.
+        static let consumedIDs = 10
+        /// In-order reading: how many times an absent key was confirmed absent by scanning ahead.
+        static let scans = 11
     }
 
     @inline(__always)
@@ -112,6 +116,9 @@ final class RecordDecodingState: Decoder {
         case .index(let position): (kind, value) = (2, position)
         case .key(let offset): (kind, value) = (3, offset)
         }
+        // Appended to a uniquely held local array: no uniqueness check per element.
+        var storage = self.storage
+        self.storage = []
         if storage.capacity - index < Frame.size { storage.reserveCapacity(max(64, 2 * storage.capacity)) }
         storage.append(parent)
         storage.append(kind)
@@ -123,6 +130,9 @@ final class RecordDecodingState: Decoder {
         storage.append(mapStart)
         storage.append(mapStart)
         storage.append(0)
+        storage.append(0)
+        storage.append(0)
+        self.storage = storage
         return index
     }
 
@@ -134,8 +144,6 @@ final class RecordDecodingState: Decoder {
     @exclusivity(unchecked) var storage: [Int] = []
     let reader: CBORReader
     let fields: FieldTable
-    /// `fields.namesByID`, held directly so that a key lookup does not copy it out of the table.
-    let names: [String?]
     let entity: String
     let recordKey: String
 
@@ -153,7 +161,6 @@ final class RecordDecodingState: Decoder {
     init(bytes: [UInt8], fields: FieldTable, entity: String, key: String) {
         reader = CBORReader(bytes: bytes)
         self.fields = fields
-        names = fields.namesByID
         self.entity = entity
         recordKey = key
     }

@@ -198,6 +198,14 @@ final class RecordEncodingState: Encoder {
             }
             guess += 1
         }
+        // A short scan of the dense names beats hashing the name (a field first stored after its
+        // neighbours has an id out of declaration order).
+        if names.count <= 64 {
+            for id in 1..<max(names.count, 1) where names[id] == name {
+                lastFieldID = id
+                return id
+            }
+        }
         let id: Int
         if let known = fields.id(for: name) {
             id = known

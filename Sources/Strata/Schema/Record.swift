@@ -24,6 +24,11 @@ public protocol Record: Codable, Sendable {
     /// The key path of the primary key field, for example `\User.id`.
     static var primaryKey: WritableKeyPath<Self, PrimaryKey> & Sendable { get }
 
+    /// The secondary indexes of this type, kept in step with every write. Defaults to none.
+    /// A newly declared index is built from the stored records, a removed one dropped and a
+    /// changed one rebuilt, at the type's first write (or at `Store.prepare(_:)`).
+    static var indexes: [IndexDefinition<Self>] { get }
+
     /// The name under which records of this type are stored. Defaults to the type's name;
     /// override it to rename the Swift type without renaming stored data.
     static var entityName: String { get }
@@ -31,6 +36,8 @@ public protocol Record: Codable, Sendable {
 
 extension Record {
     public static var entityName: String { String(describing: Self.self) }
+
+    public static var indexes: [IndexDefinition<Self>] { [] }
 
     /// This record's primary key value.
     @inlinable

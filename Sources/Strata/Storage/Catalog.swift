@@ -91,6 +91,28 @@ struct EntitySchema: Codable, Equatable, Sendable {
     var recordsDatabase: String
     /// Stable ids of the top-level field names.
     var fields: FieldTable
+    /// The indexes that are built and maintained, in declaration order.
+    var indexes: [IndexDescriptor] = []
+
+    init(name: String, primaryKey: String, recordsDatabase: String, fields: FieldTable, indexes: [IndexDescriptor] = []) {
+        self.name = name
+        self.primaryKey = primaryKey
+        self.recordsDatabase = recordsDatabase
+        self.fields = fields
+        self.indexes = indexes
+    }
+
+    private enum CodingKeys: String, CodingKey { case name, primaryKey, recordsDatabase, fields, indexes }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        primaryKey = try container.decode(String.self, forKey: .primaryKey)
+        recordsDatabase = try container.decode(String.self, forKey: .recordsDatabase)
+        fields = try container.decode(FieldTable.self, forKey: .fields)
+        indexes = try container.decodeIfPresent([IndexDescriptor].self, forKey: .indexes) ?? []
+    }
 
     static func recordsDatabaseName(for entity: String) -> String { "records/\(entity)" }
+    static func indexDatabaseName(entity: String, index: String) -> String { "index/\(entity)/\(index)" }
 }

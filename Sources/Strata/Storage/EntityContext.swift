@@ -16,6 +16,8 @@ struct PublishedEntity: Sendable {
     /// schema changes made by other processes.
     var catalogBytes: [UInt8]
     var records: Database
+    /// The databases of the built indexes, by index name.
+    var indexes: [String: Database]
 }
 
 /// One entity as one transaction sees it.
@@ -23,6 +25,10 @@ final class EntityContext {
     var schema: EntitySchema
     var catalogBytes: [UInt8]
     let records: Database
+    /// The databases of the built indexes (those in `schema.indexes`), by index name.
+    var indexes: [String: Database]
+    /// The declared indexes were compared with the built ones in this (write) transaction.
+    var indexesChecked = false
     /// The schema changed in this transaction (new entity, new field ids) and must be saved.
     var needsSaving = false
     /// Not yet known to the store's published state.
@@ -33,16 +39,17 @@ final class EntityContext {
     /// an append that is not at the end, and the write then takes the ordinary path.
     var largestKey: [UInt8]?
 
-    init(schema: EntitySchema, catalogBytes: [UInt8], records: Database) {
+    init(schema: EntitySchema, catalogBytes: [UInt8], records: Database, indexes: [String: Database]) {
         self.schema = schema
         self.catalogBytes = catalogBytes
         self.records = records
+        self.indexes = indexes
     }
 
     var name: String { schema.name }
 
     var published: PublishedEntity {
-        PublishedEntity(schema: schema, catalogBytes: catalogBytes, records: records)
+        PublishedEntity(schema: schema, catalogBytes: catalogBytes, records: records, indexes: indexes)
     }
 }
 

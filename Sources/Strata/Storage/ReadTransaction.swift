@@ -34,7 +34,7 @@ public class ReadTransaction {
         }
         let context: EntityContext
         if let known = store.published.withLock({ $0.entities[name] }), known.catalogBytes == stored {
-            context = EntityContext(schema: known.schema, catalogBytes: stored, records: known.records)
+            context = EntityContext(schema: known.schema, catalogBytes: stored, records: known.records, indexes: known.indexes)
         } else {
             // First use in this process, or another process changed the schema since.
             let schema: EntitySchema
@@ -45,7 +45,16 @@ public class ReadTransaction {
                 throw StrataError(.incompatibleStore, "\(name): the catalog names the database '\(schema.recordsDatabase)', which is missing",
                                   entity: name)
             }
-            context = EntityContext(schema: schema, catalogBytes: stored, records: records)
+            var indexes: [String: Database] = [:]
+            for index in schema.indexes {
+                let databaseName = EntitySchema.indexDatabaseName(entity: name, index: index.name)
+                guard let database = try lmdb(entity: name, { try raw.openDatabase(databaseName) }) else {
+                    throw StrataError(.incompatibleStore, "\(name): the catalog lists the index '\(index.name)', whose database is missing",
+                                      entity: name)
+                }
+                indexes[index.name] = database
+            }
+            context = EntityContext(schema: schema, catalogBytes: stored, records: records, indexes: indexes)
             context.needsPublishing = true
         }
         try checkPrimaryKey(of: type, against: context.schema)

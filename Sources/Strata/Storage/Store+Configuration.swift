@@ -17,6 +17,9 @@ extension Store {
         public var readOnly = false
         /// Where the store logs (opening, schema changes, map growth). Silent unless you pass a logger.
         public var logger = Logger(label: "strata", factory: { _ in SwiftLogNoOpLogHandler() })
+        /// Called while new indexes are built from existing records (every 10,000 records and at
+        /// the end), on the thread of the write that builds them.
+        public var indexBuildProgress: (@Sendable (IndexBuildProgress) -> Void)?
 
         public init() {}
     }

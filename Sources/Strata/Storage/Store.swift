@@ -140,6 +140,18 @@ public final class Store: Sendable {
         return result
     }
 
+    /// Brings the stored form of `type` up to date now: builds newly declared indexes from the
+    /// stored records (reporting to ``Configuration/indexBuildProgress``), empties removed ones,
+    /// rebuilds changed ones. Without this call it happens at the type's first write.
+    ///
+    /// ```swift
+    /// let store = try Store(path: "app.strata")
+    /// try store.prepare(User.self)
+    /// ```
+    public func prepare<T: Record>(_ type: T.Type) throws {
+        try write { tx in _ = try tx.writableContext(for: type) }
+    }
+
     /// Syncs commits made with ``Durability/deferred`` to disk.
     public func flush() throws {
         try translatingLMDBErrors(path: path) { try environment.sync() }

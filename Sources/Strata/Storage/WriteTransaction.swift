@@ -20,13 +20,19 @@ public final class WriteTransaction: ReadTransaction {
 
     /// The entity of `type`, created in the store when it has none yet.
     func writableContext<T: Record>(for type: T.Type) throws -> EntityContext {
+        let context = try existingOrNewContext(for: type)
+        try migrateIndexes(type, context)
+        return context
+    }
+
+    private func existingOrNewContext<T: Record>(for type: T.Type) throws -> EntityContext {
         if let context = try context(for: type) { return context }
         let name = store.entityName(of: type)
         let schema = EntitySchema(name: name, primaryKey: T.primaryKeyName,
                                   recordsDatabase: EntitySchema.recordsDatabaseName(for: name), fields: FieldTable())
         let records = try lmdb(entity: name) { try raw.openDatabase(schema.recordsDatabase, options: .create) }
         guard let records else { preconditionFailure("mdb_dbi_open with MDB_CREATE returned no database") }
-        let context = EntityContext(schema: schema, catalogBytes: [], records: records)
+        let context = EntityContext(schema: schema, catalogBytes: [], records: records, indexes: [:])
         context.needsSaving = true
         contexts[ObjectIdentifier(type)] = context
         store.configuration.logger.info("created entity", metadata: ["entity": "\(name)", "path": "\(store.path)"])
@@ -58,37 +64,10 @@ public final class WriteTransaction: ReadTransaction {
 
     /// Stores a new record; throws `.duplicateKey` when a record with its key exists.
     public func insert<T: Record>(_ record: T) throws {
-        let context = try writableContext(for: T.self)
-        let bytes = try encode(record, context)
-        let key = try recordKey(record.primaryKeyValue, entity: context.name)
-        if try write(bytes, forKey: key, context, replacing: false) != .inserted {
-            throw StrataError(.duplicateKey, "\(context.name): a record with key \(record.primaryKeyValue) already exists",
-                              entity: context.name, key: String(describing: record.primaryKeyValue))
-        }
-    }
-
-    /// Stores `bytes` under `key`: appended when the key is beyond every stored key, otherwise in
-    /// one search that also returns the stored value; replaced only when `replacing` and different.
-    /// Returns `.updated` without writing when not `replacing` and the key exists.
-    private func write(_ bytes: [UInt8], forKey key: [UInt8], _ context: EntityContext, replacing: Bool) throws -> Outcome {
-        try lmdb(entity: context.name) { () throws -> Outcome in
-            if context.largestKey == nil {
-                context.largestKey = try raw.withCursor(context.records) { cursor in try cursor.last() ? cursor.key : [] }
-            }
-            if let largest = context.largestKey, largest.lexicographicallyPrecedes(key) {
-                do {
-                    try raw.put(bytes, forKey: key, in: context.records, options: .append)
-                    context.largestKey = key
-                    return .inserted
-                } catch let error as LMDBError where error.isKeyExists {
-                    context.largestKey = nil   // stale (a savepoint rolled back): look it up again next time
-                }
-            }
-            guard let old = try raw.putIfAbsent(bytes, forKey: key, in: context.records) else { return .inserted }
-            if !replacing { return .updated }
-            if old == bytes { return .unchanged }
-            try raw.put(bytes, forKey: key, in: context.records)
-            return .updated
+        if try store(record, replacing: false) != .inserted {
+            let name = store.entityName(of: T.self)
+            throw StrataError(.duplicateKey, "\(name): a record with key \(record.primaryKeyValue) already exists",
+                              entity: name, key: String(describing: record.primaryKeyValue))
         }
     }
 
@@ -99,13 +78,10 @@ public final class WriteTransaction: ReadTransaction {
     }
 
     /// Stores `record`, replacing the record with the same key if there is one.
-    /// A record whose bytes would not change is not rewritten.
+    /// A record whose bytes would not change is not rewritten and its indexes are not touched.
     @discardableResult
     public func upsert<T: Record>(_ record: T) throws -> Outcome {
-        let context = try writableContext(for: T.self)
-        let bytes = try encode(record, context)
-        let key = try recordKey(record.primaryKeyValue, entity: context.name)
-        return try write(bytes, forKey: key, context, replacing: true)
+        try store(record, replacing: true)
     }
 
     /// Stores every record, replacing existing ones with the same key.
@@ -125,11 +101,66 @@ public final class WriteTransaction: ReadTransaction {
         return try upsert(record)
     }
 
+    /// The one path by which records are written: encode, check unique indexes, write the bytes
+    /// (unless an identical record is stored, or the key exists and `replacing` is false), then
+    /// bring the indexes in step through `IndexMaintainer.update(old:new:primaryKey:)`.
+    private func store<T: Record>(_ record: T, replacing: Bool) throws -> Outcome {
+        let context = try writableContext(for: T.self)
+        let bytes = try encode(record, context)
+        let key = try recordKey(record.primaryKeyValue, entity: context.name)
+        let maintainer = IndexMaintainer<T>(self, context)
+        if maintainer.hasUniqueIndexes { try maintainer.checkUnique(record, primaryKey: key) }
+        let (outcome, old) = try write(bytes, forKey: key, context, replacing: replacing)
+        guard !maintainer.isEmpty else { return outcome }
+        switch outcome {
+        case .inserted:
+            try maintainer.update(old: nil, new: record, primaryKey: key)
+        case .updated where replacing:
+            let previous = try decode(T.self, old ?? [], context) { String(describing: record.primaryKeyValue) }
+            try maintainer.update(old: previous, new: record, primaryKey: key)
+        case .updated, .unchanged:
+            break
+        }
+        return outcome
+    }
+
+    /// Stores `bytes` under `key`: appended when the key is beyond every stored key, otherwise in
+    /// one search that also returns the stored value; replaced only when `replacing` and different.
+    /// Returns `.updated` without writing when not `replacing` and the key exists; returns the
+    /// replaced bytes with `.updated`.
+    private func write(_ bytes: [UInt8], forKey key: [UInt8], _ context: EntityContext, replacing: Bool) throws -> (Outcome, [UInt8]?) {
+        try lmdb(entity: context.name) { () throws -> (Outcome, [UInt8]?) in
+            if context.largestKey == nil {
+                context.largestKey = try raw.withCursor(context.records) { cursor in try cursor.last() ? cursor.key : [] }
+            }
+            if let largest = context.largestKey, largest.lexicographicallyPrecedes(key) {
+                do {
+                    try raw.put(bytes, forKey: key, in: context.records, options: .append)
+                    context.largestKey = key
+                    return (.inserted, nil)
+                } catch let error as LMDBError where error.isKeyExists {
+                    context.largestKey = nil   // stale (a savepoint rolled back): look it up again next time
+                }
+            }
+            guard let old = try raw.putIfAbsent(bytes, forKey: key, in: context.records) else { return (.inserted, nil) }
+            if !replacing { return (.updated, nil) }
+            if old == bytes { return (.unchanged, nil) }
+            try raw.put(bytes, forKey: key, in: context.records)
+            return (.updated, old)
+        }
+    }
+
     /// Deletes the record with primary key `key`; returns false when there was none.
     @discardableResult
     public func delete<T: Record>(_ type: T.Type, key: T.PrimaryKey) throws -> Bool {
         guard let context = try context(for: type) else { return false }
+        try migrateIndexes(type, context)
         let storedKey = try recordKey(key, entity: context.name)
+        let maintainer = IndexMaintainer<T>(self, context)
+        if !maintainer.isEmpty {
+            guard let old = try record(type, storedKey: storedKey, context) else { return false }
+            try maintainer.update(old: old, new: nil, primaryKey: storedKey)
+        }
         return try lmdb(entity: context.name, key: "\(key)") { try raw.delete(storedKey, in: context.records) }
     }
 
@@ -151,9 +182,11 @@ public final class WriteTransaction: ReadTransaction {
     @discardableResult
     public func deleteAll<T: Record>(_ type: T.Type) throws -> Int {
         guard let context = try context(for: type) else { return 0 }
+        try migrateIndexes(type, context)
         return try lmdb(entity: context.name) { () throws -> Int in
             let count = try raw.count(in: context.records)
             try raw.drop(context.records)
+            for database in context.indexes.values { try raw.drop(database) }
             return count
         }
     }

@@ -1,0 +1,99 @@
+import LMDB
+
+/// How far the building of new indexes has come, reported to ``Store/Configuration/indexBuildProgress``.
+public struct IndexBuildProgress: Sendable, Equatable {
+    /// The entity whose indexes are being built.
+    public var entity: String
+    /// The indexes being built, by name.
+    public var indexes: [String]
+    /// Records indexed so far, and in all.
+    public var completed: Int, total: Int
+
+    /// Between 0 and 1.
+    public var fractionCompleted: Double { total == 0 ? 1 : Double(completed) / Double(total) }
+}
+
+extension WriteTransaction {
+    /// Brings the built indexes of `type`'s entity in line with the declared ones: builds new ones
+    /// from the stored records, empties removed ones, rebuilds changed ones, and records the result
+    /// in the catalog. Runs once per entity and transaction.
+    ///
+    /// Removed indexes are emptied rather than deleted: other transactions of this process may still
+    /// hold the database handle, and LMDB closes handles of deleted databases.
+    func migrateIndexes<T: Record>(_ type: T.Type, _ context: EntityContext) throws {
+        guard !context.indexesChecked else { return }
+        context.indexesChecked = true
+        let declared = T.indexes
+        let descriptors = declared.map(\.descriptor)
+        guard descriptors != context.schema.indexes else { return }
+        precondition(Set(declared.map(\.name)).count == declared.count,
+                     "\(T.self).indexes declares two indexes with the same name")
+
+        for built in context.schema.indexes where !descriptors.contains(built) {
+            if let database = context.indexes[built.name] {
+                try lmdb(entity: context.name) { try raw.drop(database) }
+            }
+            context.indexes[built.name] = nil
+            store.configuration.logger.info("dropped index", metadata: ["entity": "\(context.name)", "index": "\(built.name)"])
+        }
+        let kept = context.schema.indexes.filter(descriptors.contains)
+        let toBuild = declared.filter { !kept.contains($0.descriptor) }
+        for definition in toBuild {
+            let name = EntitySchema.indexDatabaseName(entity: context.name, index: definition.name)
+            let database = try lmdb(entity: context.name) {
+                try raw.openDatabase(name, options: [.create, .sortedDuplicates])
+            }
+            guard let database else { preconditionFailure("mdb_dbi_open with MDB_CREATE returned no database") }
+            try lmdb(entity: context.name) { try raw.drop(database) }   // a leftover of an emptied index
+            context.indexes[definition.name] = database
+        }
+        try build(toBuild, of: type, context)
+        context.schema.indexes = descriptors
+        context.needsSaving = true
+    }
+
+    /// Fills the (empty) indexes `definitions` from every stored record, in one pass.
+    private func build<T: Record>(_ definitions: [IndexDefinition<T>], of type: T.Type, _ context: EntityContext) throws {
+        guard !definitions.isEmpty else { return }
+        let total = try lmdb(entity: context.name) { try raw.count(in: context.records) }
+        let report = store.configuration.indexBuildProgress
+        var progress = IndexBuildProgress(entity: context.name, indexes: definitions.map(\.name), completed: 0, total: total)
+        report?(progress)
+        let maintainer = IndexMaintainer<T>(self, context, only: definitions)
+        try scanStored(type, context) { primaryKey, record in
+            try maintainer.checkUnique(record, primaryKey: primaryKey)
+            try maintainer.update(old: nil, new: record, primaryKey: primaryKey)
+            progress.completed += 1
+            if progress.completed % 10_000 == 0 { report?(progress) }
+        }
+        if progress.completed % 10_000 != 0 { report?(progress) }
+        store.configuration.logger.info("built indexes", metadata: [
+            "entity": "\(context.name)", "indexes": "\(definitions.map(\.name).joined(separator: " "))", "records": "\(total)",
+        ])
+    }
+}
+
+extension ReadTransaction {
+    /// Calls `body` with every stored record of the entity and its stored primary key, in key order.
+    func scanStored<T: Record>(_ type: T.Type, _ context: EntityContext, _ body: ([UInt8], T) throws -> Void) throws {
+        try lmdb(entity: context.name) {
+            try raw.withCursor(context.records) { cursor in
+                var more = try cursor.first()
+                while more {
+                    let key = cursor.key
+                    let record = try decode(type, cursor.value, context) { describeStoredKey(key, of: type) }
+                    try body(key, record)
+                    more = try cursor.next()
+                }
+            }
+        }
+    }
+
+    /// The record stored under the encoded primary key `storedKey`, or nil.
+    func record<T: Record>(_ type: T.Type, storedKey: [UInt8], _ context: EntityContext) throws -> T? {
+        guard let bytes = try lmdb(entity: context.name, { try raw.value(forKey: storedKey, in: context.records) }) else {
+            return nil
+        }
+        return try decode(type, bytes, context) { describeStoredKey(storedKey, of: type) }
+    }
+}

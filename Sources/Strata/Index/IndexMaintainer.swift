@@ -1,0 +1,75 @@
+import LMDB
+
+/// Keeps one entity's indexes in step with its records, through the single entry point
+/// ``update(old:new:primaryKey:)``, in the record's own write transaction.
+///
+/// Every index is an LMDB database with sorted duplicates: key = the index key, duplicates = the
+/// encoded primary keys of the records that have it. A write therefore adds or removes single
+/// entries and never rewrites a list that grows with the index (BoltHold's problem).
+struct IndexMaintainer<Root: Record> {
+    let transaction: WriteTransaction
+    let context: EntityContext
+    let definitions: [IndexDefinition<Root>]
+
+    init(_ transaction: WriteTransaction, _ context: EntityContext, only definitions: [IndexDefinition<Root>]? = nil) {
+        self.transaction = transaction
+        self.context = context
+        self.definitions = definitions ?? Root.indexes
+    }
+
+    var isEmpty: Bool { definitions.isEmpty }
+    var hasUniqueIndexes: Bool { definitions.contains(where: \.isUnique) }
+
+    /// Throws `.uniqueViolation` if storing `record` under `primaryKey` would give a unique index a
+    /// second record. Runs before anything is written, so a caught violation leaves no trace.
+    func checkUnique(_ record: Root, primaryKey: [UInt8]) throws {
+        for definition in definitions where definition.isUnique {
+            guard let database = context.indexes[definition.name] else { continue }
+            for fullKey in definition.keys(record) {
+                let key = IndexKey.stored(fullKey)
+                let holders = try transaction.lmdb(entity: context.name) { try primaryKeys(under: key, in: database) }
+                for holder in holders where holder != primaryKey {
+                    if IndexKey.mayBeTruncated(key) {
+                        // A cut key: compare the full keys of the other record.
+                        guard let other = try transaction.record(Root.self, storedKey: holder, context),
+                              definition.keys(other).contains(fullKey) else { continue }
+                    }
+                    throw StrataError(.uniqueViolation,
+                        "\(context.name): the unique index '\(definition.name)' already holds this value, for the record with key \(transaction.describeStoredKey(holder, of: Root.self))",
+                        entity: context.name, field: definition.name, key: String(describing: record.primaryKeyValue))
+                }
+            }
+        }
+    }
+
+    /// Applies one record change to every index: `old` nil for an insert, `new` nil for a delete.
+    /// Keys present in both are left alone.
+    func update(old: Root?, new: Root?, primaryKey: [UInt8]) throws {
+        for definition in definitions {
+            guard let database = context.indexes[definition.name] else { continue }
+            let oldKeys = old.map { Set(definition.keys($0).map(IndexKey.stored)) } ?? []
+            let newKeys = new.map { Set(definition.keys($0).map(IndexKey.stored)) } ?? []
+            try transaction.lmdb(entity: context.name) {
+                for key in oldKeys.subtracting(newKeys) {
+                    try transaction.raw.delete(key, value: primaryKey, in: database)
+                }
+                for key in newKeys.subtracting(oldKeys) {
+                    try transaction.raw.put(primaryKey, forKey: key, in: database)
+                }
+            }
+        }
+    }
+
+    /// The primary keys stored under exactly `key`.
+    private func primaryKeys(under key: [UInt8], in database: Database) throws -> [[UInt8]] {
+        try transaction.raw.withCursor(database) { cursor in
+            var keys: [[UInt8]] = []
+            var more = try cursor.seek(exactly: key)
+            while more {
+                keys.append(cursor.value)
+                more = try cursor.nextDuplicate()
+            }
+            return keys
+        }
+    }
+}
