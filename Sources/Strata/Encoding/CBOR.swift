@@ -52,6 +52,14 @@ enum CBOR {
     /// `[String]` is read and written without a container; its metadata is looked up once, not per value.
     static let stringArrayType = ObjectIdentifier([String].self)
 
+    /// Whether a field table's name is `name`. Scans compare many names that differ: their lengths,
+    /// stored inline in small strings, settle most of them without a full string comparison.
+    @inline(__always)
+    static func sameName(_ stored: String?, _ name: String) -> Bool {
+        guard let stored, stored.utf8.count == name.utf8.count else { return false }
+        return stored == name
+    }
+
     /// Exact conversion of an IEEE half-precision bit pattern.
     static func halfToDouble(_ bits: UInt16) -> Double {
         let sign: Double = bits & 0x8000 != 0 ? -1 : 1

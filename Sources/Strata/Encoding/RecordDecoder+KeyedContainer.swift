@@ -1,6 +1,6 @@
 /// A keyed container over a CBOR map: the record's own (field ids) or a nested one (text keys).
 struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    unowned(unsafe) let state: RecordDecodingState
+    let state: RecordDecodingState
     let frame: Int
 
     var codingPath: [any CodingKey] {

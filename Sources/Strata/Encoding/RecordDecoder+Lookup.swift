@@ -94,7 +94,7 @@ extension RecordDecodingState {
     /// The entries before the cursor are those already consumed, remembered by id. False when unsure.
     private func isAbsent(_ name: String, frame index: Int) throws(StrataError) -> Bool {
         var wanted = -1
-        for id in 0..<min(fields.namesByID.count, 64) where fields.namesByID[id] == name {
+        for id in 0..<min(fields.namesByID.count, 64) where CBOR.sameName(fields.namesByID[id], name) {
             wanted = id
             break
         }
@@ -214,7 +214,7 @@ extension RecordDecodingState {
         if isTopLevel {
             // A short scan of the dense names beats hashing the name; ids beyond them need the table.
             if fields.namesByID.count <= 64 {
-                for id in 0..<fields.namesByID.count where fields.namesByID[id] == name {
+                for id in 0..<fields.namesByID.count where CBOR.sameName(fields.namesByID[id], name) {
                     wanted = id
                     break
                 }

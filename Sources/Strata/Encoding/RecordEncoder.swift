@@ -201,7 +201,7 @@ final class RecordEncodingState: Encoder {
         // A short scan of the dense names beats hashing the name (a field first stored after its
         // neighbours has an id out of declaration order).
         if names.count <= 64 {
-            for id in 1..<max(names.count, 1) where names[id] == name {
+            for id in 1..<max(names.count, 1) where CBOR.sameName(names[id], name) {
                 lastFieldID = id
                 return id
             }

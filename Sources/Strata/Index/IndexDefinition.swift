@@ -99,7 +99,7 @@ public struct IndexDefinition<Root: Record>: Sendable {
         name: String? = nil
     ) -> Self where Elements.Element: IndexableValue {
         precondition(multiValue, "an index on a collection field indexes its elements: pass multiValue: true")
-        let field = IndexedField(keyPath, collation)
+        let field = IndexedField(keyPath, collation, element: Elements.Element.self)
         return Self(name: name, fields: [field], isUnique: false, isMultiValue: true) { record in
             var keys = Set<[UInt8]>()
             for element in record[keyPath: keyPath] {
@@ -145,13 +145,55 @@ public struct IndexedField: Sendable, Codable, Hashable, CustomStringConvertible
     /// The stored field path, e.g. `["address", "city"]`.
     public var path: [String]
     public var collation: IndexCollation
+    /// The kind of value the keys hold, so the planner uses the index only for values of that kind.
+    public var kind: ValueKind
 
-    init<Root, Value>(_ keyPath: KeyPath<Root, Value>, _ collation: IndexCollation) {
+    init(path: [String], collation: IndexCollation, kind: ValueKind) {
+        self.path = path
+        self.collation = collation
+        self.kind = kind
+    }
+
+    init<Root, Value>(_ keyPath: KeyPath<Root, Value>, _ collation: IndexCollation, element: Any.Type? = nil) {
         self.path = FieldPath.components(of: keyPath)
         self.collation = collation
+        self.kind = ValueKind(element ?? Value.self)
     }
 
     public var description: String { path.joined(separator: ".") + collation.marker }
+}
+
+/// The kinds of values an index key can hold.
+public enum ValueKind: String, Sendable, Codable, Hashable {
+    case integer, double, string, date, uuid, bool, other
+
+    /// The kind of a Swift type, looking through `Optional`.
+    init(_ type: Any.Type) {
+        var name = String(describing: type)
+        while name.hasPrefix("Optional<"), name.hasSuffix(">") { name = String(name.dropFirst(9).dropLast()) }
+        switch name {
+        case "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64": self = .integer
+        case "Double", "Float": self = .double
+        case "String": self = .string
+        case "Date": self = .date
+        case "UUID": self = .uuid
+        case "Bool": self = .bool
+        default: self = .other
+        }
+    }
+
+    /// True when `value` can be looked up in keys of this kind (nil can, in every kind).
+    func accepts(_ value: QueryValue) -> Bool {
+        switch (self, value) {
+        case (_, .null), (.integer, .int), (.integer, .uint), (.double, .double), (.string, .string),
+             (.date, .date), (.uuid, .uuid), (.bool, .bool):
+            return true
+        case (.double, .int(let integer)):
+            return Double(exactly: integer) != nil
+        default:
+            return false
+        }
+    }
 }
 
 /// What the catalog keeps of an index definition.

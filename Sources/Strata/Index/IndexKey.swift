@@ -15,6 +15,36 @@ enum IndexKey {
         }
     }
 
+    /// The key bytes of a query value in an index field of `collation`, or nil for a value that
+    /// has no key encoding (lists, data).
+    static func encode(_ value: QueryValue, kind: ValueKind = .other, collation: IndexCollation) -> [UInt8]? {
+        var key: [UInt8] = []
+        if kind == .double, case .int(let integer) = value {
+            Double(integer).appendOrderedKey(to: &key)
+            return key
+        }
+        switch value {
+        case .null: Optional<Int64>.none.appendOrderedKey(to: &key)
+        case .bool(let value): value.appendOrderedKey(to: &key)
+        case .int(let value): value.appendOrderedKey(to: &key)
+        case .uint(let value): value.appendOrderedKey(to: &key)
+        case .double(let value): value.appendOrderedKey(to: &key)
+        case .string(let value): append(value, collation: collation, to: &key)
+        case .date(let value): value.appendOrderedKey(to: &key)
+        case .uuid(let value): value.appendOrderedKey(to: &key)
+        case .data, .list: return nil
+        }
+        return key
+    }
+
+    /// The key bytes that every string key starting with `prefix` begins with (the encoding
+    /// without its terminator).
+    static func prefix(_ prefix: String, collation: IndexCollation) -> [UInt8] {
+        var key: [UInt8] = []
+        append(prefix, collation: collation, to: &key)
+        return Array(key.dropLast(2))   // the 0x00 0x00 terminator
+    }
+
     /// `key` cut to ``maxLength`` when longer.
     static func stored(_ key: [UInt8]) -> [UInt8] {
         key.count > maxLength ? Array(key.prefix(maxLength)) : key

@@ -1,0 +1,124 @@
+import LMDB
+
+/// Runs a ``QueryPlan``: walks its access path, checks the whole predicate on each candidate's
+/// stored bytes (no Codable decoding), orders and windows the matches, and hands out the stored
+/// key and bytes of each result. Decoding is left to the caller, so `count()` and `ids()` never
+/// decode a record.
+struct QueryExecutor<Root: Record> {
+    let transaction: ReadTransaction
+    let context: EntityContext
+    let plan: QueryPlan
+    let predicate: QueryPredicate
+
+    /// A matching record: its stored primary key and bytes.
+    typealias Match = (key: [UInt8], bytes: [UInt8])
+
+    /// Calls `body` with each result in order, after `offset`, at most `limit` times.
+    func forEachResult(_ body: (Match) throws -> Bool) throws {
+        if plan.orderFromAccess {
+            var skipped = 0, delivered = 0
+            try forEachMatch { match in
+                if skipped < plan.offset { skipped += 1; return true }
+                if let limit = plan.limit, delivered >= limit { return false }
+                delivered += 1
+                guard try body(match) else { return false }
+                return plan.limit.map { delivered < $0 } ?? true
+            }
+            return
+        }
+        for match in try sortedMatches() {
+            guard try body(match) else { return }
+        }
+    }
+
+    /// The matches ordered by `plan.sort` then primary key, windowed; a LIMIT keeps only the best
+    /// `offset + limit` while collecting (top-k).
+    private func sortedMatches() throws -> ArraySlice<Match> {
+        let keep = plan.limit.map { plan.offset + $0 }
+        var rows: [(match: Match, sortKey: [QueryValue])] = []
+        let comparator = ResultOrder(orderings: plan.sort)
+        try forEachMatch { match in
+            let values = try fields(of: match)
+            rows.append((match, plan.sort.map { values.value(at: $0.field) ?? .null }))
+            if let keep, rows.count >= max(2 * keep, 1024) {
+                rows.sort { comparator.precedes($0, $1) }
+                rows.removeLast(rows.count - keep)
+            }
+            return true
+        }
+        rows.sort { comparator.precedes($0, $1) }
+        let end = min(rows.count, keep ?? rows.count)
+        let start = min(plan.offset, end)
+        return rows[start..<end].map(\.match)[...]
+    }
+
+    /// Calls `body` with every candidate that meets the predicate, in access order.
+    func forEachMatch(_ body: (Match) throws -> Bool) throws {
+        try forEachCandidate { key, bytes in
+            guard predicate.evaluate(on: try fields(of: (key, bytes))) else { return true }
+            return try body((key, bytes))
+        }
+    }
+
+    private func fields(of match: Match) throws -> StoredFieldValues {
+        do {
+            return try StoredFieldValues(bytes: match.bytes, fields: context.schema.fields, entity: context.name)
+        } catch {
+            var error = error
+            error.key = transaction.describeStoredKey(match.key, of: Root.self)
+            error.message += " (key \(error.key ?? "?"))"
+            throw error
+        }
+    }
+
+    /// Calls `body` with the stored key and bytes of every candidate of the access path.
+    private func forEachCandidate(_ body: ([UInt8], [UInt8]) throws -> Bool) throws {
+        let raw = transaction.raw
+        let records = context.records
+        let keyKind = ValueKind(Root.PrimaryKey.self)
+        try transaction.lmdb(entity: context.name) {
+            switch plan.access {
+            case .fullScan:
+                try raw.withCursor(records) { cursor in
+                    var more = try cursor.first()
+                    while more, try body(cursor.key, cursor.value) { more = try cursor.next() }
+                }
+            case .primaryKeyLookup(_, let values):
+                let keys = Set(values.compactMap { IndexKey.encode($0, kind: keyKind, collation: .binary) })
+                for key in keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                    guard let bytes = try raw.value(forKey: key, in: records) else { continue }
+                    guard try body(key, bytes) else { return }
+                }
+            case .primaryKeyRange(_, let range):
+                let probe = IndexProbe(transaction: transaction, database: records,
+                                       field: IndexedField(path: [context.schema.primaryKey], collation: .binary, kind: keyKind))
+                // Walking the records database: the "index key" is the primary key, the value the record.
+                try probe.walk(.range(range), body)
+            case .indexScan(let name, let fields, let condition):
+                guard let database = context.indexes[name], let leading = fields.first else { return }
+                let probe = IndexProbe(transaction: transaction, database: database, field: leading)
+                let isMultiValue = context.schema.indexes.first { $0.name == name }?.isMultiValue ?? false
+                var seen = Set<[UInt8]>()
+                try probe.walk(condition) { _, primaryKey in
+                    if isMultiValue { guard seen.insert(primaryKey).inserted else { return true } }
+                    guard let bytes = try raw.value(forKey: primaryKey, in: records) else { return true }
+                    return try body(primaryKey, bytes)
+                }
+            }
+        }
+    }
+}
+
+/// The total order of results: the orderings, then the stored primary key.
+struct ResultOrder {
+    let orderings: [QueryOrdering]
+
+    func precedes(_ a: (match: (key: [UInt8], bytes: [UInt8]), sortKey: [QueryValue]),
+                  _ b: (match: (key: [UInt8], bytes: [UInt8]), sortKey: [QueryValue])) -> Bool {
+        for (index, ordering) in orderings.enumerated() {
+            let order = QueryValueOrder.compare(a.sortKey[index], b.sortKey[index], options: ordering.options)
+            if order != 0 { return ordering.ascending ? order < 0 : order > 0 }
+        }
+        return a.match.key.lexicographicallyPrecedes(b.match.key)
+    }
+}

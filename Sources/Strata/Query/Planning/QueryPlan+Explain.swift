@@ -1,0 +1,110 @@
+import Foundation
+
+extension QueryPlan {
+    /// One stable line: the access path, then each later step, joined by arrows.
+    public var description: String {
+        var steps = [accessDescription]
+        if residual != .constant(true) { steps.append("Filter(\(residual.explained))") }
+        if !orderFromAccess, !sort.isEmpty {
+            let keys = sort.map(\.explained).joined(separator: ", ")
+            if let limit { steps.append("TopK(\(keys), \(offset + limit))") } else { steps.append("Sort(\(keys))") }
+        }
+        if offset > 0 { steps.append("Offset(\(offset))") }
+        if let limit { steps.append("Limit(\(limit))") }
+        return steps.joined(separator: " → ")
+    }
+
+    private var accessDescription: String {
+        let direction = reversed ? " reversed" : ""
+        switch access {
+        case .fullScan:
+            return "FullScan(\(entity))"
+        case .primaryKeyLookup(let field, let keys):
+            return keys.count == 1 ? "KeyLookup(\(entity).\(field) = \(keys[0].explained))"
+                                   : "KeyLookup(\(entity).\(field) IN \(QueryValue.list(keys).explained))"
+        case .primaryKeyRange(let field, let range):
+            return "KeyRange(\(entity).\(field) \(range.explained))\(direction)"
+        case .indexScan(let index, _, let condition):
+            switch condition {
+            case .points(let values) where values.count == 1:
+                return "IndexScan(\(entity).\(index) = \(values[0].explained))\(direction)"
+            case .points(let values):
+                return "IndexScan(\(entity).\(index) IN \(QueryValue.list(values).explained))\(direction)"
+            case .range(let range):
+                return "IndexScan(\(entity).\(index) \(range.explained))\(direction)"
+            case .prefix(let prefix):
+                return "IndexScan(\(entity).\(index) BEGINSWITH \(QueryValue.string(prefix).explained))\(direction)"
+            case .all:
+                return "IndexOrder(\(entity).\(index))\(direction)"
+            }
+        }
+    }
+}
+
+extension QueryPlan.ValueRange {
+    var explained: String {
+        switch (lower, upper) {
+        case let (low?, high?):
+            return "\(lowerInclusive ? "[" : "(")\(low.explained), \(high.explained)\(upperInclusive ? "]" : ")")"
+        case let (low?, nil): return (lowerInclusive ? ">= " : "> ") + low.explained
+        case let (nil, high?): return (upperInclusive ? "<= " : "< ") + high.explained
+        case (nil, nil): return "all"
+        }
+    }
+}
+
+extension QueryOrdering {
+    var explained: String {
+        field.joined(separator: ".") + (options.isEmpty ? "" : StringComparisonOptions.marker(options)) + (ascending ? "" : " desc")
+    }
+}
+
+extension StringComparisonOptions {
+    static func marker(_ options: Self) -> String {
+        options.isEmpty ? "" : "[" + (options.contains(.caseInsensitive) ? "c" : "") + (options.contains(.diacriticInsensitive) ? "d" : "") + "]"
+    }
+}
+
+extension QueryPredicate {
+    /// The predicate in the format language, for explain output.
+    var explained: String {
+        switch self {
+        case .constant(let value): return value ? "TRUEPREDICATE" : "FALSEPREDICATE"
+        case .comparison(let comparison): return comparison.explained
+        case .and(let operands): return operands.map { $0.explainedOperand }.joined(separator: " AND ")
+        case .or(let operands): return operands.map { $0.explainedOperand }.joined(separator: " OR ")
+        case .not(let operand): return "NOT " + operand.explainedOperand
+        }
+    }
+
+    private var explainedOperand: String {
+        switch self {
+        case .and, .or: "(\(explained))"
+        default: explained
+        }
+    }
+}
+
+extension FieldComparison {
+    var explained: String {
+        let quantified = quantifier.map { "\($0.rawValue) " } ?? ""
+        return "\(quantified)\(fieldName) \(op.rawValue)\(StringComparisonOptions.marker(options)) \(value.explained)"
+    }
+}
+
+extension QueryValue {
+    var explained: String {
+        switch self {
+        case .null: return "nil"
+        case .bool(let value): return value ? "true" : "false"
+        case .int(let value): return String(value)
+        case .uint(let value): return String(value)
+        case .double(let value): return String(value)
+        case .string(let value): return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        case .date(let value): return "CAST('\(ISO8601DateFormatter().string(from: value))', 'NSDate')"
+        case .uuid(let value): return "'\(value.uuidString)'"
+        case .data(let value): return "<\(value.count) bytes>"
+        case .list(let values): return "{" + values.map(\.explained).joined(separator: ", ") + "}"
+        }
+    }
+}

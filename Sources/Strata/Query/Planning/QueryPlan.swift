@@ -1,0 +1,63 @@
+/// How a query runs: an access path that yields candidate records in some order, then a filter,
+/// an ordering and a window. Produced by ``QueryPlanner``, run by the executor, and printed by
+/// ``description`` as one stable line, e.g.
+/// `IndexScan(User.lastName[cd] = "bluth") → Filter(luckyNumber > 5) → TopK(luckyNumber desc, 2)`.
+public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
+    /// Where candidate records come from.
+    public enum Access: Sendable, Hashable {
+        /// Records looked up by primary key, in key order.
+        case primaryKeyLookup(field: String, keys: [QueryValue])
+        /// A primary key range, walked in key order.
+        case primaryKeyRange(field: String, range: ValueRange)
+        /// Index entries whose leading field meets `condition`: points (equality, IN) or a range
+        /// or a prefix, walked in index order.
+        case indexScan(index: String, fields: [IndexedField], condition: IndexCondition)
+        /// Every record, in primary key order.
+        case fullScan
+    }
+
+    /// What part of an index an index scan reads.
+    public enum IndexCondition: Sendable, Hashable {
+        /// Equal to one of these values (one for `==`, several for `IN`).
+        case points([QueryValue])
+        /// Within a range of the leading field.
+        case range(ValueRange)
+        /// Strings starting with this prefix (`BEGINSWITH`), compared by the index's collation.
+        case prefix(String)
+        /// The whole index (to deliver its order).
+        case all
+    }
+
+    /// Bounds on a value; nil for an open end.
+    public struct ValueRange: Sendable, Hashable {
+        public var lower: QueryValue?
+        public var lowerInclusive: Bool
+        public var upper: QueryValue?
+        public var upperInclusive: Bool
+
+        public init(lower: QueryValue? = nil, lowerInclusive: Bool = true, upper: QueryValue? = nil, upperInclusive: Bool = true) {
+            self.lower = lower
+            self.lowerInclusive = lowerInclusive
+            self.upper = upper
+            self.upperInclusive = upperInclusive
+        }
+    }
+
+    /// The entity queried.
+    public var entity: String
+    public var access: Access
+    /// The access path is walked backwards (for a descending order it delivers).
+    public var reversed: Bool
+    /// The part of the predicate the access path does not guarantee; `.constant(true)` when none.
+    /// (The executor checks the whole predicate on every candidate regardless: index keys may be
+    /// folded or cut, and rechecking costs little next to reading the record.)
+    public var residual: QueryPredicate
+    /// The requested order, when the access path does not deliver it and records must be sorted.
+    public var sort: [QueryOrdering]
+    /// True when the access path yields records in the requested order.
+    public var orderFromAccess: Bool
+    public var offset: Int
+    public var limit: Int?
+    /// The planner's estimate of the candidate records the access path yields.
+    public var estimatedRows: Int
+}

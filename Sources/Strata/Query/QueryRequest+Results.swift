@@ -1,0 +1,99 @@
+extension QueryRequest {
+    /// The plan the planner chooses for this query, without running it.
+    public func explain() throws -> QueryPlan {
+        guard let context = try transaction.context(for: Root.self) else {
+            return QueryPlan(entity: entity, access: .fullScan, reversed: false, residual: query.predicate, sort: query.orderings,
+                             orderFromAccess: true, offset: query.offset, limit: query.limit, estimatedRows: 0)
+        }
+        return try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
+    }
+
+    /// Every matching record, in order.
+    public func all() throws -> [Root] {
+        var records: [Root] = []
+        try run(query) { records += $0 }
+        return records
+    }
+
+    /// Calls `body` with each matching record in order, decoding in batches.
+    public func forEach(_ body: (Root) throws -> Void) throws {
+        try run(query) { batch in for record in batch { try body(record) } }
+    }
+
+    /// The first matching record in order, or nil.
+    public func first() throws -> Root? { try first(1).first }
+
+    /// The first `count` matching records in order.
+    public func first(_ count: Int) throws -> [Root] {
+        try limit(min(count, query.limit ?? count)).all()
+    }
+
+    /// The last matching record in order, or nil.
+    public func last() throws -> Root? { try last(1).last }
+
+    /// The last `count` matching records, in order.
+    public func last(_ count: Int) throws -> [Root] {
+        precondition(query.limit == nil && query.offset == 0, "last(_:) counts from the end of all matches; drop limit and offset")
+        var reversed = query
+        let primaryKey = (try transaction.context(for: Root.self))?.schema.primaryKey ?? Root.primaryKeyName
+        reversed.orderings = QueryPlanner<Root>.significant(query.orderings, primaryKey: primaryKey).map { ordering in
+            var flipped = ordering
+            flipped.ascending.toggle()
+            return flipped
+        } + [QueryOrdering(field: [primaryKey], ascending: false)]
+        reversed.limit = count
+        var records: [Root] = []
+        try run(reversed) { records += $0 }
+        return records.reversed()
+    }
+
+    /// The number of matching records (after offset and limit); no record is decoded.
+    public func count() throws -> Int {
+        var count = 0
+        try execute(query) { _ in count += 1; return true }
+        return count
+    }
+
+    /// True when at least one record matches; stops at the first.
+    public func exists() throws -> Bool {
+        var found = false
+        try execute(query) { _ in found = true; return false }
+        return found
+    }
+
+    /// The primary keys of the matching records, in order; no record is decoded.
+    public func ids() throws -> [Root.PrimaryKey] {
+        var keys: [Root.PrimaryKey] = []
+        try execute(query) { match in
+            var position = 0
+            keys.append(try Root.PrimaryKey.readOrderedKey(from: match.key, at: &position))
+            return true
+        }
+        return keys
+    }
+
+    /// Runs `query`, passing each match's stored key and bytes to `body` until it returns false.
+    private func execute(_ query: Query<Root>, _ body: (QueryExecutor<Root>.Match) throws -> Bool) throws {
+        guard let context = try transaction.context(for: Root.self) else { return }
+        let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
+        try QueryExecutor<Root>(transaction: transaction, context: context, plan: plan, predicate: query.predicate)
+            .forEachResult(body)
+    }
+
+    /// Runs `query`, decoding the results in batches (in parallel when large) and passing them on in order.
+    private func run(_ query: Query<Root>, _ body: ([Root]) throws -> Void) throws {
+        guard let context = try transaction.context(for: Root.self) else { return }
+        let decoder = BatchDecoder<Root>(fields: context.schema.fields, entity: context.name)
+        var batch = RawBatch(capacity: BatchDecoder<Root>.batchSize)
+        let describe = { (key: [UInt8]) in transaction.describeStoredKey(key, of: Root.self) }
+        try execute(query) { match in
+            batch.append(key: match.key, value: match.bytes)
+            if batch.count >= BatchDecoder<Root>.batchSize {
+                try body(try decoder.decode(batch, describeKey: describe))
+                batch.removeAll()
+            }
+            return true
+        }
+        if !batch.isEmpty { try body(try decoder.decode(batch, describeKey: describe)) }
+    }
+}

@@ -1,0 +1,143 @@
+/// A query bound to a transaction: narrow it with `where`, order it with `sorted`, window it with
+/// `limit` and `offset`, then read the results. Every form of condition and order compiles to the
+/// same ``Query`` and runs through the same planner.
+///
+/// ```swift
+/// try store.read { tx in
+///     try tx.query(User.self).where(\.lastName == "Bluth" && \.luckyNumber > 5)
+///         .sorted(by: \.luckyNumber, .descending).limit(2).all()
+///     try tx.query(User.self).where("lastName ==[cd] %@ AND luckyNumber == %@", "bluth", 13).all()
+///     try tx.query(User.self, "ANY tags IN %@ ORDER BY lastName DESC LIMIT 10", ["vip"]).all()
+///     try tx.query(User.self).where(["lastName": "Bluth", "luckyNumber": 13]).count()
+///     try tx.query(User.self).sorted(by: "lastName desc,luckyNumber").explain()
+/// }
+/// ```
+public struct QueryRequest<Root: Record> {
+    let transaction: ReadTransaction
+    /// The query as built so far.
+    public private(set) var query = Query<Root>()
+
+    init(transaction: ReadTransaction, query: Query<Root> = Query()) {
+        self.transaction = transaction
+        self.query = query
+    }
+
+    /// Sort directions.
+    public enum Direction: Sendable { case ascending, descending }
+
+    // MARK: Conditions
+
+    /// Adds a condition written with key paths.
+    public func `where`(_ predicate: TypedPredicate<Root>) -> Self {
+        var copy = self
+        copy.query = query.filtered(by: predicate.tree)
+        return copy
+    }
+
+    /// Adds a condition in the predicate format language; a trailing `ORDER BY`, `LIMIT`, `OFFSET`
+    /// set the order and window. Throws `.invalidQuery` naming the problem and its column.
+    public func `where`(_ format: String, _ arguments: any Sendable...) throws -> Self {
+        try self.where(format, arguments: arguments)
+    }
+
+    /// As `where(_:_:)`, with the arguments as an array.
+    public func `where`(_ format: String, arguments: [any Sendable]) throws -> Self {
+        let parsed = try PredicateFormat.parse(format, arguments: arguments, entity: entity, fields: knownFields)
+        var copy = self
+        copy.query = query.filtered(by: parsed.predicate)
+        if !parsed.orderings.isEmpty { copy.query.orderings = parsed.orderings }
+        if let limit = parsed.limit { copy.query.limit = limit }
+        if let offset = parsed.offset { copy.query.offset = offset }
+        return copy
+    }
+
+    /// Adds an AND of equalities, one per entry: `["lastName": "Bluth", "luckyNumber": 13]`.
+    public func `where`(_ equalities: [String: any Sendable]) throws -> Self {
+        var comparisons: [QueryPredicate] = []
+        for name in equalities.keys.sorted() {
+            let path = name.split(separator: ".").map(String.init)
+            if let known = knownFields, let first = path.first, !known.contains(first) {
+                throw StrataError(.invalidQuery, "unknown field '\(name)' in \(entity)", entity: entity, field: name)
+            }
+            let value = try QueryValue(argument: equalities[name]!)
+            comparisons.append(.comparison(FieldComparison(field: path, op: value.isList ? .in : .equal, value: value)))
+        }
+        var copy = self
+        if !comparisons.isEmpty { copy.query = query.filtered(by: comparisons.count == 1 ? comparisons[0] : .and(comparisons)) }
+        return copy
+    }
+
+    // MARK: Order and window
+
+    /// Orders by a field (after any earlier orderings).
+    public func sorted<Value>(by keyPath: KeyPath<Root, Value> & Sendable, _ direction: Direction = .ascending,
+                              collation: IndexCollation = .binary) -> Self {
+        var copy = self
+        copy.query.orderings.append(QueryOrdering(field: FieldPath.components(of: keyPath), ascending: direction == .ascending,
+                                                  options: collation.options))
+        return copy
+    }
+
+    /// Orders by a sort string as Kern writes it: `"lastName desc,luckyNumber"`.
+    public func sorted(by spec: String) throws -> Self {
+        var copy = self
+        copy.query.orderings += try PredicateFormat.parseSort(spec, entity: entity, fields: knownFields)
+        return copy
+    }
+
+    /// Orders by fields and directions, in the order given: `["lastName": .descending, "luckyNumber": .ascending]`.
+    public func sorted(by fields: KeyValuePairs<String, Direction>) throws -> Self {
+        var copy = self
+        for (name, direction) in fields {
+            copy = try copy.sorted(by: name + (direction == .descending ? " desc" : ""))
+        }
+        return copy
+    }
+
+    /// At most `count` records.
+    public func limit(_ count: Int) -> Self {
+        precondition(count >= 0, "a limit is not negative")
+        var copy = self
+        copy.query.limit = count
+        return copy
+    }
+
+    /// Skips the first `count` records.
+    public func offset(_ count: Int) -> Self {
+        precondition(count >= 0, "an offset is not negative")
+        var copy = self
+        copy.query.offset = count
+        return copy
+    }
+
+    /// Makes the planner use the index named `name` where it can (a hint, for diagnosis).
+    public func using(index name: String) -> Self {
+        var copy = self
+        copy.query.indexHint = name
+        return copy
+    }
+
+    var entity: String { transaction.store.entityName(of: Root.self) }
+
+    var knownFields: Set<String>? {
+        guard let context = try? transaction.context(for: Root.self) else { return nil }
+        return Set(context.schema.fields.names.values)
+    }
+}
+
+extension QueryValue {
+    var isList: Bool { if case .list = self { true } else { false } }
+}
+
+extension ReadTransaction {
+    /// A query over every record of `type`, to narrow, order and read.
+    public func query<T: Record>(_ type: T.Type) -> QueryRequest<T> {
+        checkOpen()
+        return QueryRequest(transaction: self)
+    }
+
+    /// A query from a format string with a predicate and optional `ORDER BY`, `LIMIT`, `OFFSET`.
+    public func query<T: Record>(_ type: T.Type, _ format: String, _ arguments: any Sendable...) throws -> QueryRequest<T> {
+        try query(type).where(format, arguments: arguments)
+    }
+}

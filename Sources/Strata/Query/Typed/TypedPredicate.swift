@@ -1,0 +1,135 @@
+/// A predicate on `Root` written with key paths, checked by the compiler: a field compared with a
+/// value of another type does not compile.
+///
+/// ```swift
+/// tx.query(User.self).where(\.lastName == "Bluth" && \.luckyNumber > 5)
+/// tx.query(User.self).where(.equal(\.lastName, "bluth", .caseAndDiacriticInsensitive) || !(\.luckyNumber == nil))
+/// ```
+public struct TypedPredicate<Root: Record>: Sendable {
+    /// The predicate tree this stands for.
+    public let tree: QueryPredicate
+
+    public init(_ tree: QueryPredicate) { self.tree = tree }
+
+    static func compare<Value>(_ keyPath: KeyPath<Root, Value>, _ op: ComparisonOperator, _ value: QueryValue,
+                               _ options: StringComparisonOptions = [], quantifier: Quantifier? = nil) -> Self {
+        Self(.comparison(FieldComparison(field: FieldPath.components(of: keyPath), op: op, value: value,
+                                         options: options, quantifier: quantifier)))
+    }
+
+    /// Both hold.
+    public static func && (lhs: Self, rhs: Self) -> Self {
+        switch (lhs.tree, rhs.tree) {
+        case (.and(let a), .and(let b)): Self(.and(a + b))
+        case (.and(let a), let b): Self(.and(a + [b]))
+        case (let a, .and(let b)): Self(.and([a] + b))
+        case (let a, let b): Self(.and([a, b]))
+        }
+    }
+
+    /// At least one holds.
+    public static func || (lhs: Self, rhs: Self) -> Self {
+        switch (lhs.tree, rhs.tree) {
+        case (.or(let a), .or(let b)): Self(.or(a + b))
+        case (.or(let a), let b): Self(.or(a + [b]))
+        case (let a, .or(let b)): Self(.or([a] + b))
+        case (let a, let b): Self(.or([a, b]))
+        }
+    }
+
+    /// Does not hold.
+    public static prefix func ! (operand: Self) -> Self { Self(.not(operand.tree)) }
+
+    /// Every record.
+    public static var all: Self { Self(.constant(true)) }
+
+    // MARK: String and collection operators, as functions
+
+    /// `field ==[options] value`, e.g. `.equal(\.lastName, "bluth", .caseAndDiacriticInsensitive)`.
+    public static func equal(_ keyPath: KeyPath<Root, String> & Sendable, _ value: String, _ options: IndexCollation) -> Self {
+        compare(keyPath, .equal, .string(value), options.options)
+    }
+
+    /// `field BEGINSWITH[options] prefix`.
+    public static func beginsWith(_ keyPath: KeyPath<Root, String> & Sendable, _ prefix: String, _ options: IndexCollation = .binary) -> Self {
+        compare(keyPath, .beginsWith, .string(prefix), options.options)
+    }
+
+    /// `field ENDSWITH[options] suffix`.
+    public static func endsWith(_ keyPath: KeyPath<Root, String> & Sendable, _ suffix: String, _ options: IndexCollation = .binary) -> Self {
+        compare(keyPath, .endsWith, .string(suffix), options.options)
+    }
+
+    /// `field CONTAINS[options] part`.
+    public static func contains(_ keyPath: KeyPath<Root, String> & Sendable, _ part: String, _ options: IndexCollation = .binary) -> Self {
+        compare(keyPath, .contains, .string(part), options.options)
+    }
+
+    /// `field LIKE[options] pattern` with `*` and `?` wildcards.
+    public static func like(_ keyPath: KeyPath<Root, String> & Sendable, _ pattern: String, _ options: IndexCollation = .binary) -> Self {
+        compare(keyPath, .like, .string(pattern), options.options)
+    }
+
+    /// `field IN values`.
+    public static func `in`<Value: QueryValueConvertible>(_ keyPath: KeyPath<Root, Value> & Sendable, _ values: some Sequence<Value>) -> Self {
+        compare(keyPath, .in, .list(values.map(\.queryValue)))
+    }
+
+    /// `field BETWEEN {low, high}`, both included.
+    public static func between<Value: QueryValueConvertible & Comparable>(
+        _ keyPath: KeyPath<Root, Value> & Sendable, _ range: ClosedRange<Value>
+    ) -> Self {
+        compare(keyPath, .between, .list([range.lowerBound.queryValue, range.upperBound.queryValue]))
+    }
+
+    /// `ANY field == element` for an array field: the array holds `element`.
+    public static func any<Element: QueryValueConvertible>(_ keyPath: KeyPath<Root, [Element]> & Sendable, equals element: Element) -> Self {
+        compare(keyPath, .equal, element.queryValue, quantifier: .any)
+    }
+
+    /// `ANY field IN values` for an array field: the array holds one of `values`.
+    public static func any<Element: QueryValueConvertible>(_ keyPath: KeyPath<Root, [Element]> & Sendable, in values: [Element]) -> Self {
+        compare(keyPath, .in, .list(values.map(\.queryValue)), quantifier: .any)
+    }
+}
+
+// MARK: Comparison operators on key paths
+
+public func == <Root: Record, Value: QueryValueConvertible>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value) -> TypedPredicate<Root> {
+    .compare(lhs, .equal, rhs.queryValue)
+}
+public func != <Root: Record, Value: QueryValueConvertible>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value) -> TypedPredicate<Root> {
+    .compare(lhs, .notEqual, rhs.queryValue)
+}
+public func < <Root: Record, Value: QueryValueConvertible & Comparable>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value) -> TypedPredicate<Root> {
+    .compare(lhs, .less, rhs.queryValue)
+}
+public func <= <Root: Record, Value: QueryValueConvertible & Comparable>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value) -> TypedPredicate<Root> {
+    .compare(lhs, .lessOrEqual, rhs.queryValue)
+}
+public func > <Root: Record, Value: QueryValueConvertible & Comparable>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value) -> TypedPredicate<Root> {
+    .compare(lhs, .greater, rhs.queryValue)
+}
+public func >= <Root: Record, Value: QueryValueConvertible & Comparable>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value) -> TypedPredicate<Root> {
+    .compare(lhs, .greaterOrEqual, rhs.queryValue)
+}
+
+// Optional fields compared with plain values: `\.luckyNumber > 5` where luckyNumber is `Int?`.
+public func == <Root: Record, Value: QueryValueConvertible>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value) -> TypedPredicate<Root> {
+    .compare(lhs, .equal, rhs.queryValue)
+}
+public func != <Root: Record, Value: QueryValueConvertible>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value) -> TypedPredicate<Root> {
+    .compare(lhs, .notEqual, rhs.queryValue)
+}
+public func < <Root: Record, Value: QueryValueConvertible & Comparable>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value) -> TypedPredicate<Root> {
+    .compare(lhs, .less, rhs.queryValue)
+}
+public func <= <Root: Record, Value: QueryValueConvertible & Comparable>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value) -> TypedPredicate<Root> {
+    .compare(lhs, .lessOrEqual, rhs.queryValue)
+}
+public func > <Root: Record, Value: QueryValueConvertible & Comparable>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value) -> TypedPredicate<Root> {
+    .compare(lhs, .greater, rhs.queryValue)
+}
+public func >= <Root: Record, Value: QueryValueConvertible & Comparable>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value) -> TypedPredicate<Root> {
+    .compare(lhs, .greaterOrEqual, rhs.queryValue)
+}
