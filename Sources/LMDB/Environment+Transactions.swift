@@ -29,6 +29,7 @@ extension Environment {
         }
         try gate.acquire(timeout: options.writeLockTimeout, path: path)
         defer { gate.release() }
+        var retries = 0
         while true {
             try growIfNearlyFull()
             let txn = try begin(readOnly: false)
@@ -43,7 +44,10 @@ extension Environment {
             }
             mapLock.unlockShared()
             if case .failure = outcome, txn.sawMapFull {
-                try grow(atLeast: currentMapSize * 2)
+                // Each retry repeats the whole closure, so grow faster every time the same write
+                // fills the map again: ×2, then ×4, then ×8.
+                retries += 1
+                try grow(atLeast: currentMapSize << min(retries, 3))
                 continue
             }
             return try outcome.get()

@@ -27,8 +27,9 @@ public final class Environment: @unchecked Sendable {
 
     /// How an environment is opened.
     public struct Options: Sendable {
-        /// Initial map size in bytes; the map grows by doubling when a write fills it.
-        public var mapSize: Int = 64 << 20
+        /// Initial map size in bytes; the map grows when a write fills it. Only address space: the
+        /// file grows with the data (LMDB writes pages with `pwrite`; it does not preallocate).
+        public var mapSize: Int = 1 << 30
         /// The map never grows past this size; a write that needs more fails with `MDB_MAP_FULL`.
         public var maxMapSize: Int = 1 << 40
         /// Reader slots (`mdb_env_set_maxreaders`): concurrent read transactions across all processes.

@@ -4,9 +4,10 @@ extension Store {
     /// How a store is opened. The defaults suit almost every program; nothing here needs sizing
     /// by hand (the map grows on its own).
     public struct Configuration: Sendable {
-        /// Bytes of address space mapped at first; doubled whenever a write needs more.
-        /// Only address space: the file on disk grows with the data, not with the map.
-        public var initialMapSize: Int = 64 << 20
+        /// Bytes of address space mapped at first; grown whenever a write needs more (a write that
+        /// fills the map is run again after growth, so a large default saves retries). Only address
+        /// space: the file on disk grows with the data, not with the map.
+        public var initialMapSize: Int = 1 << 30
         /// The store never grows past this size; a write that needs more fails with `.storageFull`.
         public var maxMapSize: Int = 1 << 40
         /// Concurrent read transactions, across all processes using the store.
