@@ -25,7 +25,7 @@ extension QueryRequest {
 
     /// The first `count` matching records in order.
     public func first(_ count: Int) throws -> [Root] {
-        try limit(min(count, query.limit ?? count)).all()
+        try limit(Swift.min(count, query.limit ?? count)).all()
     }
 
     /// The last matching record in order, or nil.
@@ -47,8 +47,11 @@ extension QueryRequest {
         return records.reversed()
     }
 
-    /// The number of matching records (after offset and limit); no record is decoded.
+    /// The number of matching records (after offset and limit); no record is decoded. Without a
+    /// predicate it is the stored record count; for one exact comparison on an indexed field it
+    /// counts index entries without reading records (see `AggregateRunner.indexCount()`).
     public func count() throws -> Int {
+        if let answer = try indexOnlyCount() { return answer.count }
         var count = 0
         try execute(query) { _ in count += 1; return true }
         return count

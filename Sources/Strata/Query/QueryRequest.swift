@@ -15,7 +15,7 @@
 public struct QueryRequest<Root: Record> {
     let transaction: ReadTransaction
     /// The query as built so far.
-    public private(set) var query = Query<Root>()
+    public internal(set) var query = Query<Root>()
 
     init(transaction: ReadTransaction, query: Query<Root> = Query()) {
         self.transaction = transaction

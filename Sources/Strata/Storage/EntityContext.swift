@@ -48,6 +48,17 @@ final class EntityContext {
 
     var name: String { schema.name }
 
+    /// An independent copy, for a savepoint: what the savepoint changes (new field ids, index
+    /// migrations, the largest key) reaches the parent only if the savepoint succeeds.
+    func copy() -> EntityContext {
+        let copy = EntityContext(schema: schema, catalogBytes: catalogBytes, records: records, indexes: indexes)
+        copy.indexesChecked = indexesChecked
+        copy.needsSaving = needsSaving
+        copy.needsPublishing = needsPublishing
+        copy.largestKey = largestKey
+        return copy
+    }
+
     var published: PublishedEntity {
         PublishedEntity(schema: schema, catalogBytes: catalogBytes, records: records, indexes: indexes)
     }

@@ -64,7 +64,7 @@ public final class WriteTransaction: ReadTransaction {
 
     /// Stores a new record; throws `.duplicateKey` when a record with its key exists.
     public func insert<T: Record>(_ record: T) throws {
-        if try store(record, replacing: false) != .inserted {
+        if try put(record, replacing: false) != .inserted {
             let name = store.entityName(of: T.self)
             throw StrataError(.duplicateKey, "\(name): a record with key \(record.primaryKeyValue) already exists",
                               entity: name, key: String(describing: record.primaryKeyValue))
@@ -81,7 +81,7 @@ public final class WriteTransaction: ReadTransaction {
     /// A record whose bytes would not change is not rewritten and its indexes are not touched.
     @discardableResult
     public func upsert<T: Record>(_ record: T) throws -> Outcome {
-        try store(record, replacing: true)
+        try put(record, replacing: true)
     }
 
     /// Stores every record, replacing existing ones with the same key.
@@ -104,7 +104,7 @@ public final class WriteTransaction: ReadTransaction {
     /// The one path by which records are written: encode, check unique indexes, write the bytes
     /// (unless an identical record is stored, or the key exists and `replacing` is false), then
     /// bring the indexes in step through `IndexMaintainer.update(old:new:primaryKey:)`.
-    private func store<T: Record>(_ record: T, replacing: Bool) throws -> Outcome {
+    private func put<T: Record>(_ record: T, replacing: Bool) throws -> Outcome {
         let context = try writableContext(for: T.self)
         let bytes = try encode(record, context)
         let key = try recordKey(record.primaryKeyValue, entity: context.name)
@@ -208,11 +208,11 @@ public final class WriteTransaction: ReadTransaction {
         return try lmdb(entity: "savepoint") {
             try raw.savepoint { nested in
                 let child = WriteTransaction(store: store, raw: nested)
-                child.contexts = contexts
+                child.contexts = contexts.mapValues { $0.copy() }
                 defer { child.invalidate() }
                 let value = try body(child)
-                // Entities first used inside the savepoint exist only if it succeeds.
-                for (id, context) in child.contexts where contexts[id] == nil { contexts[id] = context }
+                // What the savepoint learned (entities, field ids, indexes) holds only if it succeeds.
+                contexts = child.contexts
                 return value
             }
         }

@@ -98,3 +98,24 @@ enum Members {
         #expect(try schema().indexes.isEmpty)
     }
 }
+
+@Suite struct SavepointIndexTests {
+    @Test func anIndexMigrationInsideAFailedSavepointIsRedoneByTheParent() throws {
+        let (store, dir) = try makeStore()
+        try store.write { tx in try tx.insert((1...50).map { Members.Plain(id: $0, name: "n\($0)", score: Int($0)) }) }
+        struct Boom: Error {}
+        try store.write { tx in
+            _ = try tx.count(Members.ByName.self)          // the context exists in the parent
+            _ = try? tx.savepoint { nested in
+                try nested.upsert(Members.ByName(id: 1, name: "changed", score: 1))   // migrates inside the savepoint
+                throw Boom()
+            }
+            try tx.upsert(Members.ByName(id: 2, name: "later", score: 2))            // must migrate again, here
+        }
+        let names = try indexEntries(store, "Member", "name").count
+        #expect(names == 50)
+        #expect(try store.read { tx in try tx.query(Members.ByName.self).where(\.name == "later").ids() } == [2])
+        #expect(try store.read { tx in try tx.query(Members.ByName.self).where(\.name == "changed").ids() }.isEmpty)
+        withExtendedLifetime(dir) {}
+    }
+}

@@ -1,0 +1,176 @@
+import LMDB
+
+/// Computes aggregates of one query: from index keys alone when an index holds the exact answer,
+/// otherwise from the stored bytes of the matching records (``StoredFieldValues``, no decoding).
+///
+/// An index answers exactly only when its keys are the values themselves: a non-multi-value index
+/// whose leading field is the aggregated one, with binary keys (or, for a condition, the
+/// condition's own collation), and keys not cut short inside the leading value. Doubles and dates
+/// need one more check: index keys order NaN last where ``QueryValueOrder`` orders it first, so an
+/// index holding a NaN is not used. Every index answer returns nil when in doubt, and the caller
+/// takes the record path.
+struct AggregateRunner<Root: Record> {
+    let transaction: ReadTransaction
+    let context: EntityContext
+    let query: Query<Root>
+
+    var entity: String { context.name }
+    /// Neither offset nor limit: the aggregate covers every match, whatever their order.
+    var isUnwindowed: Bool { query.limit == nil && query.offset == 0 }
+
+    // MARK: Record path
+
+    /// Calls `body` with the fields of every record the query returns; returns the plan used.
+    func forEachRecord(_ body: (StoredFieldValues) throws -> Void) throws -> AggregateSource {
+        var query = self.query
+        if isUnwindowed { query.orderings = [] }   // order cannot change an aggregate of all matches
+        let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
+        try QueryExecutor<Root>(transaction: transaction, context: context, plan: plan, predicate: query.predicate)
+            .forEachResult { match in
+                try body(try StoredFieldValues(bytes: match.bytes, fields: context.schema.fields, entity: context.name))
+                return true
+            }
+        return AggregateSource(kind: .records, detail: plan.description)
+    }
+
+    // MARK: Index-only answers
+
+    /// The query's `count()` without reading records: the record count when there is no
+    /// predicate, or the entries of an index meeting the predicate's one comparison.
+    func indexCount() throws -> (count: Int, source: AggregateSource)? {
+        let comparison: FieldComparison
+        switch query.predicate {
+        case .constant(true):
+            let total = try transaction.lmdb(entity: entity) { try transaction.raw.count(in: context.records) }
+            return (windowed(total), AggregateSource(kind: .recordCount, detail: entity))
+        case .comparison(let only): comparison = only
+        case .and(let operands) where operands.count == 1:
+            guard case .comparison(let only) = operands[0] else { return nil }
+            comparison = only
+        default: return nil
+        }
+        guard comparison.quantifier == nil, let condition = Self.exactCondition(of: comparison) else { return nil }
+        for index in indexes(on: comparison.field, collation: comparison.options) where Self.accepts(index.leading, comparison) {
+            guard try !holdsNaN(index) else { return nil }
+            let detail = "\(entity).\(index.name) \(comparison.op.rawValue) \(comparison.value.explained)"
+            guard let count = try countEntries(index, condition) else { return nil }
+            return (windowed(count), AggregateSource(kind: .indexCount, detail: detail))
+        }
+        return nil
+    }
+
+    /// The smallest or largest non-nil value of `field` from the first or last index key, for a
+    /// query without predicate or window.
+    func indexExtreme(_ field: [String], largest: Bool) throws -> (value: QueryValue?, source: AggregateSource)? {
+        guard query.predicate == .constant(true), isUnwindowed,
+              let index = indexes(on: field, collation: []).first, try !holdsNaN(index) else { return nil }
+        let key = try withCursor(index) { cursor in
+            (largest ? try cursor.last() : try cursor.seek(atLeast: [OrderedKey.nilTag + 1])) ? cursor.key : nil
+        }
+        let source = AggregateSource(kind: .indexEnds, detail: "\(entity).\(index.name)")
+        guard let key else { return (nil, source) }
+        guard let value = QueryValue.leadingValue(ofIndexKey: key) else { return nil }
+        return (value == .null ? nil : value, source)
+    }
+
+    /// The distinct values of `field` with their record counts, from the index keys and their
+    /// duplicate counts, in index order; for a query without predicate or window.
+    func indexGroupCounts(_ field: [String]) throws -> (groups: [(key: QueryValue, count: Int)], source: AggregateSource)? {
+        guard query.predicate == .constant(true), isUnwindowed, let index = indexes(on: field, collation: []).first else { return nil }
+        let groups = try withCursor(index) { cursor -> [(key: QueryValue, count: Int)]? in
+            var groups: [(key: QueryValue, count: Int)] = []
+            var more = try cursor.first()
+            while more {
+                guard let value = QueryValue.leadingValue(ofIndexKey: cursor.key) else { return nil }
+                let count = try cursor.duplicateCount()
+                if let last = groups.last, QueryValueOrder.compare(last.key, value, options: []) == 0 {
+                    groups[groups.count - 1].count += count   // a compound index: same leading value, next key
+                } else {
+                    groups.append((value, count))
+                }
+                more = try cursor.nextKey()
+            }
+            return groups
+        }
+        return groups.map { ($0, AggregateSource(kind: .indexGroups, detail: "\(entity).\(index.name)")) }
+    }
+
+    // MARK: Helpers
+
+    struct UsableIndex {
+        let name: String
+        let database: Database
+        let leading: IndexedField
+        let isSingleField: Bool
+    }
+
+    /// The built non-multi-value indexes led by `field` whose keys order its values exactly:
+    /// strings only under the given collation, single-field indexes first.
+    func indexes(on field: [String], collation options: StringComparisonOptions) -> [UsableIndex] {
+        context.schema.indexes.compactMap { descriptor -> UsableIndex? in
+            guard !descriptor.isMultiValue, let leading = descriptor.fields.first, leading.path == field,
+                  leading.kind != .other, leading.kind != .string || leading.collation.options == options,
+                  let database = context.indexes[descriptor.name] else { return nil }
+            return UsableIndex(name: descriptor.name, database: database, leading: leading, isSingleField: descriptor.fields.count == 1)
+        }.sorted { $0.isSingleField && !$1.isSingleField }
+    }
+
+    /// The index condition of a comparison an index answers exactly: equality, IN, ranges.
+    static func exactCondition(of comparison: FieldComparison) -> QueryPlan.IndexCondition? {
+        switch (comparison.op, comparison.value) {
+        case (.equal, .list): return nil
+        case (.in, _) where !comparison.value.isList: return nil
+        case (.equal, let value): return .points([value])
+        case (.in, .list(let values)): return .points(values)
+        case (.less, _), (.lessOrEqual, _), (.greater, _), (.greaterOrEqual, _), (.between, _):
+            return QueryPlanner<Root>.range(of: comparison).map { .range($0) }
+        default: return nil
+        }
+    }
+
+    /// True when every value of the comparison has a key of the index field's kind that is not cut.
+    static func accepts(_ field: IndexedField, _ comparison: FieldComparison) -> Bool {
+        if field.kind != .string, !comparison.options.isEmpty { return false }
+        let values: [QueryValue]
+        if case .list(let list) = comparison.value { values = list } else { values = [comparison.value] }
+        return values.allSatisfy { value in
+            guard field.kind.accepts(value), let key = IndexKey.encode(value, kind: field.kind, collation: field.collation)
+            else { return false }
+            return key.count < IndexKey.maxLength
+        }
+    }
+
+    /// The entries meeting `condition`: duplicate counts of the keys for points in a single-field
+    /// index, else a walk; nil when a key is cut inside its leading value.
+    private func countEntries(_ index: UsableIndex, _ condition: QueryPlan.IndexCondition) throws -> Int? {
+        if case .points(let values) = condition, index.isSingleField {
+            let keys = Set(values.compactMap { IndexKey.encode($0, kind: index.leading.kind, collation: index.leading.collation) })
+            return try withCursor(index) { cursor in
+                var count = 0
+                for key in keys where try cursor.seek(exactly: key) { count += try cursor.duplicateCount() }
+                return count
+            }
+        }
+        var count = 0
+        var exact = true
+        try IndexProbe(transaction: transaction, database: index.database, field: index.leading).walk(condition) { key, _ in
+            guard QueryValue.leadingValue(ofIndexKey: key) != nil else { exact = false; return false }
+            count += 1
+            return true
+        }
+        return exact ? count : nil
+    }
+
+    /// True when a double or date index holds NaN (its last key).
+    private func holdsNaN(_ index: UsableIndex) throws -> Bool {
+        guard index.leading.kind == .double || index.leading.kind == .date else { return false }
+        let last = try withCursor(index) { cursor in try cursor.last() ? cursor.key : nil }
+        return last.flatMap(QueryValue.leadingValue(ofIndexKey:))?.isNaN ?? false
+    }
+
+    private func withCursor<R>(_ index: UsableIndex, _ body: (Cursor) throws -> R) throws -> R {
+        try transaction.lmdb(entity: entity) { try transaction.raw.withCursor(index.database, body) }
+    }
+
+    private func windowed(_ count: Int) -> Int { max(0, min(count - query.offset, query.limit ?? Int.max)) }
+}
