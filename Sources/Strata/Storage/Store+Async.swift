@@ -16,6 +16,7 @@ extension Store {
 
     /// Runs `body` in the write transaction on the store's writer thread, without blocking the
     /// caller's. Async writes run one after another, in the order they were called.
+    @discardableResult
     public func write<R: Sendable>(
         durability: Durability = .synchronous, _ body: @escaping @Sendable (WriteTransaction) throws -> R
     ) async throws -> R {

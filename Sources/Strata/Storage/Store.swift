@@ -119,6 +119,7 @@ public final class Store: Sendable {
     /// returns. Waits for another writer at most ``Configuration/writeLockTimeout`` seconds, then
     /// throws `.busy`. Nesting a `write` in a `write` on one thread is a programmer error; use
     /// ``WriteTransaction/savepoint(_:)``.
+    @discardableResult
     public func write<R>(durability: Durability = .synchronous, _ body: (WriteTransaction) throws -> R) throws -> R {
         var committed: WriteTransaction?
         let mapSizeBefore = environment.currentMapSize

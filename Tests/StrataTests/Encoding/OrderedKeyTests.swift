@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import Strata
 
@@ -10,10 +11,10 @@ struct OrderedKeyTests {
 
     /// Checks order agreement and round trip for `pairs` random pairs.
     func checkOrder<T: IndexableValue>(
-        _ generate: (inout CodecRandom) -> T, seed: UInt64, isLess: (T, T) -> Bool, isEqual: (T, T) -> Bool,
+        _ generate: (inout SeededGenerator) -> T, seed: UInt64, isLess: (T, T) -> Bool, isEqual: (T, T) -> Bool,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        var random = CodecRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         for _ in 0..<Self.pairs {
             let a = generate(&random)
             let b = generate(&random)
@@ -27,7 +28,7 @@ struct OrderedKeyTests {
         }
     }
 
-    static func interestingInt64(_ random: inout CodecRandom) -> Int64 {
+    static func interestingInt64(_ random: inout SeededGenerator) -> Int64 {
         switch Int.random(in: 0..<4, using: &random) {
         case 0: return [Int64.min, .min + 1, -1, 0, 1, .max - 1, .max].randomElement(using: &random)!
         case 1: return Int64.random(in: -300...300, using: &random)
@@ -66,7 +67,7 @@ struct OrderedKeyTests {
     }
     static func doubleEqual(_ a: Double, _ b: Double) -> Bool { (a.isNaN && b.isNaN) || a == b }
 
-    static func interestingDouble(_ random: inout CodecRandom) -> Double {
+    static func interestingDouble(_ random: inout SeededGenerator) -> Double {
         switch Int.random(in: 0..<4, using: &random) {
         case 0: return [0.0, -0.0, .nan, -.nan, .infinity, -.infinity, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
                         .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 1, -1].randomElement(using: &random)!
@@ -87,7 +88,7 @@ struct OrderedKeyTests {
         #expect(Float(1.5).orderedKey == Double(1.5).orderedKey)
     }
 
-    static func interestingString(_ random: inout CodecRandom) -> String {
+    static func interestingString(_ random: inout SeededGenerator) -> String {
         let alphabet: [Character] = ["\u{0}", "\u{1}", "a", "b", "z", "é", "\u{FF}", "日", "🌍", "\u{7F}"]
         let length = Int.random(in: 0...5, using: &random)
         return String((0..<length).map { _ in alphabet.randomElement(using: &random)! })
@@ -134,11 +135,11 @@ struct OrderedKeyTests {
         return less(a, b)
     }
 
-    static func maybeInt(_ random: inout CodecRandom) -> Int64? {
+    static func maybeInt(_ random: inout SeededGenerator) -> Int64? {
         Int.random(in: 0..<4, using: &random) == 0 ? nil : interestingInt64(&random)
     }
 
-    static func maybeString(_ random: inout CodecRandom) -> String? {
+    static func maybeString(_ random: inout SeededGenerator) -> String? {
         Int.random(in: 0..<4, using: &random) == 0 ? nil : interestingString(&random)
     }
 
@@ -152,7 +153,7 @@ struct OrderedKeyTests {
     }
 
     @Test func compoundKeysCompareComponentWise() throws {
-        var random = CodecRandom(seed: 11)
+        var random = SeededGenerator(seed: 11)
         func key(_ s: String, _ i: Int64) -> [UInt8] {
             var k: [UInt8] = []
             s.appendOrderedKey(to: &k)

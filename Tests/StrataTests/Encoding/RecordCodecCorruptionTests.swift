@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import Strata
 
@@ -29,7 +30,7 @@ struct RecordCodecCorruptionTests {
 
     @Test func randomByteFlipsThrowOrDecodeButNeverCrash() throws {
         let (bytes, fields) = try valid()
-        var random = CodecRandom(seed: 0x5EED)
+        var random = SeededGenerator(seed: 0x5EED)
         var thrown = 0
         for _ in 0..<5_000 {
             var corrupted = bytes
@@ -46,7 +47,7 @@ struct RecordCodecCorruptionTests {
     }
 
     @Test func randomBytesNeverCrash() {
-        var random = CodecRandom(seed: 42)
+        var random = SeededGenerator(seed: 42)
         let fields = FieldTable(names: [1: "a", 2: "b"])
         struct Small: Codable { var a: [String: [Int?]]?; var b: CodecShape? }
         for _ in 0..<5_000 {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Strata
 
 @Suite struct PredicateFormatErrorTests {
@@ -88,7 +89,7 @@ import Testing
     }
 
     @Test func randomAndMutatedFormatsParseOrThrowInvalidQuery() {
-        var random = FormatFuzzGenerator(state: 0x5EED_2024)
+        var random = SeededGenerator(seed: 0x5EED_2024)
         let seeds = [
             "lastName ==[cd] %@ AND luckyNumber == %@", "name == %@ ORDER BY name DESC LIMIT 3 OFFSET %d",
             "ANY tags IN {'a', \"b\"} OR NOT (age BETWEEN {1, 0x10} && x != nil)",
@@ -150,17 +151,5 @@ import Testing
             }
         }
         return arguments
-    }
-}
-
-/// A deterministic generator (SplitMix64) so random-input tests replay identically.
-private struct FormatFuzzGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
