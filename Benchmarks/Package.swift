@@ -27,6 +27,18 @@ let package = Package(
         ),
         .executableTarget(name: "side-by-side", dependencies: ["EngineComparison"]),
 
+        // Indexed queries, Strata vs GRDB: eight query shapes on three single-field indexes.
+        .target(
+            name: "QueryComparison",
+            dependencies: [
+                "Dataset",
+                "EngineComparison",
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .executableTarget(name: "query-side-by-side", dependencies: ["QueryComparison"]),
+
         // The official harness: `swift package --package-path Benchmarks benchmark`.
         .executableTarget(
             name: "StrataVsGRDB",

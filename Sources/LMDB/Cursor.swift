@@ -85,6 +85,8 @@ public final class Cursor {
     public func previousKey() throws(LMDBError) -> Bool { try move(MDB_PREV_NODUP) }
     /// Moves to the next value of the current key only (`MDB_NEXT_DUP`).
     public func nextDuplicate() throws(LMDBError) -> Bool { try move(MDB_NEXT_DUP) }
+    /// Moves to the first value of the current key (`MDB_FIRST_DUP`; sorted-duplicates databases only).
+    public func firstDuplicate() throws(LMDBError) -> Bool { try move(MDB_FIRST_DUP) }
     /// Moves to the last value of the current key (`MDB_LAST_DUP`).
     public func lastDuplicate() throws(LMDBError) -> Bool { try move(MDB_LAST_DUP) }
 

@@ -140,6 +140,15 @@ let kernUsers: [KernUser] = [
             #expect(plan.description.hasSuffix("→ TopK(luckyNumber desc, 2) → Limit(2)"), "\(plan)")
             let ordered = try tx.query(KernUser.self).where(\.lastName == "Bluth").sorted(by: \.luckyNumber).explain()
             #expect(ordered.orderFromAccess, "\(ordered)")
+            // Descending orders walk the index backwards, ties still by ascending primary key.
+            let descending = tx.query(KernUser.self).where(\.lastName == "Bluth").sorted(by: \.luckyNumber, .descending)
+            #expect(try descending.explain().description == #"IndexScan(User.lastName,luckyNumber = "Bluth") reversed"#)
+            #expect(names(try descending.all()) == ["George", "Michael", "George Michael", "Buster", "Oscar"])
+            #expect(try tx.query(KernUser.self).sorted(by: "id desc").limit(3).explain().description == "FullScan(User) reversed → Limit(3)")
+            #expect(try tx.query(KernUser.self).sorted(by: "id desc").limit(3).ids() == [3099, 3098, 3097])
+            let newest = tx.query(KernUser.self).sorted(by: \.luckyNumber, .descending).limit(2)
+            #expect(try newest.explain().description == "IndexOrder(User.luckyNumber) reversed → Limit(2)")
+            #expect(try newest.all().map(\.luckyNumber) == [96, 96])
         }
     }
 }

@@ -78,6 +78,10 @@ struct QueryExecutor<Root: Record> {
         let keyKind = ValueKind(Root.PrimaryKey.self)
         try transaction.lmdb(entity: context.name) {
             switch plan.access {
+            case .fullScan where plan.reversed:
+                let probe = IndexProbe(transaction: transaction, database: records,
+                                       field: IndexedField(path: [context.schema.primaryKey], collation: .binary, kind: keyKind))
+                try probe.walk(.all, reversed: true, body)
             case .fullScan:
                 try raw.withCursor(records) { cursor in
                     var more = try cursor.first()
@@ -93,13 +97,13 @@ struct QueryExecutor<Root: Record> {
                 let probe = IndexProbe(transaction: transaction, database: records,
                                        field: IndexedField(path: [context.schema.primaryKey], collation: .binary, kind: keyKind))
                 // Walking the records database: the "index key" is the primary key, the value the record.
-                try probe.walk(.range(range), body)
+                try probe.walk(.range(range), reversed: plan.reversed, body)
             case .indexScan(let name, let fields, let condition):
                 guard let database = context.indexes[name], let leading = fields.first else { return }
                 let probe = IndexProbe(transaction: transaction, database: database, field: leading)
                 let isMultiValue = context.schema.indexes.first { $0.name == name }?.isMultiValue ?? false
                 var seen = Set<[UInt8]>()
-                try probe.walk(condition) { _, primaryKey in
+                try probe.walk(condition, reversed: plan.reversed) { _, primaryKey in
                     if isMultiValue { guard seen.insert(primaryKey).inserted else { return true } }
                     guard let bytes = try raw.value(forKey: primaryKey, in: records) else { return true }
                     return try body(primaryKey, bytes)

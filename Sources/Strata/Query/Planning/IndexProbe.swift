@@ -25,7 +25,8 @@ struct IndexProbe {
 
     /// Calls `body` with (index key, primary key) for every entry meeting `condition`, in index
     /// order, until `body` returns false.
-    func walk(_ condition: QueryPlan.IndexCondition, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
+    func walk(_ condition: QueryPlan.IndexCondition, reversed: Bool = false, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
+        if reversed { return try walkBackward(condition, body) }
         try transaction.lmdb {
             try transaction.raw.withCursor(database) { cursor in
                 switch condition {
@@ -81,5 +82,84 @@ struct IndexProbe {
             if skipLower, key.starts(with: lower), lower.count < IndexKey.maxLength { return true }
             return try body(key, primaryKey)
         })
+    }
+
+    // MARK: Backward
+
+    /// As `walk`, with keys in descending order; the values of one key (primary keys) still come
+    /// in ascending order, the tie-break every result order uses.
+    private func walkBackward(_ condition: QueryPlan.IndexCondition, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
+        try transaction.lmdb {
+            try transaction.raw.withCursor(database) { cursor in
+                switch condition {
+                case .all:
+                    _ = try backward(cursor, before: nil, while: { _ in true }, body)
+                case .points(let values):
+                    let prefixes = Set(values.compactMap { encoded($0) }).sorted { $0.lexicographicallyPrecedes($1) }
+                    for prefix in prefixes.reversed() {
+                        guard try backward(cursor, before: Self.successor(prefix), while: { $0.starts(with: prefix) }, body) else { return }
+                    }
+                case .prefix(let text):
+                    let prefix = Array(IndexKey.prefix(text, collation: field.collation).prefix(IndexKey.maxLength))
+                    _ = try backward(cursor, before: Self.successor(prefix), while: { $0.starts(with: prefix) }, body)
+                case .range(let range):
+                    let lower = range.lower.flatMap(encoded) ?? [0x01]
+                    let upper = range.upper.flatMap(encoded)
+                    let cutUpper = (upper?.count ?? 0) >= IndexKey.maxLength
+                    // Start below the first key past the upper bound: past every key it prefixes when
+                    // inclusive (or cut), at the bound itself when exclusive.
+                    let end = upper.map { range.upperInclusive || cutUpper ? Self.successor($0) : $0 }
+                    let skipLower = range.lower != nil && !range.lowerInclusive && lower.count < IndexKey.maxLength
+                    _ = try backward(cursor, before: end ?? nil, while: { key in
+                        !key.lexicographicallyPrecedes(lower) && !(skipLower && key.starts(with: lower))
+                    }, body)
+                }
+            }
+        }
+    }
+
+    /// Walks keys downward from the last key below `end` (nil: from the very last key) while
+    /// `inside` holds, each key's values upward; false when `body` asked to stop.
+    private func backward(_ cursor: Cursor, before end: [UInt8]?, while inside: ([UInt8]) -> Bool,
+                          _ body: ([UInt8], [UInt8]) throws -> Bool) throws -> Bool {
+        var more: Bool
+        if let end, try cursor.seek(atLeast: end) {
+            more = try cursor.previous()
+        } else {
+            more = try cursor.last()
+        }
+        let duplicates = database.options.contains(.sortedDuplicates)
+        while more {
+            let key = cursor.key
+            guard inside(key) else { return true }
+            if duplicates {
+                // Re-seek the key (its first value) rather than trust where the cursor rests after
+                // the last duplicate: then one step back is the previous key's last value.
+                var next = try cursor.seek(exactly: key)
+                while next {
+                    guard try body(key, cursor.value) else { return false }
+                    next = try cursor.nextDuplicate()
+                }
+                _ = try cursor.seek(exactly: key)
+            } else {
+                guard try body(key, cursor.value) else { return false }
+            }
+            more = try cursor.previous()
+        }
+        return true
+    }
+
+    /// The smallest byte string greater than every string that starts with `prefix`, or nil when
+    /// there is none (all 0xFF).
+    static func successor(_ prefix: [UInt8]) -> [UInt8]? {
+        var bytes = prefix
+        while let last = bytes.last {
+            if last < 0xFF {
+                bytes[bytes.count - 1] = last + 1
+                return bytes
+            }
+            bytes.removeLast()
+        }
+        return nil
     }
 }

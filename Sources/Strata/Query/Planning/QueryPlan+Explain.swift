@@ -18,7 +18,7 @@ extension QueryPlan {
         let direction = reversed ? " reversed" : ""
         switch access {
         case .fullScan:
-            return "FullScan(\(entity))"
+            return "FullScan(\(entity))\(direction)"
         case .primaryKeyLookup(let field, let keys):
             return keys.count == 1 ? "KeyLookup(\(entity).\(field) = \(keys[0].explained))"
                                    : "KeyLookup(\(entity).\(field) IN \(QueryValue.list(keys).explained))"

@@ -6,8 +6,9 @@ extension QueryPlanner {
     /// the same records in the same order.
     func chooseOrder(_ plan: inout QueryPlan, query: Query<Root>, total: Int, filteredRows: Int, filterCost: Double) throws {
         let orderings = Self.significant(query.orderings, primaryKey: context.schema.primaryKey)
-        if delivers(plan.access, orderings) {
+        if let direction = direction(of: plan.access, for: orderings) {
             plan.orderFromAccess = true
+            plan.reversed = direction == .backward
             plan.sort = []
             return
         }
@@ -21,10 +22,11 @@ extension QueryPlanner {
         let sortCost = filterCost + Double(filteredRows) * 0.1
         for descriptor in context.schema.indexes where !descriptor.isMultiValue {
             guard context.indexes[descriptor.name] != nil,
-                  Self.prefixMatches(orderings, descriptor.fields),
+                  let direction = Self.prefixMatches(orderings, descriptor.fields),
                   walkCost < sortCost || query.indexHint == descriptor.name
             else { continue }
             plan.access = .indexScan(index: descriptor.name, fields: descriptor.fields, condition: .all)
+            plan.reversed = direction == .backward
             plan.residual = query.predicate
             plan.orderFromAccess = true
             plan.sort = []
@@ -46,30 +48,40 @@ extension QueryPlanner {
         return result
     }
 
-    /// True when `access` yields records in `orderings` order, ties in primary key order.
-    func delivers(_ access: QueryPlan.Access, _ orderings: [QueryOrdering]) -> Bool {
+    /// Which way `access` must be walked to yield records in `orderings` order (ties in ascending
+    /// primary key order), or nil when it cannot.
+    func direction(of access: QueryPlan.Access, for orderings: [QueryOrdering]) -> WalkDirection? {
         switch access {
-        case .fullScan, .primaryKeyRange, .primaryKeyLookup:
-            return orderings.isEmpty
+        case .fullScan, .primaryKeyRange:
+            if orderings.isEmpty { return .forward }
+            if orderings.count == 1, orderings[0].field == [context.schema.primaryKey], !orderings[0].ascending { return .backward }
+            return nil
+        case .primaryKeyLookup:
+            return orderings.isEmpty ? .forward : nil
         case .indexScan(_, let fields, let condition):
-            guard !orderings.isEmpty else { return false }
-            if Self.prefixMatches(orderings, fields) { return true }
+            guard !orderings.isEmpty else { return nil }
+            if let direction = Self.prefixMatches(orderings, fields) { return direction }
             // Equality on the leading field, order on the next ones.
             if case .points(let values) = condition, values.count == 1, fields.count > 1 {
                 return Self.prefixMatches(orderings, Array(fields.dropFirst()))
             }
-            return false
+            return nil
         }
     }
 
-    /// True when `orderings` are ascending and name the leading `fields`, with matching collations.
-    static func prefixMatches(_ orderings: [QueryOrdering], _ fields: [IndexedField]) -> Bool {
-        guard !orderings.isEmpty, orderings.count <= fields.count else { return false }
+    /// The direction in which `fields` deliver `orderings` (all ascending or all descending, naming
+    /// the leading fields with matching collations), or nil.
+    static func prefixMatches(_ orderings: [QueryOrdering], _ fields: [IndexedField]) -> WalkDirection? {
+        guard !orderings.isEmpty, orderings.count <= fields.count else { return nil }
+        let ascending = orderings[0].ascending
         for (ordering, field) in zip(orderings, fields) {
-            guard ordering.ascending, ordering.field == field.path else { return false }
-            if field.kind == .string, ordering.options != field.collation.options { return false }
-            if field.kind == .other { return false }
+            guard ordering.ascending == ascending, ordering.field == field.path else { return nil }
+            if field.kind == .string, ordering.options != field.collation.options { return nil }
+            if field.kind == .other { return nil }
         }
-        return true
+        return ascending ? .forward : .backward
     }
 }
+
+/// Which way an access path is walked.
+enum WalkDirection { case forward, backward }

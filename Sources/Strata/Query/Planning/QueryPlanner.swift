@@ -29,7 +29,7 @@ struct QueryPlanner<Root: Record> {
         /// Access cost plus the cost of sorting what it yields when it does not deliver the order.
         func withSortCost(_ candidate: Candidate) -> Candidate {
             var candidate = candidate
-            if !delivers(candidate.access, orderings) {
+            if direction(of: candidate.access, for: orderings) == nil {
                 let rows = Double(max(candidate.rows, 2))
                 candidate.cost += rows * log2(rows) * 0.05
             }
