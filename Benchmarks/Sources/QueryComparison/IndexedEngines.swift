@@ -5,7 +5,7 @@ import GRDB
 import Strata
 
 /// `BenchUser` with three single-field secondary indexes: lastName, luckyNumber, createdAt.
-public struct IndexedBenchUser: Record, Equatable {
+public struct IndexedBenchUser: Strata.Record, Equatable {
     public var id: Int64
     public var firstName: String
     public var lastName: String
