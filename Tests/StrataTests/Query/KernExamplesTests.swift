@@ -146,6 +146,11 @@ let kernUsers: [KernUser] = [
             #expect(names(try descending.all()) == ["George", "Michael", "George Michael", "Buster", "Oscar"])
             #expect(try tx.query(KernUser.self).sorted(by: "id desc").limit(3).explain().description == "FullScan(User) reversed → Limit(3)")
             #expect(try tx.query(KernUser.self).sorted(by: "id desc").limit(3).ids() == [3099, 3098, 3097])
+            // OR of indexed conditions: a union of index scans; records read once, in key order.
+            let either = try tx.query(KernUser.self).where("lastName ==[cd] 'swanson' OR luckyNumber == 3")
+            let unionPlan = try either.explain().description
+            #expect(unionPlan.hasPrefix(#"Union(IndexScan(User.lastName[cd] = "swanson"), IndexScan(User.luckyNumber = 3))"#), "\(unionPlan)")
+            #expect(try either.ids().prefix(2) == [1, 8])
             let newest = tx.query(KernUser.self).sorted(by: \.luckyNumber, .descending).limit(2)
             #expect(try newest.explain().description == "IndexOrder(User.luckyNumber) reversed → Limit(2)")
             #expect(try newest.all().map(\.luckyNumber) == [96, 96])

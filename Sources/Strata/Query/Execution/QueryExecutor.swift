@@ -98,6 +98,19 @@ struct QueryExecutor<Root: Record> {
                                        field: IndexedField(path: [context.schema.primaryKey], collation: .binary, kind: keyKind))
                 // Walking the records database: the "index key" is the primary key, the value the record.
                 try probe.walk(.range(range), reversed: plan.reversed, body)
+            case .union(let parts), .intersection(let parts):
+                // Primary keys from every part, combined, then the records in key order.
+                var combined: Set<[UInt8]>?
+                for part in parts {
+                    let keys = try primaryKeys(of: part)
+                    if case .union = plan.access { combined = (combined ?? []).union(keys) }
+                    else { combined = combined.map { $0.intersection(keys) } ?? keys }
+                }
+                let ordered = (combined ?? []).sorted { $0.lexicographicallyPrecedes($1) }
+                for key in plan.reversed ? ordered.reversed() : ordered {
+                    guard let bytes = try raw.value(forKey: key, in: records) else { continue }
+                    guard try body(key, bytes) else { return }
+                }
             case .indexScan(let name, let fields, let condition):
                 guard let database = context.indexes[name], let leading = fields.first else { return }
                 let probe = IndexProbe(transaction: transaction, database: database, field: leading)
@@ -110,6 +123,28 @@ struct QueryExecutor<Root: Record> {
                 }
             }
         }
+    }
+}
+
+extension QueryExecutor {
+    /// The stored primary keys an index scan or key lookup yields, without reading records.
+    func primaryKeys(of access: QueryPlan.Access) throws -> Set<[UInt8]> {
+        var keys = Set<[UInt8]>()
+        switch access {
+        case .indexScan(let name, let fields, let condition):
+            guard let database = context.indexes[name], let leading = fields.first else { return keys }
+            try IndexProbe(transaction: transaction, database: database, field: leading).walk(condition) { _, primaryKey in
+                keys.insert(primaryKey)
+                return true
+            }
+        case .primaryKeyLookup(_, let values):
+            for value in values {
+                if let key = IndexKey.encode(value, kind: ValueKind(Root.PrimaryKey.self), collation: .binary) { keys.insert(key) }
+            }
+        case .primaryKeyRange, .fullScan, .union, .intersection:
+            preconditionFailure("the planner combines only index scans and key lookups")
+        }
+        return keys
     }
 }
 

@@ -14,9 +14,15 @@ extension QueryPlan {
         return steps.joined(separator: " → ")
     }
 
-    private var accessDescription: String {
+    private var accessDescription: String { describe(access) }
+
+    private func describe(_ access: Access) -> String {
         let direction = reversed ? " reversed" : ""
         switch access {
+        case .union(let parts):
+            return "Union(" + parts.map(describe).joined(separator: ", ") + ")"
+        case .intersection(let parts):
+            return "Intersection(" + parts.map(describe).joined(separator: ", ") + ")"
         case .fullScan:
             return "FullScan(\(entity))\(direction)"
         case .primaryKeyLookup(let field, let keys):

@@ -14,6 +14,11 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
         case indexScan(index: String, fields: [IndexedField], condition: IndexCondition)
         /// Every record, in primary key order.
         case fullScan
+        /// The records any of the parts yields (OR), read once each in primary key order.
+        indirect case union([Access])
+        /// The records every part yields (AND), read in primary key order; the parts' index
+        /// entries are compared before any record is read.
+        indirect case intersection([Access])
     }
 
     /// What part of an index an index scan reads.

@@ -56,7 +56,7 @@ extension QueryPlanner {
             if orderings.isEmpty { return .forward }
             if orderings.count == 1, orderings[0].field == [context.schema.primaryKey], !orderings[0].ascending { return .backward }
             return nil
-        case .primaryKeyLookup:
+        case .primaryKeyLookup, .union, .intersection:
             return orderings.isEmpty ? .forward : nil
         case .indexScan(_, let fields, let condition):
             guard !orderings.isEmpty else { return nil }

@@ -36,13 +36,29 @@ struct QueryPlanner<Root: Record> {
             return candidate
         }
         var best = withSortCost(Candidate(access: .fullScan, rows: total, cost: Double(total), used: nil, ordered: nil))
+        var singles: [Candidate] = []   // the best index path of each conjunct, for intersections
         for (position, conjunct) in conjuncts.enumerated() {
-            guard case .comparison(let comparison) = conjunct else { continue }
-            for candidate in try accessPaths(for: comparison, total: total) {
+            var paths: [Candidate] = []
+            switch conjunct {
+            case .comparison(let comparison):
+                paths = try accessPaths(for: comparison, total: total)
+            case .or(let operands):
+                paths = try unionPath(of: operands, total: total).map { [$0] } ?? []
+            default:
+                break
+            }
+            if let cheapest = paths.min(by: { $0.cost < $1.cost }), case .indexScan = cheapest.access {
+                singles.append(cheapest)
+            }
+            for candidate in paths {
                 var candidate = withSortCost(candidate)
                 candidate.used = position
                 if isBetter(candidate, than: best, hint: query.indexHint) { best = candidate }
             }
+        }
+        if let intersection = intersectionPath(of: singles) {
+            let candidate = withSortCost(intersection)
+            if isBetter(candidate, than: best, hint: query.indexHint) { best = candidate }
         }
         var plan = QueryPlan(entity: context.name, access: best.access, reversed: false,
                              residual: residual(conjuncts, without: best.used), sort: query.orderings,
@@ -59,6 +75,13 @@ struct QueryPlanner<Root: Record> {
         var used: Int?
         /// The orderings this access delivers (forward), when it delivers one.
         var ordered: [IndexedField]?
+
+        var yieldsKeys: Bool {
+            switch access {
+            case .indexScan, .primaryKeyLookup: true
+            default: false
+            }
+        }
     }
 
     private func isBetter(_ candidate: Candidate, than best: Candidate, hint: String?) -> Bool {
@@ -112,6 +135,40 @@ struct QueryPlanner<Root: Record> {
                                    ordered: descriptor.isMultiValue ? nil : descriptor.fields))
         }
         return paths
+    }
+
+    /// A union of one access path per operand of an OR, when every operand has one.
+    private func unionPath(of operands: [QueryPredicate], total: Int) throws -> Candidate? {
+        var parts: [Candidate] = []
+        for operand in operands {
+            // Only paths that yield primary keys without reading records can be combined.
+            guard case .comparison(let comparison) = operand,
+                  let cheapest = try accessPaths(for: comparison, total: total).filter({ $0.yieldsKeys })
+                      .min(by: { $0.cost < $1.cost })
+            else { return nil }
+            parts.append(cheapest)
+        }
+        guard parts.count > 1 else { return nil }
+        let rows = min(total, parts.reduce(0) { $0 + $1.rows })
+        let entries = parts.reduce(0.0) { $0 + Double($1.rows) }
+        return Candidate(access: .union(parts.map(\.access)), rows: rows, cost: entries * 0.2 + Double(rows) * Self.lookupCost,
+                         used: nil, ordered: nil)
+    }
+
+    /// An intersection of the two most selective index paths of different conjuncts, when reading
+    /// both sets of index entries and the common records costs less than either alone.
+    private func intersectionPath(of singles: [Candidate]) -> Candidate? {
+        let sorted = singles.sorted { $0.rows < $1.rows }
+        // `singles` holds one path per conjunct, so the two come from different conditions.
+        guard sorted.count >= 2 else { return nil }
+        let (first, second) = (sorted[0], sorted[1])
+        // Entries are cheap to read; records are what an intersection saves. Estimate the common
+        // rows as if the conditions were independent.
+        let entries = Double(first.rows + second.rows)
+        let common = max(1, min(first.rows, second.rows) / 4)
+        let cost = entries * 0.2 + Double(common) * Self.lookupCost
+        guard cost < first.cost else { return nil }
+        return Candidate(access: .intersection([first.access, second.access]), rows: common, cost: cost, used: nil, ordered: nil)
     }
 
     /// True when an index field can find the records meeting `comparison` (perhaps among others
