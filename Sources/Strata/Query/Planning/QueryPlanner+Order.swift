@@ -59,7 +59,15 @@ extension QueryPlanner {
         case .primaryKeyLookup, .union, .intersection:
             return orderings.isEmpty ? .forward : nil
         case .indexScan(_, let fields, let condition):
-            guard !orderings.isEmpty else { return nil }
+            guard !orderings.isEmpty else {
+                // One exact key of a single-field index holds its primary keys in order.
+                if fields.count == 1, case .points(let values) = condition, values.count == 1,
+                   let key = IndexKey.encode(values[0], kind: fields[0].kind, collation: fields[0].collation),
+                   key.count < IndexKey.maxLength {
+                    return .forward
+                }
+                return nil
+            }
             if let direction = Self.prefixMatches(orderings, fields) { return direction }
             // Equality on the leading field, order on the next ones.
             if case .points(let values) = condition, values.count == 1, fields.count > 1 {

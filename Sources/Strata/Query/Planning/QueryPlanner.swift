@@ -56,6 +56,14 @@ struct QueryPlanner<Root: Record> {
                 if isBetter(candidate, than: best, hint: query.indexHint) { best = candidate }
             }
         }
+        // A lower and an upper bound on one field make one index range.
+        for (position, comparison) in Self.combinedRanges(conjuncts) {
+            for candidate in try accessPaths(for: comparison, total: total) where candidate.yieldsKeys {
+                var candidate = withSortCost(candidate)
+                candidate.used = position
+                if isBetter(candidate, than: best, hint: query.indexHint) { best = candidate }
+            }
+        }
         if let intersection = intersectionPath(of: singles) {
             let candidate = withSortCost(intersection)
             if isBetter(candidate, than: best, hint: query.indexHint) { best = candidate }
@@ -135,6 +143,25 @@ struct QueryPlanner<Root: Record> {
                                    ordered: descriptor.isMultiValue ? nil : descriptor.fields))
         }
         return paths
+    }
+
+    /// `field BETWEEN {low, high}` for each field that has both a lower (`>`, `>=`) and an upper
+    /// (`<`, `<=`) bound among the conjuncts, with the position of one of them. Inclusive where
+    /// the bounds may be exclusive: a superset, and the executor rechecks every candidate.
+    static func combinedRanges(_ conjuncts: [QueryPredicate]) -> [(Int, FieldComparison)] {
+        var lower: [[String]: (Int, QueryValue)] = [:], upper: [[String]: QueryValue] = [:]
+        for (position, conjunct) in conjuncts.enumerated() {
+            guard case .comparison(let c) = conjunct, c.quantifier == nil, c.options.isEmpty, c.value != .null else { continue }
+            switch c.op {
+            case .greater, .greaterOrEqual: lower[c.field] = (position, c.value)
+            case .less, .lessOrEqual: upper[c.field] = c.value
+            default: break
+            }
+        }
+        return lower.compactMap { field, bound in
+            guard let high = upper[field] else { return nil }
+            return (bound.0, FieldComparison(field: field, op: .between, value: .list([bound.1, high])))
+        }
     }
 
     /// A union of one access path per operand of an OR, when every operand has one.
