@@ -45,10 +45,6 @@ extension Record {
 
     /// The name of the primary key field as the key path spells it (`id` for `\User.id`).
     public static var primaryKeyName: String {
-        let path = String(describing: primaryKey)          // "\User.id", "\Box<Swift.Int>.id"
-        let prefix = "\\" + String(describing: Self.self) + "."
-        if path.hasPrefix(prefix) { return String(path.dropFirst(prefix.count)) }
-        guard let dot = path.lastIndex(of: ".") else { return path }
-        return String(path[path.index(after: dot)...])
+        FieldPath.components(of: primaryKey).joined(separator: ".")
     }
 }

@@ -74,10 +74,14 @@ enum Catalog {
         return entities
     }
 
-    static func save(_ schema: EntitySchema, in txn: LMDB.Transaction, catalog: Database) throws {
+    /// Writes `schema` as its catalog entry and returns the bytes written.
+    @discardableResult
+    static func save(_ schema: EntitySchema, in txn: LMDB.Transaction, catalog: Database) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        try txn.put(Array(try encoder.encode(schema)), forKey: entityKey(schema.name), in: catalog)
+        let bytes = Array(try encoder.encode(schema))
+        try txn.put(bytes, forKey: entityKey(schema.name), in: catalog)
+        return bytes
     }
 }
 

@@ -50,11 +50,9 @@ public final class WriteTransaction: ReadTransaction {
     /// Writes changed schemas into the catalog; runs just before the commit.
     func saveCatalogChanges() throws {
         for context in contexts.values where context.needsSaving {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let bytes = Array(try encoder.encode(context.schema))
-            try lmdb(entity: context.name) { try raw.put(bytes, forKey: Catalog.entityKey(context.name), in: store.catalog) }
-            context.catalogBytes = bytes
+            context.catalogBytes = try lmdb(entity: context.name) {
+                try Catalog.save(context.schema, in: raw, catalog: store.catalog)
+            }
             context.needsSaving = false
             context.needsPublishing = true
         }
