@@ -2,29 +2,31 @@ import Foundation
 
 /// Reads one stored record's fields for ``FieldCodable/init(fields:)``, in any order.
 ///
-/// Opening the reader checks the whole record map once (every length against the bytes, no bytes
-/// after it) and notes where each field is, so each `decode` finds its field in constant time.
-/// Failures are ``StrataError``s as with `Codable`: `.typeMismatch` naming the field, what is stored
-/// and what was expected, `.missingField`, or `.corruptRecord` with the byte offset.
+/// Fields are expected in the order they were written, which is the order a type reads them in:
+/// each `decode` then finds its field at the cursor and moves the cursor past it, so every value is
+/// read once and nothing is indexed. A field elsewhere (read out of order, or after fields the type
+/// no longer has) is found by scanning; a field the record does not hold is nil or `.missingField`.
+/// Every length is checked against the bytes; failures are ``StrataError``s as with `Codable`:
+/// `.typeMismatch` naming the field, what is stored and what was expected, `.missingField`, or
+/// `.corruptRecord` with the byte offset.
 public struct FieldReader {
-    /// The most field ids the table of field positions holds; fields with larger ids are searched.
-    static let directIDs = 64
-
     let reader: CBORReader
     let fields: FieldTable
     let entity: String
     let recordKey: String
-    /// Per field id below `directIDs`: the offset of its key item shifted left by four, plus the size
-    /// of that key item; 0 when the record has no such field.
-    private var entries = InlineArray<64, Int>(repeating: 0)
-    /// Whether some stored field id is `directIDs` or above (then looked up by a scan).
-    private var hasLargeIDs = false
     private var mapStart = 0
     private var count = 0
+    /// The key offset of entry number `nextIndex`, the field expected next.
+    private var next = 0
+    private var nextIndex = 0
+    /// Bit `n` is set when an entry before `next` has field id `n` (< 64); `largeIDBefore` stands for
+    /// the larger ids. A field not among them and not after `next` is not stored.
+    private var idsBefore: UInt64 = 0
+    private var largeIDBefore = false
     /// The previous field's id: the next one is usually just after it (see `FieldTable.id(for:after:)`).
     private var lastFieldID = 0
 
-    /// Indexes the record map in `bytes`; throws `.corruptRecord` or `.typeMismatch` when it is not one.
+    /// Reads the head of the record map in `bytes`.
     init(bytes: [UInt8], fields: FieldTable, entity: String, key: String) throws(StrataError) {
         reader = CBORReader(bytes: bytes)
         self.fields = fields
@@ -36,21 +38,25 @@ public struct FieldReader {
             guard head.major == .map else { throw .mismatch(offset: 0, expected: "") }
             count = try reader.checkedLength(head, at: position, start: 0, perItem: 2)
             mapStart = position
-            for _ in 0..<count {
-                let keyStart = position
-                let id = try readFieldID(at: &position)
-                if id < Self.directIDs {
-                    if entries[id] == 0 { entries[id] = keyStart << 4 | (position - keyStart) }
-                } else {
-                    hasLargeIDs = true
-                }
+            next = position
+        } catch {
+            throw mapFailure(error)
+        }
+    }
+
+    /// Checks the entries the type did not read, and that no bytes follow the record.
+    func finish() throws(StrataError) {
+        var position = next
+        do throws(CBORReadFailure) {
+            for _ in nextIndex..<count {
+                _ = try readFieldID(at: &position)
                 try reader.skipItemQuickly(at: &position)
             }
-            if position != bytes.count {
-                throw .corrupt(offset: position, reason: "\(bytes.count - position) bytes follow the record")
+            if position != reader.bytes.count {
+                throw .corrupt(offset: position, reason: "\(reader.bytes.count - position) bytes follow the record")
             }
         } catch {
-            throw errors.failure(error, field: "", expected: "a record (map)")
+            throw mapFailure(error)
         }
     }
 
@@ -68,25 +74,60 @@ public struct FieldReader {
         RecordDecodingState(bytes: reader.bytes, fields: fields, entity: entity, key: recordKey)
     }
 
-    /// Where the field named `name` is stored: its key item and its value, or nil when absent.
+    private func mapFailure(_ error: CBORReadFailure) -> StrataError {
+        errors.failure(error, field: "", expected: "a record (map)")
+    }
+
+    /// A stored field: where its key and value start, its entry number, and the ids of the entries
+    /// between the cursor and it.
+    private struct Found {
+        var id: Int
+        var key: Int
+        var value: Int
+        var index: Int
+        var skippedIDs: UInt64 = 0
+        var skippedLargeID = false
+    }
+
+    /// Finds the field named `name`: at the cursor, after it, or (only if it may be there) before it.
     @inline(__always)
-    private mutating func locate(_ name: String) -> (key: Int, value: Int)? {
+    private mutating func find(_ name: String) throws(StrataError) -> Found? {
         guard let id = fields.id(for: name, after: lastFieldID) else { return nil }
         lastFieldID = id
-        if id < Self.directIDs {
-            let entry = entries[id]
-            return entry == 0 ? nil : (entry >> 4, entry >> 4 + entry & 0xF)
+        do throws(CBORReadFailure) {
+            var position = next
+            var found = Found(id: id, key: 0, value: 0, index: 0)
+            for index in nextIndex..<count {
+                let keyStart = position
+                let stored = try readFieldID(at: &position)
+                if stored == id {
+                    (found.key, found.value, found.index) = (keyStart, position, index)
+                    return found
+                }
+                if stored < 64 { found.skippedIDs |= 1 << stored } else { found.skippedLargeID = true }
+                try reader.skipItemQuickly(at: &position)
+            }
+            guard id < 64 ? idsBefore & (1 << id) != 0 : largeIDBefore else { return nil }
+            position = mapStart
+            for index in 0..<nextIndex {
+                let keyStart = position
+                if try readFieldID(at: &position) == id { return Found(id: id, key: keyStart, value: position, index: index) }
+                try reader.skipItemQuickly(at: &position)
+            }
+            return nil
+        } catch {
+            throw mapFailure(error)
         }
-        guard hasLargeIDs else { return nil }
-        var position = mapStart
-        for _ in 0..<count {
-            let keyStart = position
-            // The map was checked when the reader was made, so these reads succeed.
-            guard let stored = try? readFieldID(at: &position) else { return nil }
-            if stored == id { return (keyStart, position) }
-            guard (try? reader.skipItemQuickly(at: &position)) != nil else { return nil }
-        }
-        return nil
+    }
+
+    /// Notes that the value of `found` was read up to `end`: a field at or after the cursor moves it.
+    @inline(__always)
+    private mutating func consume(_ found: Found, end: Int) {
+        guard found.index >= nextIndex else { return }
+        next = end
+        nextIndex = found.index + 1
+        idsBefore |= found.skippedIDs | (found.id < 64 ? 1 << found.id : 0)
+        largeIDBefore = largeIDBefore || found.skippedLargeID || found.id >= 64
     }
 
     /// Reads the value of `key`, which must be stored, with `read`.
@@ -95,9 +136,13 @@ public struct FieldReader {
         _ key: some CodingKey, _ expected: String, _ read: (CBORReader, inout Int) throws(CBORReadFailure) -> V
     ) throws(StrataError) -> V {
         let name = key.stringValue
-        guard let (_, value) = locate(name) else { throw errors.missing(field: name) }
-        var offset = value
-        do throws(CBORReadFailure) { return try read(reader, &offset) } catch {
+        guard let found = try find(name) else { throw errors.missing(field: name) }
+        var offset = found.value
+        do throws(CBORReadFailure) {
+            let value = try read(reader, &offset)
+            consume(found, end: offset)
+            return value
+        } catch {
             throw errors.failure(error, field: name, expected: expected)
         }
     }
@@ -108,9 +153,17 @@ public struct FieldReader {
         _ key: some CodingKey, _ expected: String, _ read: (CBORReader, inout Int) throws(CBORReadFailure) -> V
     ) throws(StrataError) -> V? {
         let name = key.stringValue
-        guard let (_, value) = locate(name), !reader.isNull(at: value) else { return nil }
-        var offset = value
-        do throws(CBORReadFailure) { return try read(reader, &offset) } catch {
+        guard let found = try find(name) else { return nil }
+        var offset = found.value
+        do throws(CBORReadFailure) {
+            if reader.isNull(at: offset) {
+                consume(found, end: offset + 1)
+                return nil
+            }
+            let value = try read(reader, &offset)
+            consume(found, end: offset)
+            return value
+        } catch {
             throw errors.failure(error, field: name, expected: expected)
         }
     }
@@ -160,24 +213,33 @@ public struct FieldReader {
     /// else through its `Decodable` conformance.
     public mutating func decode<T: Decodable>(_ type: T.Type, forKey key: some CodingKey) throws -> T {
         let name = key.stringValue
-        guard let (keyOffset, value) = locate(name) else { throw errors.missing(field: name) }
-        return try decodeValue(type, name: name, key: keyOffset, value: value)
+        guard let found = try find(name) else { throw errors.missing(field: name) }
+        return try decodeValue(type, name: name, found)
     }
 
     public mutating func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: some CodingKey) throws -> T? {
         let name = key.stringValue
-        guard let (keyOffset, value) = locate(name), !reader.isNull(at: value) else { return nil }
-        return try decodeValue(type, name: name, key: keyOffset, value: value)
+        guard let found = try find(name) else { return nil }
+        if reader.isNull(at: found.value) {
+            consume(found, end: found.value + 1)
+            return nil
+        }
+        return try decodeValue(type, name: name, found)
     }
 
-    private func decodeValue<T: Decodable>(_: T.Type, name: String, key: Int, value: Int) throws -> T {
-        var offset = value
+    private mutating func decodeValue<T: Decodable>(_: T.Type, name: String, _ found: Found) throws -> T {
+        var offset = found.value
         do throws(CBORReadFailure) {
-            if let primitive = try reader.readPrimitive(T.self, at: &offset) { return primitive }
+            if let primitive = try reader.readPrimitive(T.self, at: &offset) {
+                consume(found, end: offset)
+                return primitive
+            }
         } catch {
             throw errors.failure(error, field: name, expected: "\(T.self)")
         }
         // Nested structs, enums, collections: the Codable decoder, pointed at this field's value.
-        return try errors.decodeValue(T.self, at: &offset, parent: -1, component: .key(key))
+        let value = try errors.decodeValue(T.self, at: &offset, parent: -1, component: .key(found.key))
+        consume(found, end: offset)
+        return value
     }
 }

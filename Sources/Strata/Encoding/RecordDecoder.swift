@@ -13,14 +13,23 @@ import Foundation
 package struct RecordDecoder: Sendable {
     /// Whether ``FieldCodable`` types read their own fields (false in tests comparing with `Codable`).
     package var usesFieldCoding = true
+    /// The type this decoder was made for and its ``FieldCodable`` conformance, looked up once
+    /// rather than per record (a conformance lookup costs about as much as reading two fields).
+    private var known: (type: ObjectIdentifier, conformance: (any FieldCodable.Type)?)?
 
     package init() {}
+
+    /// A decoder for many records of `type`.
+    package init<T>(for type: T.Type) {
+        known = (ObjectIdentifier(type), type as? any FieldCodable.Type)
+    }
 
     /// Decodes `type` from `bytes`; `key` is the record's primary key as text, used only in error messages.
     package func decode<T: Decodable>(
         _ type: T.Type, from bytes: [UInt8], fields: FieldTable, entity: String, key: String
     ) throws(StrataError) -> T {
-        if usesFieldCoding, let direct = T.self as? any FieldCodable.Type {
+        let conformance = known?.type == ObjectIdentifier(T.self) ? known?.conformance : T.self as? any FieldCodable.Type
+        if usesFieldCoding, let direct = conformance {
             return try decodeFields(direct, as: T.self, from: bytes, fields: fields, entity: entity, key: key)
         }
         let state = RecordDecodingState(bytes: bytes, fields: fields, entity: entity, key: key)
@@ -47,7 +56,9 @@ extension RecordDecoder {
     ) throws(StrataError) -> T {
         var reader = try FieldReader(bytes: bytes, fields: fields, entity: entity, key: key)
         do {
-            return try direct.decodeFields(as: T.self, from: &reader)
+            let value = try direct.decodeFields(as: T.self, from: &reader)
+            try reader.finish()
+            return value
         } catch let error as StrataError {
             throw error
         } catch let error as DecodingError {

@@ -21,7 +21,7 @@ struct BatchDecoder<T: Record> {
     /// Decodes `batch` in order. On failure, throws the error of the first record, in batch order,
     /// that failed; `describeKey` renders that record's stored key for the message.
     func decode(_ batch: RawBatch, describeKey: ([UInt8]) -> String) throws -> [T] {
-        let decoder = RecordDecoder()
+        let decoder = RecordDecoder(for: T.self)
         guard cores > 1, batch.count >= Self.parallelThreshold else {
             return try batch.values.indices.map { index in
                 try decodeOne(decoder, batch, index, describeKey: describeKey)

@@ -103,20 +103,20 @@ struct FieldCodableTests {
 
     @Test func everyTruncationThrowsCorruptRecord() throws {
         var fields = FieldTable()
-        for bytes in [try CodecHarness.encode(FieldUser.sample(), fields: &fields),
-                      try CodecHarness.encode(FieldEverything(), fields: &fields)] {
+        let user = try CodecHarness.encode(FieldUser.sample(), fields: &fields)
+        let everything = try CodecHarness.encode(FieldEverything(), fields: &fields)
+        let cases: [([UInt8], ([UInt8]) throws -> Void)] = [
+            (user, { _ = try CodecHarness.decode(FieldUser.self, $0, fields: fields) }),
+            (everything, { _ = try CodecHarness.decode(FieldEverything.self, $0, fields: fields) }),
+        ]
+        for (bytes, decode) in cases {
             for length in 0..<bytes.count {
-                let truncated = Array(bytes[..<length])
-                let error = try #require(throws: StrataError.self) {
-                    _ = try CodecHarness.decode(FieldUser.self, truncated, fields: fields)
-                    _ = try CodecHarness.decode(FieldEverything.self, truncated, fields: fields)
-                }
+                let error = try #require(throws: StrataError.self) { try decode(Array(bytes[..<length])) }
                 #expect(error.code == .corruptRecord, "truncated to \(length) bytes: \(error)")
             }
-            let trailing = try #require(throws: StrataError.self) {
-                try CodecHarness.decode(FieldEverything.self, bytes + [0], fields: fields)
-            }
+            let trailing = try #require(throws: StrataError.self) { try decode(bytes + [0]) }
             #expect(trailing.code == .corruptRecord)
+            #expect(trailing.message.contains("byte \(bytes.count)"))
         }
     }
 
