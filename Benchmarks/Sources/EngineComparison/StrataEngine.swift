@@ -2,37 +2,6 @@ import Dataset
 import Foundation
 import Strata
 
-/// The benchmark's user as a Strata record: the dataset's fields, keyed by `id`.
-public struct BenchUser: Record, Equatable {
-    public var id: Int64
-    public var firstName: String
-    public var lastName: String
-    public var email: String
-    public var luckyNumber: Int?
-    public var city: String
-    public var score: Double
-    public var active: Bool
-    public var tags: [String]
-    public var createdAt: Date
-    public var updatedAt: Date
-
-    public static let primaryKey = \BenchUser.id
-
-    public init(_ user: GeneratedUser) {
-        id = user.id
-        firstName = user.firstName
-        lastName = user.lastName
-        email = user.email
-        luckyNumber = user.luckyNumber
-        city = user.city
-        score = user.score
-        active = user.active
-        tags = user.tags
-        createdAt = user.createdAt
-        updatedAt = user.updatedAt
-    }
-}
-
 /// Strata with its defaults: one LMDB environment in a fresh directory, durable commits (fsync).
 public final class StrataEngine: ComparedEngine {
     public static let name = "Strata"
