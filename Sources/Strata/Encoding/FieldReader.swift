@@ -60,6 +60,7 @@ public struct FieldReader {
         }
     }
 
+    @inline(__always)
     private func readFieldID(at position: inout Int) throws(CBORReadFailure) -> Int {
         let start = position
         let head = try reader.readHead(at: &position)
@@ -95,6 +96,10 @@ public struct FieldReader {
         guard let id = fields.id(for: name, after: lastFieldID) else { return nil }
         lastFieldID = id
         do throws(CBORReadFailure) {
+            // The usual case: the field at the cursor (a one-byte key for ids below 24).
+            if nextIndex < count, next < reader.bytes.count, reader.bytes[next] == UInt8(truncatingIfNeeded: id), id < 24 {
+                return Found(id: id, key: next, value: next + 1, index: nextIndex)
+            }
             var position = next
             var found = Found(id: id, key: 0, value: 0, index: 0)
             for index in nextIndex..<count {
