@@ -107,6 +107,7 @@ private struct ProbeDecoder: Decoder {
             if let cases = type as? any CaseIterable.Type, let first = Self.firstCase(cases) as? T {
                 return (first, fieldType())
             }
+            if let placeholder = Self.zeroedRawEnum(type) { return (placeholder, fieldType()) }
             throw StrataError(.invalidValue,
                 "the field '\(childPath.filter { $0 != "[]" }.joined(separator: "."))' of type \(T.self) rejects every placeholder value (\(error)); describe the type with an EntityDescription",
                 field: childPath.last, cause: error)
@@ -114,6 +115,18 @@ private struct ProbeDecoder: Decoder {
     }
 
     private static func firstCase<C: CaseIterable>(_ type: C.Type) -> Any? { C.allCases.first }
+
+    /// The first case of a raw-value enum without payloads, which is the all-zero bit pattern of
+    /// such an enum (its case tag 0): a trivial type of at most 4 bytes that is `RawRepresentable`.
+    private static func zeroedRawEnum<T>(_ type: T.Type) -> T? {
+        guard type is any RawRepresentable.Type, _isPOD(type), MemoryLayout<T>.size <= 4 else {
+            return nil
+        }
+        let pointer = UnsafeMutableRawPointer.allocate(byteCount: max(1, MemoryLayout<T>.size), alignment: MemoryLayout<T>.alignment)
+        defer { pointer.deallocate() }
+        pointer.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<T>.size)
+        return pointer.load(as: T.self)
+    }
 }
 
 private final class KindBox {
