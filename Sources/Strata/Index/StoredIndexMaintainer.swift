@@ -57,14 +57,15 @@ struct StoredIndexMaintainer {
     }
 
     /// Throws `.uniqueViolation` if storing `bytes` under `primaryKey` would give a unique index a
-    /// second record. Runs before anything is written.
+    /// second record. Runs before anything is written. nil in a single-field unique index never
+    /// conflicts, as NULL in SQL.
     func checkUnique(_ bytes: [UInt8], primaryKey: [UInt8], describeKey: () -> String) throws {
         let unique = descriptors.filter(\.isUnique)
         guard !unique.isEmpty else { return }
         let fields = try fieldValues(bytes)
         for descriptor in unique {
             guard let database = context.indexes[descriptor.name] else { continue }
-            for fullKey in keys(of: fields, descriptor) {
+            for fullKey in keys(of: fields, descriptor) where !IndexKey.isNilKey(fullKey, fields: descriptor.fields.count) {
                 let key = IndexKey.stored(fullKey)
                 for holder in try holders(of: key, in: database) where holder != primaryKey {
                     if IndexKey.mayBeTruncated(key) {
