@@ -38,6 +38,16 @@ public struct EntityDescription: Sendable, Hashable, Codable {
         self.indexes = indexes
     }
 
+    private enum CodingKeys: String, CodingKey { case name, primaryKey, fields, indexes }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        primaryKey = try container.decode(String.self, forKey: .primaryKey)
+        fields = try container.decode([FieldDescription].self, forKey: .fields)
+        indexes = try container.decodeIfPresent([IndexDescription].self, forKey: .indexes) ?? []
+    }
+
     /// The field named `name`.
     public func field(_ name: String) -> FieldDescription? { fields.first { $0.name == name } }
 
@@ -242,7 +252,7 @@ public struct IndexDescription: Sendable, Hashable, Codable {
 }
 
 /// How a date is written in JSON.
-public enum DateFormat: Sendable, Hashable, Codable {
+public enum DateFormat: String, Sendable, Hashable, Codable {
     /// ISO 8601 with or without fractional seconds, `Z` or an offset, or a date alone; or a number
     /// of seconds since 1970 (numbers above 100,000,000,000 are taken as milliseconds).
     case automatic
