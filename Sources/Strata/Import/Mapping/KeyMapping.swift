@@ -8,8 +8,8 @@
 ///    `firstName`, `avatar_url` fills `avatarURL`;
 /// 4. `<stem>_at` fills `<stem>Date` (`created_at` → `createdDate`), as `created_at` fills a field
 ///    named `createdAt` by rule 3;
-/// 5. at the top level, `id` and `_id` fill the primary key field (`remoteID`, `syncID`) when no
-///    field is named `id` itself.
+/// 5. `id` and `_id` fill the primary key field (`remoteID`, `syncID`) when no field is named `id`
+///    itself; in embedded objects, a field named `remoteID`, `syncID` or `identifier`.
 /// Keys that fill no field are counted in the report and otherwise ignored.
 final class KeyMapping {
     let fields: [FieldDescription]
@@ -43,8 +43,11 @@ final class KeyMapping {
                 if conventional[stem] == nil { conventional[stem] = index }
             }
         }
-        if let primaryKey, let index = fields.firstIndex(where: { $0.name == primaryKey }), fields[index].jsonKey == nil,
-           overrides[primaryKey] == nil {
+        // The field `id` fills: the primary key at the top level; in an embedded object, the
+        // field the ancestors named for remote ids (Kipu's and Kern's remoteID, Lidenbrock's syncID).
+        let idField = primaryKey ?? fields.first { Self.remoteIDNames.contains($0.name) }?.name
+        if let idField, let index = fields.firstIndex(where: { $0.name == idField }), fields[index].jsonKey == nil,
+           overrides[Self.join(path, idField)] == nil {
             if conventional["id"] == nil { conventional["id"] = index }
             if exact["_id"] == nil { exact["_id"] = index }
         }
@@ -67,6 +70,9 @@ final class KeyMapping {
         nested[index] = mapping
         return mapping
     }
+
+    /// Field names that `id` fills in embedded objects.
+    static let remoteIDNames: Set<String> = ["remoteID", "syncID", "identifier"]
 
     static func join(_ path: String, _ name: String) -> String { path.isEmpty ? name : path + "." + name }
 
