@@ -34,6 +34,25 @@ package struct FieldTable: Sendable, Equatable, Codable {
     @inline(__always)
     package func name(for id: Int) -> String? { id >= 0 && id < namesByID.count ? namesByID[id] : names[id] }
 
+    /// The id of `name`, trying the ids just after `previous` first: records write and read their
+    /// fields in declaration order, which is usually id order (an omitted nil field in between makes
+    /// the next id the one after), so most lookups compare one or two short names and hash nothing.
+    @inline(__always)
+    package func id(for name: String, after previous: Int) -> Int? {
+        let names = namesByID
+        var guess = previous + 1
+        while guess < names.count && guess <= previous + 3 {
+            if names[guess] == name { return guess }
+            guess += 1
+        }
+        // A short scan of the dense names beats hashing the name (a field first stored after its
+        // neighbours has an id out of declaration order).
+        if names.count <= 64 {
+            for id in 1..<max(names.count, 1) where CBOR.sameName(names[id], name) { return id }
+        }
+        return ids[name]
+    }
+
     private mutating func setDense(_ id: Int, _ name: String) {
         // Ids are small and dense in practice; a corrupt catalog's huge id simply stays out of the array.
         guard id >= 0, id < 65_536 else { return }
@@ -50,6 +69,13 @@ package struct FieldTable: Sendable, Equatable, Codable {
         ids[name] = id
         setDense(id, name)
         return id
+    }
+
+    /// The id of `name` as ``id(for:after:)`` finds it, assigning the next free id when the name is new.
+    @inline(__always)
+    package mutating func assign(_ name: String, after previous: Int) -> (id: Int, isNew: Bool) {
+        if let id = id(for: name, after: previous) { return (id, false) }
+        return (assign(name), true)
     }
 
     /// The number of known fields.

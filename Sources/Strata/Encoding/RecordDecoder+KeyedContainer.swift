@@ -104,7 +104,7 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
         let found = try required(key)
         var offset = found.value
         do throws(CBORReadFailure) {
-            let value = try state.readFloat(at: &offset)
+            let value = try state.reader.readFloat(at: &offset)
             state.consume(frame, found, end: offset)
             return value
         } catch { throw state.failure(error, parent: frame, component: found.component, expected: "Float") }
@@ -113,7 +113,7 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
         guard let found = try present(key) else { return nil }
         var offset = found.value
         do throws(CBORReadFailure) {
-            let value = try state.readFloat(at: &offset)
+            let value = try state.reader.readFloat(at: &offset)
             state.consume(frame, found, end: offset)
             return value
         } catch { throw state.failure(error, parent: frame, component: found.component, expected: "Float") }

@@ -71,7 +71,7 @@ struct RecordUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     mutating func decode(_: Float.Type) throws -> Float {
         try checkNotAtEnd()
         do throws(CBORReadFailure) {
-            let value = try state.readFloat(at: &offset)
+            let value = try state.reader.readFloat(at: &offset)
             currentIndex += 1
             return value
         } catch {
@@ -240,7 +240,7 @@ struct RecordSingleValueDecodingContainer: SingleValueDecodingContainer {
     }
     func decode(_: Float.Type) throws -> Float {
         var offset = offset
-        do throws(CBORReadFailure) { return try state.readFloat(at: &offset) } catch { throw state.failure(error, parent: parent, component: component, expected: "Float") }
+        do throws(CBORReadFailure) { return try state.reader.readFloat(at: &offset) } catch { throw state.failure(error, parent: parent, component: component, expected: "Float") }
     }
     func decode(_: Int.Type) throws -> Int {
         var offset = offset

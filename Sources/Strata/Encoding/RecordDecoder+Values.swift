@@ -26,18 +26,7 @@ extension RecordDecodingState {
     ) throws -> T {
         let start = offset
         do throws(CBORReadFailure) {
-            if T.self == String.self { return try reader.readString(at: &offset) as! T }
-            if T.self == Int.self { return try reader.readInteger(Int.self, at: &offset) as! T }
-            if T.self == Double.self { return try reader.readDouble(at: &offset) as! T }
-            if T.self == Date.self { return try readDate(at: &offset) as! T }
-            if T.self == UUID.self { return try readUUID(at: &offset) as! T }
-            if T.self == Data.self { return Data(reader.bytes[try reader.readStringRange(.bytes, at: &offset)]) as! T }
-            if T.self == URL.self { return try readURL(at: &offset) as! T }
-            if T.self == Decimal.self { return try readDecimal(at: &offset) as! T }
-            if ObjectIdentifier(T.self) == CBOR.stringArrayType { return try readStrings(at: &offset) as! T }
-            if T.self == Bool.self { return try reader.readBool(at: &offset) as! T }
-            if T.self == Int64.self { return try reader.readInteger(Int64.self, at: &offset) as! T }
-            if T.self == Float.self { return try readFloat(at: &offset) as! T }
+            if let value = try reader.readPrimitive(T.self, at: &offset) { return value }
             try reader.skipItem(at: &offset)
         } catch {
             throw failure(error, parent: parent, component: component, expected: "\(T.self)")
@@ -65,61 +54,15 @@ extension RecordDecodingState {
         return try T(from: self)
     }
 
-    func readDate(at offset: inout Int) throws(CBORReadFailure) -> Date {
-        _ = try reader.skipTag(CBOR.epochDateTag, at: &offset)
-        return Date(timeIntervalSince1970: try reader.readDouble(at: &offset))
-    }
-
-    func readUUID(at offset: inout Int) throws(CBORReadFailure) -> UUID {
-        _ = try reader.skipTag(CBOR.uuidTag, at: &offset)
-        let start = offset
-        let range = try reader.readStringRange(.bytes, at: &offset)
-        guard range.count == 16 else { throw .mismatch(offset: start, expected: "") }
-        let b = reader.bytes
-        let i = range.lowerBound
-        return UUID(uuid: (b[i], b[i + 1], b[i + 2], b[i + 3], b[i + 4], b[i + 5], b[i + 6], b[i + 7],
-                           b[i + 8], b[i + 9], b[i + 10], b[i + 11], b[i + 12], b[i + 13], b[i + 14], b[i + 15]))
-    }
-
-    func readURL(at offset: inout Int) throws(CBORReadFailure) -> URL {
-        _ = try reader.skipTag(CBOR.uriTag, at: &offset)
-        let start = offset
-        guard let url = URL(string: try reader.readString(at: &offset)) else { throw .mismatch(offset: start, expected: "") }
-        return url
-    }
-
-    func readDecimal(at offset: inout Int) throws(CBORReadFailure) -> Decimal {
-        let start = offset
-        guard let decimal = Decimal(string: try reader.readString(at: &offset)) else {
-            throw .mismatch(offset: start, expected: "")
-        }
-        return decimal
-    }
-
-    func readFloat(at offset: inout Int) throws(CBORReadFailure) -> Float {
-        let start = offset
-        let double = try reader.readDouble(at: &offset)
-        if let float = Float(exactly: double) { return float }
-        if double.isNaN { return .nan }
-        throw .mismatch(offset: start, expected: "")
-    }
-
-    func readStrings(at offset: inout Int) throws(CBORReadFailure) -> [String] {
-        let start = offset
-        let head = try reader.readHead(at: &offset)
-        guard head.major == .array else { throw .mismatch(offset: start, expected: "") }
-        let count = try reader.checkedLength(head, at: offset, start: start, perItem: 1)
-        var strings: [String] = []
-        strings.reserveCapacity(count)
-        for _ in 0..<count { strings.append(try reader.readString(at: &offset)) }
-        return strings
-    }
-
     // MARK: Errors
 
     /// A `StrataError` for a read failure of the value at `component` of frame `parent`.
     func failure(_ failure: CBORReadFailure, parent: Int, component: PathComponent, expected: String) -> StrataError {
-        let field = pathString(path(parent: parent, component: component))
+        self.failure(failure, field: pathString(path(parent: parent, component: component)), expected: expected)
+    }
+
+    /// A `StrataError` for a read failure of the value of `field` (a path; empty for the record itself).
+    func failure(_ failure: CBORReadFailure, field: String, expected: String) -> StrataError {
         switch failure {
         case .corrupt(let offset, let reason):
             let place = field.isEmpty ? "" : " (field '\(field)')"
@@ -137,8 +80,12 @@ extension RecordDecodingState {
 
     /// A `.missingField` error for `key` of keyed container `frame`.
     func missing(_ key: some CodingKey, frame: Int) -> StrataError {
-        let field = pathString(path(parent: self.frame(frame).parent, component: self.frame(frame).component) + [key])
-        return StrataError(
+        missing(field: pathString(path(parent: self.frame(frame).parent, component: self.frame(frame).component) + [key]))
+    }
+
+    /// A `.missingField` error for the field at path `field`.
+    func missing(field: String) -> StrataError {
+        StrataError(
             .missingField,
             "\(entity) \(recordKey): the stored record has no field '\(field)' (it was stored before the field existed; make the field optional to read such records)",
             entity: entity, field: field, key: recordKey)

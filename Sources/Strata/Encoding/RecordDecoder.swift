@@ -11,12 +11,18 @@ import Foundation
 /// is stored and what was expected, `.missingField` naming the field. A `DecodingError` thrown by a type's
 /// own `init(from:)` is kept as the error's `cause`.
 package struct RecordDecoder: Sendable {
+    /// Whether ``FieldCodable`` types read their own fields (false in tests comparing with `Codable`).
+    package var usesFieldCoding = true
+
     package init() {}
 
     /// Decodes `type` from `bytes`; `key` is the record's primary key as text, used only in error messages.
     package func decode<T: Decodable>(
         _ type: T.Type, from bytes: [UInt8], fields: FieldTable, entity: String, key: String
     ) throws(StrataError) -> T {
+        if usesFieldCoding, let direct = T.self as? any FieldCodable.Type {
+            return try decodeFields(direct, as: T.self, from: bytes, fields: fields, entity: entity, key: key)
+        }
         let state = RecordDecodingState(bytes: bytes, fields: fields, entity: entity, key: key)
         do {
             let value = try T(from: state)
@@ -29,6 +35,26 @@ package struct RecordDecoder: Sendable {
         } catch {
             throw StrataError(
                 .typeMismatch, "\(entity) \(key): \(T.self).init(from:) failed: \(error)",
+                entity: entity, key: key, cause: error)
+        }
+    }
+}
+
+extension RecordDecoder {
+    /// The ``FieldCodable`` path: the type reads its own fields.
+    private func decodeFields<T>(
+        _ direct: any FieldCodable.Type, as _: T.Type, from bytes: [UInt8], fields: FieldTable, entity: String, key: String
+    ) throws(StrataError) -> T {
+        var reader = try FieldReader(bytes: bytes, fields: fields, entity: entity, key: key)
+        do {
+            return try direct.decodeFields(as: T.self, from: &reader)
+        } catch let error as StrataError {
+            throw error
+        } catch let error as DecodingError {
+            throw RecordDecodingState(bytes: bytes, fields: fields, entity: entity, key: key).wrap(error)
+        } catch {
+            throw StrataError(
+                .typeMismatch, "\(entity) \(key): \(T.self).init(fields:) failed: \(error)",
                 entity: entity, key: key, cause: error)
         }
     }

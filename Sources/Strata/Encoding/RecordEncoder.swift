@@ -10,6 +10,9 @@ import Foundation
 /// The output is deterministic: the same value always gives the same bytes, in every process, because
 /// the store compares old and new bytes to skip writes that change nothing. See ``CBOR`` for the format.
 package struct RecordEncoder: Sendable {
+    /// Whether ``FieldCodable`` types write their own fields (false in tests comparing with `Codable`).
+    package var usesFieldCoding = true
+
     package init() {}
 
     /// Encodes `value` as a CBOR map keyed by the field ids of `fields` (top level only), assigning ids to
@@ -17,9 +20,17 @@ package struct RecordEncoder: Sendable {
     package func encode<T: Encodable>(
         _ value: T, fields: inout FieldTable, entity: String
     ) throws(StrataError) -> [UInt8] {
-        let state = RecordEncodingState(fields: fields)
         do {
+            if usesFieldCoding, let direct = T.self as? any FieldCodable.Type {
+                var writer = FieldWriter(fields: fields)
+                try direct.encodeFields(of: value, to: &writer)
+                if writer.fieldsChanged { fields = writer.fields }
+                return writer.finish()
+            }
+            let state = RecordEncodingState(fields: fields)
             try state.encodeRecord(value)
+            if state.fieldsChanged { fields = state.fields }
+            return state.writer.bytes
         } catch let error as StrataError {
             var error = error
             if error.entity == nil { error.entity = entity; error.message = "\(entity): " + error.message }
@@ -27,8 +38,6 @@ package struct RecordEncoder: Sendable {
         } catch {
             throw StrataError(.invalidValue, "\(entity): the record cannot be encoded: \(error)", entity: entity, cause: error)
         }
-        if state.fieldsChanged { fields = state.fields }
-        return state.writer.bytes
     }
 }
 
@@ -138,32 +147,8 @@ final class RecordEncodingState: Encoder {
 
     @inline(__always)
     func fieldID(_ name: String) -> Int {
-        // Synthesized code encodes fields in declaration order, which is usually id order; an omitted
-        // nil field in between makes the next id the one after.
-        let names = fields.namesByID
-        var guess = lastFieldID + 1
-        while guess < names.count && guess <= lastFieldID + 3 {
-            if names[guess] == name {
-                lastFieldID = guess
-                return guess
-            }
-            guess += 1
-        }
-        // A short scan of the dense names beats hashing the name (a field first stored after its
-        // neighbours has an id out of declaration order).
-        if names.count <= 64 {
-            for id in 1..<max(names.count, 1) where CBOR.sameName(names[id], name) {
-                lastFieldID = id
-                return id
-            }
-        }
-        let id: Int
-        if let known = fields.id(for: name) {
-            id = known
-        } else {
-            id = fields.assign(name)
-            fieldsChanged = true
-        }
+        let (id, isNew) = fields.assign(name, after: lastFieldID)
+        if isNew { fieldsChanged = true }
         lastFieldID = id
         return id
     }

@@ -113,7 +113,7 @@ private func cmp(_ field: String, _ op: ComparisonOperator, _ value: QueryValue,
             #expect(plan.description == (try users.where(\.lastName == "Bluth" && \.luckyNumber > 5).explain().description))
             #expect(plan.description.hasPrefix("IndexScan(User.lastName"), "\(plan)")
             #expect(try users.where(#Predicate<KernUser> { [3, 7].contains($0.luckyNumber) }).explain().description
-                    == "IndexScan(User.luckyNumber IN {3, 7}) → Sort(id)")
+                    == "IndexMerge(User.luckyNumber IN {3, 7})")
             #expect(try users.where(#Predicate<KernUser> { $0.id == 3 }).explain().description == "KeyLookup(User.id = 3)")
             #expect(try users.where(#Predicate<KernUser> { $0.firstName == "Ron" }).explain().description
                     == #"FullScan(User) → Filter(firstName == "Ron")"#)

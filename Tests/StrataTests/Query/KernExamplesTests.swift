@@ -130,7 +130,7 @@ let kernUsers: [KernUser] = [
             #expect(try tx.query(KernUser.self).where(\.id == 3).explain().description == "KeyLookup(User.id = 3)")
             #expect(try tx.query(KernUser.self).explain().description == "FullScan(User)")
             #expect(try tx.query(KernUser.self).where("luckyNumber IN {3, 7}").explain().description
-                    == "IndexScan(User.luckyNumber IN {3, 7}) → Sort(id)")
+                    == "IndexMerge(User.luckyNumber IN {3, 7})")
             #expect(try tx.query(KernUser.self).where("lastName BEGINSWITH[cd] 'blu'").explain().description
                     == #"IndexScan(User.lastName[cd] BEGINSWITH "blu") → Sort(id)"#)
             #expect(try tx.query(KernUser.self).where("lastName ==[cd] 'bluth'").explain().estimatedRows == 5)

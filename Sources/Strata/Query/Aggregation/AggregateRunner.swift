@@ -36,23 +36,32 @@ struct AggregateRunner<Root: Record> {
     // MARK: Index-only answers
 
     /// The query's `count()` without reading records: the record count when there is no
-    /// predicate, or the entries of an index meeting the predicate's one comparison.
+    /// predicate, or the entries of an index meeting the predicate's one comparison, or the one
+    /// range a lower and an upper bound on a field make (exclusive bounds included).
     func indexCount() throws -> (count: Int, source: AggregateSource)? {
-        let comparison: FieldComparison
-        switch query.predicate {
+        let comparisons: [FieldComparison]
+        let condition: QueryPlan.IndexCondition
+        var predicate = query.predicate
+        if case .and(let operands) = predicate, operands.count == 1 { predicate = operands[0] }
+        switch predicate {
         case .constant(true):
             let total = try transaction.lmdb(entity: entity) { try transaction.raw.count(in: context.records) }
             return (windowed(total), AggregateSource(kind: .recordCount, detail: entity))
-        case .comparison(let only): comparison = only
-        case .and(let operands) where operands.count == 1:
-            guard case .comparison(let only) = operands[0] else { return nil }
-            comparison = only
+        case .comparison(let only):
+            guard only.quantifier == nil, let exact = Self.exactCondition(of: only) else { return nil }
+            (comparisons, condition) = ([only], exact)
+        case .and(let operands):
+            // Both bounds of one range, as the planner combines them; nothing else.
+            let ranges = QueryPlanner<Root>.combinedRanges(operands)
+            guard ranges.count == 1, ranges[0].positions.count == operands.count else { return nil }
+            comparisons = operands.compactMap { if case .comparison(let c) = $0 { c } else { nil } }
+            condition = .range(ranges[0].range)
         default: return nil
         }
-        guard comparison.quantifier == nil, let condition = Self.exactCondition(of: comparison) else { return nil }
-        for index in indexes(on: comparison.field, collation: comparison.options) where Self.accepts(index.leading, comparison) {
+        let field = comparisons[0].field, options = comparisons[0].options
+        for index in indexes(on: field, collation: options) where comparisons.allSatisfy({ Self.accepts(index.leading, $0) }) {
             guard try !holdsNaN(index) else { return nil }
-            let detail = "\(entity).\(index.name) \(comparison.op.rawValue) \(comparison.value.explained)"
+            let detail = comparisons.map { "\(entity).\(index.name) \($0.op.rawValue) \($0.value.explained)" }.joined(separator: " AND ")
             guard let count = try countEntries(index, condition) else { return nil }
             return (windowed(count), AggregateSource(kind: .indexCount, detail: detail))
         }
@@ -140,25 +149,11 @@ struct AggregateRunner<Root: Record> {
         }
     }
 
-    /// The entries meeting `condition`: duplicate counts of the keys for points in a single-field
-    /// index, else a walk; nil when a key is cut inside its leading value.
+    /// The entries meeting `condition`, counted key by key with their duplicate counts (no record
+    /// read, no key decoded); nil when a counted key was cut (its value is not known exactly).
     private func countEntries(_ index: UsableIndex, _ condition: QueryPlan.IndexCondition) throws -> Int? {
-        if case .points(let values) = condition, index.isSingleField {
-            let keys = Set(values.compactMap { IndexKey.encode($0, kind: index.leading.kind, collation: index.leading.collation) })
-            return try withCursor(index) { cursor in
-                var count = 0
-                for key in keys where try cursor.seek(exactly: key) { count += try cursor.duplicateCount() }
-                return count
-            }
-        }
-        var count = 0
-        var exact = true
-        try IndexProbe(transaction: transaction, database: index.database, field: index.leading).walk(condition) { key, _ in
-            guard QueryValue.leadingValue(ofIndexKey: key) != nil else { exact = false; return false }
-            count += 1
-            return true
-        }
-        return exact ? count : nil
+        let counted = try IndexProbe(transaction: transaction, database: index.database, field: index.leading).countEntries(condition)
+        return counted.sawCutKey ? nil : counted.entries
     }
 
     /// True when a double or date index holds NaN (its last key).

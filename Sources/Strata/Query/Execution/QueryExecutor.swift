@@ -9,6 +9,16 @@ struct QueryExecutor<Root: Record> {
     let context: EntityContext
     let plan: QueryPlan
     let predicate: QueryPredicate
+    /// The fields the predicate and the sort read, resolved to field ids once.
+    private let selection: FieldSelection
+
+    init(transaction: ReadTransaction, context: EntityContext, plan: QueryPlan, predicate: QueryPredicate) {
+        self.transaction = transaction
+        self.context = context
+        self.plan = plan
+        self.predicate = predicate
+        selection = FieldSelection(predicate: predicate, orderings: plan.sort, fields: context.schema.fields)
+    }
 
     /// A matching record: its stored primary key and bytes.
     typealias Match = (key: [UInt8], bytes: [UInt8])
@@ -17,7 +27,7 @@ struct QueryExecutor<Root: Record> {
     func forEachResult(_ body: (Match) throws -> Bool) throws {
         if plan.orderFromAccess {
             var skipped = 0, delivered = 0
-            try forEachMatch { match in
+            try forEachMatch { match, _ in
                 if skipped < plan.offset { skipped += 1; return true }
                 if let limit = plan.limit, delivered >= limit { return false }
                 delivered += 1
@@ -37,8 +47,7 @@ struct QueryExecutor<Root: Record> {
         let keep = plan.limit.map { plan.offset + $0 }
         var rows: [(match: Match, sortKey: [QueryValue])] = []
         let comparator = ResultOrder(orderings: plan.sort)
-        try forEachMatch { match in
-            let values = try fields(of: match)
+        try forEachMatch { match, values in
             rows.append((match, plan.sort.map { values.value(at: $0.field) ?? .null }))
             if let keep, rows.count >= max(2 * keep, 1024) {
                 rows.sort { comparator.precedes($0, $1) }
@@ -52,22 +61,22 @@ struct QueryExecutor<Root: Record> {
         return rows[start..<end].map(\.match)[...]
     }
 
-    /// Calls `body` with every candidate that meets the predicate, in access order.
-    func forEachMatch(_ body: (Match) throws -> Bool) throws {
+    /// Calls `body` with every candidate that meets the predicate, in access order, and its
+    /// selected fields.
+    func forEachMatch(_ body: (Match, SelectedFieldValues) throws -> Bool) throws {
+        var offsets: [Int] = []
         try forEachCandidate { key, bytes in
-            guard predicate.evaluate(on: try fields(of: (key, bytes))) else { return true }
-            return try body((key, bytes))
-        }
-    }
-
-    private func fields(of match: Match) throws -> StoredFieldValues {
-        do {
-            return try StoredFieldValues(bytes: match.bytes, fields: context.schema.fields, entity: context.name)
-        } catch {
-            var error = error
-            error.key = transaction.describeStoredKey(match.key, of: Root.self)
-            error.message += " (key \(error.key ?? "?"))"
-            throw error
+            let values: SelectedFieldValues
+            do {
+                values = try selection.values(of: bytes, reusing: &offsets)
+            } catch {
+                var error = StoredFieldValues.corrupt(entity: context.name, cause: error)
+                error.key = transaction.describeStoredKey(key, of: Root.self)
+                error.message += " (key \(error.key ?? "?"))"
+                throw error
+            }
+            guard predicate.evaluate(on: values) else { return true }
+            return try body((key, bytes), values)
         }
     }
 
@@ -98,6 +107,10 @@ struct QueryExecutor<Root: Record> {
                                        field: IndexedField(path: [context.schema.primaryKey], collation: .binary, kind: keyKind))
                 // Walking the records database: the "index key" is the primary key, the value the record.
                 try probe.walk(.range(range), reversed: plan.reversed, body)
+            case .union(let parts) where parts.allSatisfy(\.yieldsSortedKeysPerPoint):
+                try forEachMerged(parts.flatMap(mergeSources), body)
+            case .indexScan where plan.mergedByPrimaryKey && plan.access.yieldsSortedKeysPerPoint:
+                try forEachMerged(mergeSources(of: plan.access), body)
             case .union(let parts), .intersection(let parts):
                 // Primary keys from every part, combined, then the records in key order.
                 var combined: Set<[UInt8]>?
@@ -127,6 +140,34 @@ struct QueryExecutor<Root: Record> {
 }
 
 extension QueryExecutor {
+    /// The sorted primary key sources of an access path that `yieldsSortedKeysPerPoint`, for
+    /// ``PrimaryKeyMerge``.
+    func mergeSources(of access: QueryPlan.Access) -> [PrimaryKeyMerge.Source] {
+        let keyKind = ValueKind(Root.PrimaryKey.self)
+        switch access {
+        case .indexScan(let name, let fields, .points(let values)) where fields.count == 1:
+            guard let database = context.indexes[name] else { return [] }
+            return IndexProbe(transaction: transaction, database: database, field: fields[0]).pointKeys(values)
+                .map { .duplicates(database, key: $0) }
+        case .primaryKeyLookup(_, let values):
+            let keys = Set(values.compactMap { IndexKey.encode($0, kind: keyKind, collation: .binary) })
+            return [.keys(keys.sorted { $0.lexicographicallyPrecedes($1) })]
+        default:
+            preconditionFailure("only key lookups and points of a single-field index merge")
+        }
+    }
+
+    /// Calls `body` with the key and bytes of each record the merged sources name, in ascending
+    /// primary key order, until it returns false. Inside the transaction's `lmdb` funnel.
+    private func forEachMerged(_ sources: [PrimaryKeyMerge.Source], _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
+        let raw = transaction.raw
+        var merge = try PrimaryKeyMerge(transaction: raw, sources: sources, chunk: plan.offset + (plan.limit ?? 64))
+        while let key = try merge.next() {
+            guard let bytes = try raw.value(forKey: key, in: context.records) else { continue }
+            guard try body(key, bytes) else { return }
+        }
+    }
+
     /// The stored primary keys an index scan or key lookup yields, without reading records.
     func primaryKeys(of access: QueryPlan.Access) throws -> Set<[UInt8]> {
         var keys = Set<[UInt8]>()

@@ -10,17 +10,58 @@ struct IndexProbe {
     let database: Database
     let field: IndexedField
 
-    /// Counts entries meeting `condition`, walking at most `limit`; beyond that, extrapolates.
-    func estimateRows(_ condition: QueryPlan.IndexCondition, limit: Int, total: Int) throws -> Int {
-        var count = 0
-        var truncated = false
-        try walk(condition) { _, _ in
-            count += 1
-            if count >= limit { truncated = true; return false }
-            return true
+    /// What a bounded count of index entries found.
+    struct EntryCount {
+        /// Entries meeting the condition among those counted.
+        var entries = 0
+        /// False when the count stopped at its limit before the end of the condition's keys.
+        var complete = true
+        /// True when a counted key has the cut length (its value is not known exactly).
+        var sawCutKey = false
+    }
+
+    /// Counts the entries meeting `condition` key by key (`mdb_cursor_count` for the duplicates of
+    /// each key), without copying keys or reading records; stops once `limit` entries are counted.
+    func countEntries(_ condition: QueryPlan.IndexCondition, limit: Int = .max) throws -> EntryCount {
+        var result = EntryCount()
+        let duplicates = database.options.contains(.sortedDuplicates)
+        try transaction.lmdb {
+            try transaction.raw.withCursor(database) { cursor in
+                for bounds in keyBounds(condition) {
+                    var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+                    while more {
+                        let (verdict, cut) = cursor.withCurrent { key, _ in (bounds.verdict(key), key.count >= IndexKey.maxLength) }
+                        if verdict == .stop { break }
+                        if verdict == .take {
+                            if result.entries >= limit { result.complete = false; return }
+                            result.entries += duplicates ? try cursor.duplicateCount() : 1
+                            result.sawCutKey = result.sawCutKey || cut
+                        }
+                        more = duplicates ? try cursor.nextKey() : try cursor.next()
+                    }
+                }
+            }
         }
-        // A walk cut short says only "at least `limit`": assume a quarter of the records beyond it.
-        return truncated ? max(limit, total / 4) : count
+        return result
+    }
+
+    /// The entries meeting `condition`: counted when there are at most `limit`, otherwise
+    /// interpolated from where its bounds fall between the index's first and last keys (as if
+    /// keys were spread evenly), and never fewer than were counted.
+    func estimateRows(_ condition: QueryPlan.IndexCondition, limit: Int) throws -> Int {
+        let counted = try countEntries(condition, limit: limit)
+        if counted.complete { return counted.entries }
+        let fraction = try transaction.lmdb {
+            try transaction.raw.withCursor(database) { cursor -> Double in
+                guard try cursor.first() else { return 0 }
+                let first = cursor.key
+                guard try cursor.last() else { return 0 }
+                let space = KeySpace(first: first, last: cursor.key)
+                return keyBounds(condition).reduce(0.0) { $0 + space.fraction(of: $1) }
+            }
+        }
+        let entries = try transaction.lmdb { try transaction.raw.count(in: database) }
+        return max(counted.entries, Int((fraction * Double(entries)).rounded()))
     }
 
     /// Calls `body` with (index key, primary key) for every entry meeting `condition`, in index
@@ -29,59 +70,43 @@ struct IndexProbe {
         if reversed { return try walkBackward(condition, body) }
         try transaction.lmdb {
             try transaction.raw.withCursor(database) { cursor in
-                switch condition {
-                case .all:
-                    var more = try cursor.first()
-                    while more {
-                        guard try body(cursor.key, cursor.value) else { return }
+                for bounds in keyBounds(condition) {
+                    var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+                    walking: while more {
+                        switch cursor.withCurrent({ key, _ in bounds.verdict(key) }) {
+                        case .stop: break walking
+                        case .skip: break
+                        case .take: guard try body(cursor.key, cursor.value) else { return }
+                        }
                         more = try cursor.next()
                     }
-                case .points(let values):
-                    let prefixes = Set(values.compactMap { encoded($0) }).sorted { $0.lexicographicallyPrecedes($1) }
-                    for prefix in prefixes {
-                        guard try walk(cursor, from: prefix, while: { $0.starts(with: prefix) }, body) else { return }
-                    }
-                case .prefix(let text):
-                    let prefix = Array(IndexKey.prefix(text, collation: field.collation).prefix(IndexKey.maxLength))
-                    _ = try walk(cursor, from: prefix, while: { $0.starts(with: prefix) }, body)
-                case .range(let range):
-                    try walk(cursor, range, body)
                 }
             }
         }
     }
 
+    /// The stretches of keys meeting `condition`, in key order (points: one per distinct key).
+    func keyBounds(_ condition: QueryPlan.IndexCondition) -> [KeyBounds] {
+        switch condition {
+        case .all:
+            return [.all]
+        case .points(let values):
+            return pointKeys(values).map(KeyBounds.prefix)
+        case .prefix(let text):
+            return [.prefix(Array(IndexKey.prefix(text, collation: field.collation).prefix(IndexKey.maxLength)))]
+        case .range(let range):
+            return [.range(lower: range.lower.flatMap(encoded), lowerInclusive: range.lowerInclusive,
+                           upper: range.upper.flatMap(encoded), upperInclusive: range.upperInclusive)]
+        }
+    }
+
+    /// The distinct stored keys of `values` (cut as stored), ascending.
+    func pointKeys(_ values: [QueryValue]) -> [[UInt8]] {
+        Set(values.compactMap { encoded($0) }).sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
     private func encoded(_ value: QueryValue) -> [UInt8]? {
         IndexKey.encode(value, kind: field.kind, collation: field.collation).map { Array($0.prefix(IndexKey.maxLength)) }
-    }
-
-    /// Walks from the first key ≥ `start` while `inside` holds; false when `body` asked to stop.
-    private func walk(_ cursor: Cursor, from start: [UInt8], while inside: ([UInt8]) -> Bool,
-                      _ body: ([UInt8], [UInt8]) throws -> Bool) throws -> Bool {
-        var more = try cursor.seek(atLeast: start)
-        while more {
-            let key = cursor.key
-            guard inside(key) else { return true }
-            guard try body(key, cursor.value) else { return false }
-            more = try cursor.next()
-        }
-        return true
-    }
-
-    private func walk(_ cursor: Cursor, _ range: QueryPlan.ValueRange, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
-        // Comparisons with nil are false, so a range never starts at the nil key (tag 0x00).
-        let lower = range.lower.flatMap(encoded) ?? [0x01]
-        let upper = range.upper.flatMap(encoded)
-        let skipLower = range.lower != nil && !range.lowerInclusive
-        _ = try walk(cursor, from: lower, while: { key in
-            guard let upper else { return true }
-            if key.starts(with: upper) { return range.upperInclusive || upper.count >= IndexKey.maxLength }
-            return key.lexicographicallyPrecedes(upper)
-        }, { key, primaryKey in
-            // Leading value equal to an exclusive lower bound (unless the bound was cut: then it may differ).
-            if skipLower, key.starts(with: lower), lower.count < IndexKey.maxLength { return true }
-            return try body(key, primaryKey)
-        })
     }
 
     // MARK: Backward
@@ -95,8 +120,7 @@ struct IndexProbe {
                 case .all:
                     _ = try backward(cursor, before: nil, while: { _ in true }, body)
                 case .points(let values):
-                    let prefixes = Set(values.compactMap { encoded($0) }).sorted { $0.lexicographicallyPrecedes($1) }
-                    for prefix in prefixes.reversed() {
+                    for prefix in pointKeys(values).reversed() {
                         guard try backward(cursor, before: Self.successor(prefix), while: { $0.starts(with: prefix) }, body) else { return }
                     }
                 case .prefix(let text):

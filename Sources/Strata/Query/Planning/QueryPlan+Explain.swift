@@ -35,7 +35,8 @@ extension QueryPlan {
             case .points(let values) where values.count == 1:
                 return "IndexScan(\(entity).\(index) = \(values[0].explained))\(direction)"
             case .points(let values):
-                return "IndexScan(\(entity).\(index) IN \(QueryValue.list(values).explained))\(direction)"
+                let scan = mergedByPrimaryKey ? "IndexMerge" : "IndexScan"
+                return "\(scan)(\(entity).\(index) IN \(QueryValue.list(values).explained))\(direction)"
             case .range(let range):
                 return "IndexScan(\(entity).\(index) \(range.explained))\(direction)"
             case .prefix(let prefix):

@@ -61,8 +61,24 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
     public var sort: [QueryOrdering]
     /// True when the access path yields records in the requested order.
     public var orderFromAccess: Bool
+    /// True when an index scan of several points yields primary key order: the executor merges
+    /// the points' entries (each key's duplicates are sorted primary keys), so a LIMIT stops it
+    /// early. Explained as `IndexMerge(…)`.
+    public var mergedByPrimaryKey = false
     public var offset: Int
     public var limit: Int?
     /// The planner's estimate of the candidate records the access path yields.
     public var estimatedRows: Int
+}
+
+extension QueryPlan.Access {
+    /// True for key lookups and points of a single-field index: each point's primary keys are
+    /// sorted (an index key's duplicates), so the executor can merge them into primary key order.
+    var yieldsSortedKeysPerPoint: Bool {
+        switch self {
+        case .primaryKeyLookup: true
+        case .indexScan(_, let fields, .points): fields.count == 1
+        default: false
+        }
+    }
 }

@@ -1,29 +1,32 @@
 extension QueryPlanner {
     /// Decides how the requested order is met: by the chosen access path, by walking an index in
-    /// its order when a LIMIT makes that cheaper than filtering and sorting, or by sorting.
+    /// its order when a LIMIT makes that cheaper than the chosen path (`cost`, sorting included),
+    /// or by sorting. A hint naming an index allows only that index's order.
     ///
     /// Every query is ordered: by its orderings, then by primary key, so that any plan returns
     /// the same records in the same order.
-    func chooseOrder(_ plan: inout QueryPlan, query: Query<Root>, total: Int, filteredRows: Int, filterCost: Double) throws {
+    func chooseOrder(_ plan: inout QueryPlan, query: Query<Root>, total: Int, matches: Double, cost: Double) throws {
         let orderings = Self.significant(query.orderings, primaryKey: context.schema.primaryKey)
         if let direction = direction(of: plan.access, for: orderings) {
             plan.orderFromAccess = true
             plan.reversed = direction == .backward
             plan.sort = []
+            if orderings.isEmpty, case .indexScan(_, _, .points(let values)) = plan.access, Set(values).count > 1 {
+                plan.mergedByPrimaryKey = true
+            }
             return
         }
         plan.orderFromAccess = false
         plan.sort = orderings.isEmpty ? [QueryOrdering(field: [context.schema.primaryKey])] : orderings
         guard let limit = query.limit, !orderings.isEmpty else { return }
         // Walking an index in the requested order reads about (offset + limit) / selectivity records.
-        let selectivity = max(Double(filteredRows), 1) / max(Double(total), 1)
+        let selectivity = max(matches, 1) / max(Double(total), 1)
         let walkRows = min(Double(total), Double(query.offset + limit) / selectivity)
         let walkCost = walkRows * Self.lookupCost
-        let sortCost = filterCost + Double(filteredRows) * 0.1
         for descriptor in context.schema.indexes where !descriptor.isMultiValue {
             guard context.indexes[descriptor.name] != nil,
                   let direction = Self.prefixMatches(orderings, descriptor.fields),
-                  walkCost < sortCost || query.indexHint == descriptor.name
+                  query.indexHint.map({ $0 == descriptor.name }) ?? (walkCost < cost)
             else { continue }
             plan.access = .indexScan(index: descriptor.name, fields: descriptor.fields, condition: .all)
             plan.reversed = direction == .backward
@@ -60,12 +63,9 @@ extension QueryPlanner {
             return orderings.isEmpty ? .forward : nil
         case .indexScan(_, let fields, let condition):
             guard !orderings.isEmpty else {
-                // One exact key of a single-field index holds its primary keys in order.
-                if fields.count == 1, case .points(let values) = condition, values.count == 1,
-                   let key = IndexKey.encode(values[0], kind: fields[0].kind, collation: fields[0].collation),
-                   key.count < IndexKey.maxLength {
-                    return .forward
-                }
+                // Each key of a single-field index holds its primary keys in order (a cut key too:
+                // it is one stored key); several points are merged by the executor.
+                if fields.count == 1, case .points = condition { return .forward }
                 return nil
             }
             if let direction = Self.prefixMatches(orderings, fields) { return direction }
@@ -78,9 +78,11 @@ extension QueryPlanner {
     }
 
     /// The direction in which `fields` deliver `orderings` (all ascending or all descending, naming
-    /// the leading fields with matching collations), or nil.
+    /// every field with matching collations), or nil. Orderings that name only the leading fields
+    /// of a compound index do not match: ties would come in the order of the other fields, not of
+    /// the primary key.
     static func prefixMatches(_ orderings: [QueryOrdering], _ fields: [IndexedField]) -> WalkDirection? {
-        guard !orderings.isEmpty, orderings.count <= fields.count else { return nil }
+        guard !orderings.isEmpty, orderings.count == fields.count else { return nil }
         let ascending = orderings[0].ascending
         for (ordering, field) in zip(orderings, fields) {
             guard ordering.ascending == ascending, ordering.field == field.path else { return nil }

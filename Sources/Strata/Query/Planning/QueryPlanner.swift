@@ -5,15 +5,17 @@ import LMDB
 /// index can deliver the requested order so that a LIMIT stops early.
 ///
 /// Row estimates come from the data itself, cheaply: the record count (O(1) in LMDB), exact
-/// duplicate counts for index equality (`mdb_cursor_count`, O(log n)), and bounded walks of at
-/// most ``probeLimit`` entries for ranges and prefixes (an index "dive"). The cost of an access
-/// path is its estimated rows, times ``lookupCost`` when each row costs a second B-tree lookup.
+/// duplicate counts for index equality (`mdb_cursor_count`, O(log n)), and for ranges and
+/// prefixes a count of at most ``probeLimit`` entries key by key (no copies, no records), beyond
+/// which the span of keys is interpolated between the index's first and last keys
+/// (``KeySpace``). The cost of an access path is its estimated rows, times ``lookupCost`` when
+/// each row costs a second B-tree lookup.
 struct QueryPlanner<Root: Record> {
     let transaction: ReadTransaction
     let context: EntityContext
 
-    /// Entries walked at most to estimate a range; beyond it the estimate extrapolates.
-    static var probeLimit: Int { 2_000 }
+    /// Entries counted at most to estimate a range; beyond it the estimate interpolates.
+    static var probeLimit: Int { 256 }
     /// What reading a record through an index costs relative to reading it in a scan.
     static var lookupCost: Double { 3 }
 
@@ -25,18 +27,10 @@ struct QueryPlanner<Root: Record> {
         case .constant(true): conjuncts = []
         default: conjuncts = [query.predicate]
         }
-        let orderings = Self.significant(query.orderings, primaryKey: context.schema.primaryKey)
-        /// Access cost plus the cost of sorting what it yields when it does not deliver the order.
-        func withSortCost(_ candidate: Candidate) -> Candidate {
-            var candidate = candidate
-            if direction(of: candidate.access, for: orderings) == nil {
-                let rows = Double(max(candidate.rows, 2))
-                candidate.cost += rows * log2(rows) * 0.05
-            }
-            return candidate
-        }
-        var best = withSortCost(Candidate(access: .fullScan, rows: total, cost: Double(total), used: nil, ordered: nil))
+        var candidates = [Candidate(access: .fullScan, rows: total, cost: Double(total), used: [], ordered: nil)]
         var singles: [Candidate] = []   // the best index path of each conjunct, for intersections
+        // The fraction of records each conjunct keeps: from its cheapest path, else a guess.
+        var selectivity = conjuncts.map(Self.guessedSelectivity)
         for (position, conjunct) in conjuncts.enumerated() {
             var paths: [Candidate] = []
             switch conjunct {
@@ -47,40 +41,86 @@ struct QueryPlanner<Root: Record> {
             default:
                 break
             }
-            if let cheapest = paths.min(by: { $0.cost < $1.cost }), case .indexScan = cheapest.access {
-                singles.append(cheapest)
+            if let cheapest = paths.min(by: { $0.cost < $1.cost }) {
+                if case .indexScan = cheapest.access { singles.append(cheapest) }
+                selectivity[position] = Double(cheapest.rows) / Double(max(total, 1))
             }
-            for candidate in paths {
-                var candidate = withSortCost(candidate)
-                candidate.used = position
-                if isBetter(candidate, than: best, hint: query.indexHint) { best = candidate }
+            candidates += paths.map { var path = $0; path.used = [position]; return path }
+        }
+        // A lower and an upper bound on one field make one index range, exclusive bounds included.
+        for combined in Self.combinedRanges(conjuncts) {
+            let comparison = FieldComparison(field: combined.field, op: .between, value: .list([combined.range.lower!, combined.range.upper!]))
+            let paths = try accessPaths(for: comparison, total: total, range: combined.range).filter(\.yieldsKeys)
+            if let cheapest = paths.min(by: { $0.rows < $1.rows }) {
+                selectivity[combined.positions[0]] = Double(cheapest.rows) / Double(max(total, 1))
+                for position in combined.positions.dropFirst() { selectivity[position] = 1 }
             }
+            candidates += paths.map { var path = $0; path.used = combined.positions; return path }
         }
-        // A lower and an upper bound on one field make one index range.
-        for (position, comparison) in Self.combinedRanges(conjuncts) {
-            for candidate in try accessPaths(for: comparison, total: total) where candidate.yieldsKeys {
-                var candidate = withSortCost(candidate)
-                candidate.used = position
-                if isBetter(candidate, than: best, hint: query.indexHint) { best = candidate }
-            }
+        if let intersection = intersectionPath(of: singles) { candidates.append(intersection) }
+
+        let matches = selectivity.reduce(Double(total), *)
+        let orderings = Self.significant(query.orderings, primaryKey: context.schema.primaryKey)
+        var best: Candidate?
+        for candidate in candidates {
+            let candidate = costed(candidate, matches: matches, orderings: orderings, query: query)
+            if best.map({ isBetter(candidate, than: $0, hint: query.indexHint) }) ?? true { best = candidate }
         }
-        if let intersection = intersectionPath(of: singles) {
-            let candidate = withSortCost(intersection)
-            if isBetter(candidate, than: best, hint: query.indexHint) { best = candidate }
-        }
-        var plan = QueryPlan(entity: context.name, access: best.access, reversed: false,
-                             residual: residual(conjuncts, without: best.used), sort: query.orderings,
+        let chosen = best!
+        var plan = QueryPlan(entity: context.name, access: chosen.access, reversed: false,
+                             residual: residual(conjuncts, without: chosen.used), sort: query.orderings,
                              orderFromAccess: query.orderings.isEmpty, offset: query.offset, limit: query.limit,
-                             estimatedRows: best.rows)
-        try chooseOrder(&plan, query: query, total: total, filteredRows: best.rows, filterCost: best.cost)
+                             estimatedRows: chosen.rows)
+        try chooseOrder(&plan, query: query, total: total, matches: matches, cost: chosen.cost)
         return plan
+    }
+
+    /// The cost of running `candidate` to the end of the query: an access path that yields the
+    /// requested order (or any order, when none is asked for) stops after `offset + limit`
+    /// matches, about `(offset + limit) / (matches / rows)` of its rows; one that does not must
+    /// read all its rows and sort the matches.
+    private func costed(_ candidate: Candidate, matches: Double, orderings: [QueryOrdering], query: Query<Root>) -> Candidate {
+        var candidate = candidate
+        let rows = Double(max(candidate.rows, 1))
+        let kept = min(matches, rows)
+        if direction(of: candidate.access, for: orderings) != nil {
+            if let limit = query.limit, streams(candidate.access) {
+                let needed = Double(query.offset + limit) * rows / max(kept, 1)
+                candidate.cost *= min(1, needed / rows)
+            }
+        } else {
+            let sorted = max(kept, 2)
+            candidate.cost += sorted * log2(sorted) * Self.sortCost
+        }
+        return candidate
+    }
+
+    /// True when the executor yields an access path's first records before reading all its
+    /// entries: not an intersection, nor a union of parts that cannot be merged.
+    private func streams(_ access: QueryPlan.Access) -> Bool {
+        switch access {
+        case .intersection: return false
+        case .union(let parts): return parts.allSatisfy(\.yieldsSortedKeysPerPoint)
+        default: return true
+        }
+    }
+
+    /// What sorting costs per comparison, relative to reading a record in a scan.
+    static var sortCost: Double { 0.05 }
+
+    /// The fraction of records a conjunct is assumed to keep before any index tells: a tenth for
+    /// an equality, a third otherwise (SQLite guesses alike).
+    static func guessedSelectivity(_ conjunct: QueryPredicate) -> Double {
+        if case .comparison(let comparison) = conjunct, comparison.op == .equal { return 0.1 }
+        return 1.0 / 3
     }
 
     private struct Candidate {
         var access: QueryPlan.Access
         var rows: Int
         var cost: Double
-        var used: Int?
+        /// The conjuncts the access path guarantees (left out of the residual filter).
+        var used: [Int]
         /// The orderings this access delivers (forward), when it delivers one.
         var ordered: [IndexedField]?
 
@@ -100,8 +140,8 @@ struct QueryPlanner<Root: Record> {
         return candidate.cost < best.cost
     }
 
-    private func residual(_ conjuncts: [QueryPredicate], without used: Int?) -> QueryPredicate {
-        let rest = conjuncts.enumerated().filter { $0.offset != used }.map(\.element)
+    private func residual(_ conjuncts: [QueryPredicate], without used: [Int]) -> QueryPredicate {
+        let rest = conjuncts.enumerated().filter { !used.contains($0.offset) }.map(\.element)
         switch rest.count {
         case 0: return .constant(true)
         case 1: return rest[0]
@@ -109,59 +149,62 @@ struct QueryPlanner<Root: Record> {
         }
     }
 
-    /// The access paths that can answer `comparison` alone, with their estimated rows and cost.
-    private func accessPaths(for comparison: FieldComparison, total: Int) throws -> [Candidate] {
+    /// The access paths that can answer `comparison` alone (or `range` of its field, when given),
+    /// with their estimated rows and cost.
+    private func accessPaths(for comparison: FieldComparison, total: Int, range: QueryPlan.ValueRange? = nil) throws -> [Candidate] {
         var paths: [Candidate] = []
         if comparison.field == [context.schema.primaryKey], comparison.quantifier == nil, comparison.options.isEmpty {
             switch comparison.op {
             case .equal:
                 paths.append(Candidate(access: .primaryKeyLookup(field: comparison.fieldName, keys: [comparison.value]),
-                                       rows: 1, cost: Self.lookupCost, used: nil, ordered: nil))
+                                       rows: 1, cost: Self.lookupCost, used: [], ordered: nil))
             case .in:
                 if case .list(let keys) = comparison.value {
                     paths.append(Candidate(access: .primaryKeyLookup(field: comparison.fieldName, keys: keys),
-                                           rows: keys.count, cost: Double(keys.count) * Self.lookupCost, used: nil, ordered: nil))
+                                           rows: keys.count, cost: Double(keys.count) * Self.lookupCost, used: [], ordered: nil))
                 }
             default:
                 if let range = Self.range(of: comparison) {
                     // A key range reads records in place; assume a third of them without a probe.
                     let rows = max(1, total / 3)
                     paths.append(Candidate(access: .primaryKeyRange(field: comparison.fieldName, range: range),
-                                           rows: rows, cost: Double(rows), used: nil, ordered: nil))
+                                           rows: rows, cost: Double(rows), used: [], ordered: nil))
                 }
             }
         }
         for descriptor in context.schema.indexes {
             guard let database = context.indexes[descriptor.name], let leading = descriptor.fields.first,
                   leading.path == comparison.field, serves(leading, comparison, multiValue: descriptor.isMultiValue),
-                  let condition = Self.condition(for: comparison)
+                  let condition = range.map(QueryPlan.IndexCondition.range) ?? Self.condition(for: comparison)
             else { continue }
             let probe = IndexProbe(transaction: transaction, database: database, field: leading)
-            let rows = try probe.estimateRows(condition, limit: Self.probeLimit, total: total)
+            let rows = min(total, try probe.estimateRows(condition, limit: Self.probeLimit))
             paths.append(Candidate(access: .indexScan(index: descriptor.name, fields: descriptor.fields, condition: condition),
-                                   rows: rows, cost: Double(rows) * Self.lookupCost, used: nil,
+                                   rows: rows, cost: Double(rows) * Self.lookupCost, used: [],
                                    ordered: descriptor.isMultiValue ? nil : descriptor.fields))
         }
         return paths
     }
 
-    /// `field BETWEEN {low, high}` for each field that has both a lower (`>`, `>=`) and an upper
-    /// (`<`, `<=`) bound among the conjuncts, with the position of one of them. Inclusive where
-    /// the bounds may be exclusive: a superset, and the executor rechecks every candidate.
-    static func combinedRanges(_ conjuncts: [QueryPredicate]) -> [(Int, FieldComparison)] {
-        var lower: [[String]: (Int, QueryValue)] = [:], upper: [[String]: QueryValue] = [:]
+    /// One range for each field that has both a lower (`>`, `>=`) and an upper (`<`, `<=`) bound
+    /// among the conjuncts, with both bounds as written (exclusive ones too) and the positions of
+    /// the two conjuncts it replaces. Fields in a stable order.
+    static func combinedRanges(_ conjuncts: [QueryPredicate]) -> [(positions: [Int], field: [String], range: QueryPlan.ValueRange)] {
+        var lower: [[String]: (Int, FieldComparison)] = [:], upper: [[String]: (Int, FieldComparison)] = [:]
         for (position, conjunct) in conjuncts.enumerated() {
             guard case .comparison(let c) = conjunct, c.quantifier == nil, c.options.isEmpty, c.value != .null else { continue }
             switch c.op {
-            case .greater, .greaterOrEqual: lower[c.field] = (position, c.value)
-            case .less, .lessOrEqual: upper[c.field] = c.value
+            case .greater, .greaterOrEqual: lower[c.field] = (position, c)
+            case .less, .lessOrEqual: upper[c.field] = (position, c)
             default: break
             }
         }
-        return lower.compactMap { field, bound in
+        return lower.compactMap { field, low -> (positions: [Int], field: [String], range: QueryPlan.ValueRange)? in
             guard let high = upper[field] else { return nil }
-            return (bound.0, FieldComparison(field: field, op: .between, value: .list([bound.1, high])))
-        }
+            let range = QueryPlan.ValueRange(lower: low.1.value, lowerInclusive: low.1.op == .greaterOrEqual,
+                                             upper: high.1.value, upperInclusive: high.1.op == .lessOrEqual)
+            return ([low.0, high.0].sorted(), field, range)
+        }.sorted { $0.positions.lexicographicallyPrecedes($1.positions) }
     }
 
     /// A union of one access path per operand of an OR, when every operand has one.
@@ -179,7 +222,7 @@ struct QueryPlanner<Root: Record> {
         let rows = min(total, parts.reduce(0) { $0 + $1.rows })
         let entries = parts.reduce(0.0) { $0 + Double($1.rows) }
         return Candidate(access: .union(parts.map(\.access)), rows: rows, cost: entries * 0.2 + Double(rows) * Self.lookupCost,
-                         used: nil, ordered: nil)
+                         used: [], ordered: nil)
     }
 
     /// An intersection of the two most selective index paths of different conjuncts, when reading
@@ -195,7 +238,7 @@ struct QueryPlanner<Root: Record> {
         let common = max(1, min(first.rows, second.rows) / 4)
         let cost = entries * 0.2 + Double(common) * Self.lookupCost
         guard cost < first.cost else { return nil }
-        return Candidate(access: .intersection([first.access, second.access]), rows: common, cost: cost, used: nil, ordered: nil)
+        return Candidate(access: .intersection([first.access, second.access]), rows: common, cost: cost, used: [], ordered: nil)
     }
 
     /// True when an index field can find the records meeting `comparison` (perhaps among others

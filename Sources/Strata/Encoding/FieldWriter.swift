@@ -1,0 +1,89 @@
+import Foundation
+
+/// Writes one record's fields for ``FieldCodable/encodeFields(to:)``: each call appends the field's
+/// id and its value to the record's CBOR map, exactly as the `Codable` encoder would.
+///
+/// Keys are the type's coding keys; their names are mapped to the entity's field ids (new names get
+/// new ids, as with `Codable`).
+public struct FieldWriter {
+    var writer: CBORWriter
+    var fields: FieldTable
+    /// Whether `fields` was given new names.
+    private(set) var fieldsChanged = false
+    /// The previous field's id: the next one is usually just after it (see `FieldTable.id(for:after:)`).
+    private var lastFieldID = 0
+    private var count = 0
+
+    init(fields: FieldTable, capacity: Int = 256) {
+        writer = CBORWriter(capacity: capacity)
+        self.fields = fields
+        writer.bytes.append(CBOR.emptyMapByte)
+    }
+
+    /// The record's bytes, with the map head counting the fields written.
+    consuming func finish() -> [UInt8] {
+        writer.patchHead(at: 0, .map, count: count)
+        return writer.bytes
+    }
+
+    @inline(__always)
+    private mutating func writeKey(_ key: some CodingKey) {
+        let (id, isNew) = fields.assign(key.stringValue, after: lastFieldID)
+        if isNew { fieldsChanged = true }
+        lastFieldID = id
+        count += 1
+        writer.writeHead(.unsigned, UInt64(id))
+    }
+
+    public mutating func encode(_ value: String, forKey key: some CodingKey) { writeKey(key); writer.writeText(value) }
+    public mutating func encode(_ value: Int, forKey key: some CodingKey) { writeKey(key); writer.writeInteger(value) }
+    public mutating func encode(_ value: Int64, forKey key: some CodingKey) { writeKey(key); writer.writeInteger(value) }
+    public mutating func encode(_ value: Double, forKey key: some CodingKey) { writeKey(key); writer.writeDouble(value) }
+    public mutating func encode(_ value: Float, forKey key: some CodingKey) { writeKey(key); writer.writeFloat(value) }
+    public mutating func encode(_ value: Bool, forKey key: some CodingKey) { writeKey(key); writer.writeBool(value) }
+    public mutating func encode(_ value: Date, forKey key: some CodingKey) { writeKey(key); writer.writeDate(value) }
+    public mutating func encode(_ value: UUID, forKey key: some CodingKey) { writeKey(key); writer.writeUUID(value) }
+    public mutating func encode(_ value: [String], forKey key: some CodingKey) { writeKey(key); writer.writeStrings(value) }
+
+    /// Any other integer width.
+    public mutating func encode<I: FixedWidthInteger & Encodable>(_ value: I, forKey key: some CodingKey) {
+        writeKey(key)
+        writer.writeInteger(value)
+    }
+
+    /// Any other value, through its `Encodable` conformance (nested structs as maps with text keys).
+    public mutating func encode<T: Encodable>(_ value: T, forKey key: some CodingKey) throws {
+        writeKey(key)
+        if writer.writePrimitive(value) { return }
+        let state = RecordEncodingState(fields: fields)
+        swap(&state.writer, &writer)
+        defer { swap(&state.writer, &writer) }
+        try state.encodeValue(value)
+    }
+
+    /// Writes `value` unless it is nil, as synthesized `Codable` does for optionals.
+    public mutating func encodeIfPresent(_ value: String?, forKey key: some CodingKey) {
+        if let value { encode(value, forKey: key) }
+    }
+    public mutating func encodeIfPresent(_ value: Int?, forKey key: some CodingKey) {
+        if let value { encode(value, forKey: key) }
+    }
+    public mutating func encodeIfPresent(_ value: Int64?, forKey key: some CodingKey) {
+        if let value { encode(value, forKey: key) }
+    }
+    public mutating func encodeIfPresent(_ value: Double?, forKey key: some CodingKey) {
+        if let value { encode(value, forKey: key) }
+    }
+    public mutating func encodeIfPresent(_ value: Bool?, forKey key: some CodingKey) {
+        if let value { encode(value, forKey: key) }
+    }
+    public mutating func encodeIfPresent(_ value: Date?, forKey key: some CodingKey) {
+        if let value { encode(value, forKey: key) }
+    }
+    public mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: some CodingKey) throws {
+        if let value { try encode(value, forKey: key) }
+    }
+
+    /// Writes null explicitly; synthesized `Codable` omits nil fields instead (`encodeIfPresent`).
+    public mutating func encodeNil(forKey key: some CodingKey) { writeKey(key); writer.writeNull() }
+}

@@ -1,0 +1,69 @@
+/// The top-level fields one query reads (its predicate's and its orderings'), resolved to field
+/// ids once per query, so that checking a candidate record costs one pass over the head of its
+/// top-level map: no dictionary, no field names read, and the pass stops once every selected
+/// field is found.
+struct FieldSelection {
+    /// The selected top-level field names, distinct.
+    let names: [String]
+    /// The stored id of each name; nil for a name never stored (always absent).
+    private let ids: [Int?]
+
+    init(predicate: QueryPredicate, orderings: [QueryOrdering], fields: FieldTable) {
+        var names: [String] = []
+        func select(_ path: [String]) {
+            if let first = path.first, !names.contains(first) { names.append(first) }
+        }
+        predicate.forEachComparison { select($0.field) }
+        orderings.forEach { select($0.field) }
+        self.names = names
+        ids = names.map { fields.id(for: $0) }
+    }
+
+    /// The values of `bytes`' selected fields, reusing `offsets`' storage.
+    func values(of bytes: [UInt8], reusing offsets: inout [Int]) throws(CBORReadFailure) -> SelectedFieldValues {
+        let reader = CBORReader(bytes: bytes)
+        offsets.removeAll(keepingCapacity: true)
+        offsets.append(contentsOf: repeatElement(-1, count: names.count))
+        var offset = 0
+        let head = try reader.readHead(at: &offset)
+        guard head.major == .map else { throw .mismatch(offset: 0, expected: "a map") }
+        var missing = ids.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
+        var remaining = min(head.argument, UInt64(bytes.count))
+        while missing > 0, remaining > 0 {
+            remaining -= 1
+            let keyHead = try reader.readHead(at: &offset)
+            guard keyHead.major == .unsigned else { throw .mismatch(offset: offset, expected: "a field id") }
+            if let slot = ids.firstIndex(where: { $0 == Int(clamping: keyHead.argument) }), offsets[slot] < 0 {
+                offsets[slot] = offset
+                missing -= 1
+            }
+            try reader.skipItemQuickly(at: &offset)
+        }
+        return SelectedFieldValues(reader: reader, names: names, offsets: offsets)
+    }
+}
+
+/// A record's selected fields (``FieldSelection``), read from its CBOR bytes on demand.
+struct SelectedFieldValues: FieldValues {
+    let reader: CBORReader
+    let names: [String]
+    /// The offset of each selected field's value, -1 when absent.
+    let offsets: [Int]
+
+    func value(at path: [String]) -> QueryValue? {
+        guard let first = path.first, let slot = names.firstIndex(of: first), offsets[slot] >= 0 else { return nil }
+        return try? reader.queryValue(at: offsets[slot], remaining: path.dropFirst())
+    }
+}
+
+extension QueryPredicate {
+    /// Calls `body` with every comparison in the predicate.
+    func forEachComparison(_ body: (FieldComparison) -> Void) {
+        switch self {
+        case .constant: break
+        case .comparison(let comparison): body(comparison)
+        case .and(let operands), .or(let operands): operands.forEach { $0.forEachComparison(body) }
+        case .not(let operand): operand.forEachComparison(body)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+/// One contiguous stretch of index keys, as a forward walk sees it: where to start, which keys to
+/// pass over, and where to stop. Every forward walk and count of an ``IndexProbe`` goes through
+/// it, so the rules for exclusive and cut bounds live in one place.
+///
+/// Bounds are byte prefixes cut to `IndexKey.maxLength`, so keys that were cut when stored are
+/// always inside (the executor rechecks every candidate). A bound that was itself cut is treated
+/// as inclusive: the values it stands for may lie on either side of it.
+struct KeyBounds {
+    /// The first key to seek (nil: the first key of the database).
+    let start: [UInt8]?
+    /// Keys starting with these bytes (an exclusive lower bound) are passed over.
+    let skipped: [UInt8]?
+    let end: End
+
+    enum End {
+        /// Walk to the last key.
+        case none
+        /// Stop at the first key that does not start with these bytes.
+        case prefix([UInt8])
+        /// Stop at the first key past `upper`: at `upper` itself when exclusive; past every key
+        /// `upper` prefixes when inclusive.
+        case upper([UInt8], inclusive: Bool)
+    }
+
+    /// What a walk does with one key.
+    enum Verdict { case take, skip, stop }
+
+    /// Every key.
+    static var all: KeyBounds { KeyBounds(start: nil, skipped: nil, end: .none) }
+
+    /// Keys starting with `prefix` (a point's whole key, or a string prefix).
+    static func prefix(_ prefix: [UInt8]) -> KeyBounds {
+        KeyBounds(start: prefix, skipped: nil, end: .prefix(prefix))
+    }
+
+    /// Keys between two encoded bounds (nil: open); a range never starts at the nil key (tag 0x00),
+    /// because comparisons with nil are false.
+    static func range(lower: [UInt8]?, lowerInclusive: Bool, upper: [UInt8]?, upperInclusive: Bool) -> KeyBounds {
+        let skipped = lower.flatMap { !lowerInclusive && $0.count < IndexKey.maxLength ? $0 : nil }
+        let end: End = upper.map { .upper($0, inclusive: upperInclusive || $0.count >= IndexKey.maxLength) } ?? .none
+        return KeyBounds(start: lower ?? [0x01], skipped: skipped, end: end)
+    }
+
+    /// Whether a walk takes, passes over or stops at `key`.
+    func verdict(_ key: Span<UInt8>) -> Verdict {
+        switch end {
+        case .none: break
+        case .prefix(let prefix):
+            guard Self.starts(key, with: prefix) else { return .stop }
+        case .upper(let upper, let inclusive):
+            if Self.starts(key, with: upper) {
+                guard inclusive else { return .stop }
+            } else if Self.compare(key, upper) > 0 {
+                return .stop
+            }
+        }
+        if let skipped, Self.starts(key, with: skipped) { return .skip }
+        return .take
+    }
+
+    static func starts(_ key: Span<UInt8>, with prefix: [UInt8]) -> Bool {
+        guard key.count >= prefix.count else { return false }
+        for index in prefix.indices where key[index] != prefix[index] { return false }
+        return true
+    }
+
+    /// -1, 0 or 1 as `key` sorts before, equal to or after `other`, bytewise.
+    static func compare(_ key: Span<UInt8>, _ other: [UInt8]) -> Int {
+        for index in 0..<min(key.count, other.count) where key[index] != other[index] {
+            return key[index] < other[index] ? -1 : 1
+        }
+        return key.count == other.count ? 0 : (key.count < other.count ? -1 : 1)
+    }
+}
