@@ -164,3 +164,21 @@ import TestSupport
 }
 
 
+
+@Suite struct DateIndexRoundTripTests {
+    @Test func fractionalDatesKeepIndexesConsistentAcrossTypedAndImportedWrites() throws {
+        let (store, dir) = try makeStore()
+        _ = dir
+        var member = Member(1, "Gob", "Bluth")
+        member.createdDate = Date(timeIntervalSinceReferenceDate: 721_692_800.123_456_789)
+        try store.write { tx in try tx.insert(member) }
+        member.firstName = "George"
+        try store.write { tx in try tx.upsert(member) }
+        #expect(try store.indexesConsistent())
+        #expect(try store.read { tx in try tx.query(Member.self).where(\.createdDate == member.createdDate).ids() } == [1])
+        try store.importJSON(Data(#"{"id": 1, "first_name": "Oscar"}"#.utf8), as: Member.self)
+        #expect(try store.indexesConsistent())
+        try store.write { tx in try tx.delete(Member.self, key: 1) }
+        #expect(try store.indexesConsistent())
+    }
+}
