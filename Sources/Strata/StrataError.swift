@@ -49,6 +49,12 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let storageFull = Code("storageFull")
         /// Any other failure reported by LMDB; ``StrataError/cause`` holds the `LMDBError`.
         public static let storage = Code("storage")
+        /// Input to an import is not well-formed JSON (truncated, invalid UTF-8, a trailing comma,
+        /// too deep, too long); ``StrataError/position`` says where.
+        public static let malformedJSON = Code("malformedJSON")
+        /// An imported record cannot be mapped to its entity: a value of the wrong type, a missing
+        /// primary key, an explicit null for a required field. ``StrataError/record`` names it.
+        public static let invalidRecord = Code("invalidRecord")
     }
 
     /// What kind of failure this is.
@@ -63,6 +69,10 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
     public var key: String?
     /// The error that caused this one, if any.
     public var cause: (any Error & Sendable)?
+    /// Where in an imported input the problem is, when it comes from one.
+    public var position: InputPosition?
+    /// The index (0-based) of the imported record involved, when one is.
+    public var record: Int?
 
     public init(
         _ code: Code, _ message: String,
@@ -83,3 +93,20 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         return text
     }
 }
+
+/// A place in a text input: byte offset (0-based), line and column (1-based; the column counts
+/// bytes from the start of the line).
+public struct InputPosition: Sendable, Hashable, CustomStringConvertible {
+    public var offset: Int
+    public var line: Int
+    public var column: Int
+
+    public init(offset: Int, line: Int, column: Int) {
+        self.offset = offset
+        self.line = line
+        self.column = column
+    }
+
+    public var description: String { "byte \(offset) (line \(line), column \(column))" }
+}
+

@@ -41,9 +41,19 @@ extension Float: IndexableValue {
 
 /// Encoded by `timeIntervalSinceReferenceDate`, Date's own storage, so the encoding loses nothing.
 extension Date: IndexableValue {
+    /// The key of the date as stored: records keep dates as seconds since 1970 in a float64 (CBOR
+    /// tag 1), which holds about a quarter of a microsecond less precision than `Date` itself in
+    /// this era, so the key is made from that value. A record's in-memory date and the same date
+    /// read back from its stored bytes then give one key, and index entries can be found again.
     public func appendOrderedKey(to key: inout [UInt8]) {
         key.append(OrderedKey.dateTag)
-        OrderedKey.appendBigEndian(OrderedKey.orderedBits(timeIntervalSinceReferenceDate), to: &key)
+        OrderedKey.appendBigEndian(OrderedKey.orderedBits(storedTimeIntervalSinceReferenceDate), to: &key)
+    }
+
+    /// `timeIntervalSinceReferenceDate` as it reads back from the stored seconds since 1970:
+    /// the value that keys and comparisons use. Idempotent.
+    package var storedTimeIntervalSinceReferenceDate: Double {
+        Date(timeIntervalSince1970: timeIntervalSince1970).timeIntervalSinceReferenceDate
     }
 
     public static func readOrderedKey(from key: [UInt8], at position: inout Int) throws(StrataError) -> Date {

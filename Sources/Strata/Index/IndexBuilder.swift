@@ -24,11 +24,18 @@ extension WriteTransaction {
         guard !context.indexesChecked else { return }
         context.indexesChecked = true
         let declared = T.indexes
-        let descriptors = declared.map(\.descriptor)
-        guard descriptors != context.schema.indexes else { return }
         precondition(Set(declared.map(\.name)).count == declared.count,
                      "\(T.self).indexes declares two indexes with the same name")
+        try migrate(context, to: declared.map(\.descriptor)) { toBuild in
+            try build(declared.filter { toBuild.contains($0.descriptor) }, of: type, context)
+        }
+    }
 
+    /// Makes `descriptors` the built indexes of `context`'s entity: empties the built ones not
+    /// among them, creates the missing ones empty and has `build` fill those, and records the
+    /// result in the catalog. Nothing happens when they are built already.
+    func migrate(_ context: EntityContext, to descriptors: [IndexDescriptor], build: ([IndexDescriptor]) throws -> Void) throws {
+        guard descriptors != context.schema.indexes else { return }
         for built in context.schema.indexes where !descriptors.contains(built) {
             if let database = context.indexes[built.name] {
                 try lmdb(entity: context.name) { try raw.drop(database) }
@@ -37,39 +44,67 @@ extension WriteTransaction {
             store.configuration.logger.info("dropped index", metadata: ["entity": "\(context.name)", "index": "\(built.name)"])
         }
         let kept = context.schema.indexes.filter(descriptors.contains)
-        let toBuild = declared.filter { !kept.contains($0.descriptor) }
-        for definition in toBuild {
-            let name = EntitySchema.indexDatabaseName(entity: context.name, index: definition.name)
+        let toBuild = descriptors.filter { !kept.contains($0) }
+        for descriptor in toBuild {
+            let name = EntitySchema.indexDatabaseName(entity: context.name, index: descriptor.name)
             let database = try lmdb(entity: context.name) {
                 try raw.openDatabase(name, options: [.create, .sortedDuplicates])
             }
             guard let database else { preconditionFailure("mdb_dbi_open with MDB_CREATE returned no database") }
             try lmdb(entity: context.name) { try raw.drop(database) }   // a leftover of an emptied index
-            context.indexes[definition.name] = database
+            context.indexes[descriptor.name] = database
         }
-        try build(toBuild, of: type, context)
+        if !toBuild.isEmpty { try build(toBuild) }
         context.schema.indexes = descriptors
         context.needsSaving = true
     }
 
-    /// Fills the (empty) indexes `definitions` from every stored record, in one pass.
-    private func build<T: Record>(_ definitions: [IndexDefinition<T>], of type: T.Type, _ context: EntityContext) throws {
-        guard !definitions.isEmpty else { return }
+    /// Fills the (empty) indexes `descriptors` from the stored bytes of every record, in one pass,
+    /// without a Swift type.
+    func buildStored(_ descriptors: [IndexDescriptor], _ context: EntityContext) throws {
+        let maintainer = StoredIndexMaintainer(self, context, only: descriptors)
+        try reportingBuild(descriptors.map(\.name), context) { step in
+            try lmdb(entity: context.name) {
+                try raw.withCursor(context.records) { cursor in
+                    var more = try cursor.first()
+                    while more {
+                        let key = cursor.key, bytes = cursor.value
+                        try maintainer.checkUnique(bytes, primaryKey: key) { key.map { String(format: "%02x", $0) }.joined() }
+                        try maintainer.update(old: nil, new: bytes, primaryKey: key)
+                        step()
+                        more = try cursor.next()
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs an index build, reporting progress every 10,000 records and logging the result.
+    private func reportingBuild(_ names: [String], _ context: EntityContext, _ body: (() -> Void) throws -> Void) throws {
         let total = try lmdb(entity: context.name) { try raw.count(in: context.records) }
         let report = store.configuration.indexBuildProgress
-        var progress = IndexBuildProgress(entity: context.name, indexes: definitions.map(\.name), completed: 0, total: total)
+        var progress = IndexBuildProgress(entity: context.name, indexes: names, completed: 0, total: total)
         report?(progress)
-        let maintainer = IndexMaintainer<T>(self, context, only: definitions)
-        try scanStored(type, context) { primaryKey, record in
-            try maintainer.checkUnique(record, primaryKey: primaryKey)
-            try maintainer.update(old: nil, new: record, primaryKey: primaryKey)
+        try body {
             progress.completed += 1
             if progress.completed % 10_000 == 0 { report?(progress) }
         }
         if progress.completed % 10_000 != 0 { report?(progress) }
         store.configuration.logger.info("built indexes", metadata: [
-            "entity": "\(context.name)", "indexes": "\(definitions.map(\.name).joined(separator: " "))", "records": "\(total)",
+            "entity": "\(context.name)", "indexes": "\(names.joined(separator: " "))", "records": "\(total)",
         ])
+    }
+
+    /// Fills the (empty) indexes `definitions` from every stored record, in one pass.
+    private func build<T: Record>(_ definitions: [IndexDefinition<T>], of type: T.Type, _ context: EntityContext) throws {
+        let maintainer = IndexMaintainer<T>(self, context, only: definitions)
+        try reportingBuild(definitions.map(\.name), context) { step in
+            try scanStored(type, context) { primaryKey, record in
+                try maintainer.checkUnique(record, primaryKey: primaryKey)
+                try maintainer.update(old: nil, new: record, primaryKey: primaryKey)
+                step()
+            }
+        }
     }
 }
 

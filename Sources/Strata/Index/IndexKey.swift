@@ -50,6 +50,12 @@ enum IndexKey {
         key.count > maxLength ? Array(key.prefix(maxLength)) : key
     }
 
+    /// True when `key` is the key of nil in an index of one field: such keys are exempt from
+    /// uniqueness, as NULL is in SQL.
+    static func isNilKey(_ key: [UInt8], fields: Int) -> Bool {
+        fields == 1 && key.count == 1 && key[0] == OrderedKey.nilTag
+    }
+
     /// True when a stored key may have been cut, so that matches need checking against records.
     static func mayBeTruncated(_ key: [UInt8]) -> Bool { key.count >= maxLength }
 }

@@ -23,11 +23,11 @@ struct IndexMaintainer<Root: Record> {
     var hasUniqueIndexes: Bool { definitions.contains { $0.isUnique } }
 
     /// Throws `.uniqueViolation` if storing `record` under `primaryKey` would give a unique index a
-    /// second record. Runs before anything is written, so a caught violation leaves no trace.
+    /// second record. nil in a single-field unique index never conflicts, as NULL in SQL. Runs before anything is written, so a caught violation leaves no trace.
     func checkUnique(_ record: Root, primaryKey: [UInt8]) throws {
         for definition in definitions where definition.isUnique {
             guard let database = context.indexes[definition.name] else { continue }
-            for fullKey in definition.keys(record) {
+            for fullKey in definition.keys(record) where !IndexKey.isNilKey(fullKey, fields: definition.fields.count) {
                 let key = IndexKey.stored(fullKey)
                 let holders = try transaction.lmdb(entity: context.name) { try primaryKeys(under: key, in: database) }
                 for holder in holders where holder != primaryKey {

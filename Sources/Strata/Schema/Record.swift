@@ -32,12 +32,20 @@ public protocol Record: Codable, Sendable {
     /// The name under which records of this type are stored. Defaults to the type's name;
     /// override it to rename the Swift type without renaming stored data.
     static var entityName: String { get }
+
+    /// JSON keys for fields that the importer's conventions do not find (`first_name` finds
+    /// `firstName`, `id` the primary key, `created_at` `createdAt` or `createdDate`):
+    /// `static let jsonKeys: JSONKeys<User> = [\.luckyNumber: "lucky"]`. Defaults to none.
+    /// Declare it with its type, `JSONKeys<Self>`: a plain dictionary would not be this requirement.
+    static var jsonKeys: JSONKeys<Self> { get }
 }
 
 extension Record {
     public static var entityName: String { String(describing: Self.self) }
 
     public static var indexes: [IndexDefinition<Self>] { [] }
+
+    public static var jsonKeys: JSONKeys<Self> { [:] }
 
     /// This record's primary key value.
     @inlinable
@@ -46,5 +54,24 @@ extension Record {
     /// The name of the primary key field as the key path spells it (`id` for `\User.id`).
     public static var primaryKeyName: String {
         FieldPath.components(of: primaryKey).joined(separator: ".")
+    }
+}
+
+/// JSON keys of a record type's fields, written as a dictionary literal of key paths:
+/// `[\User.luckyNumber: "lucky", \User.remoteID: "id"]`. Keeps field names, not key paths, so it is
+/// `Sendable` and can be a `static let`.
+public struct JSONKeys<Root>: Sendable, ExpressibleByDictionaryLiteral {
+    /// JSON keys by stored field name.
+    public let names: [String: String]
+
+    public init(dictionaryLiteral elements: (PartialKeyPath<Root>, String)...) {
+        var names: [String: String] = [:]
+        for (keyPath, key) in elements {
+            guard let path = FieldPath.components(ofAny: keyPath) else {
+                preconditionFailure("JSONKeys: \(keyPath) is not a stored property path")
+            }
+            names[path.joined(separator: ".")] = key
+        }
+        self.names = names
     }
 }

@@ -8,8 +8,11 @@ import LMDB
 public class ReadTransaction {
     let store: Store
     let raw: LMDB.Transaction
-    /// Entities used in this transaction, by record type.
-    var contexts: [ObjectIdentifier: EntityContext] = [:]
+    /// Entities used in this transaction, by name: one context per entity, whether a record type
+    /// or an ``EntityDescription`` reached it, so both see the same field ids and indexes.
+    var contexts: [String: EntityContext] = [:]
+    /// The same contexts by record type, so that typed calls skip the entity name lookup.
+    var typedContexts: [ObjectIdentifier: EntityContext] = [:]
     private var isOpen = true
 
     init(store: Store, raw: LMDB.Transaction) {
@@ -27,8 +30,18 @@ public class ReadTransaction {
     /// The entity of `type` as this transaction sees it, or nil when the store has none.
     func context<T: Record>(for type: T.Type) throws -> EntityContext? {
         checkOpen()
-        if let context = contexts[ObjectIdentifier(type)] { return context }
+        if let context = typedContexts[ObjectIdentifier(type)] { return context }
         let name = store.entityName(of: type)
+        guard let context = try context(named: name) else { return nil }
+        try checkPrimaryKey(of: type, against: context.schema)
+        typedContexts[ObjectIdentifier(type)] = context
+        return context
+    }
+
+    /// The entity named `name` as this transaction sees it, or nil when the store has none.
+    func context(named name: String) throws -> EntityContext? {
+        checkOpen()
+        if let context = contexts[name] { return context }
         guard let stored = try lmdb(entity: name, { try raw.value(forKey: Catalog.entityKey(name), in: store.catalog) }) else {
             return nil
         }
@@ -57,8 +70,7 @@ public class ReadTransaction {
             context = EntityContext(schema: schema, catalogBytes: stored, records: records, indexes: indexes)
             context.needsPublishing = true
         }
-        try checkPrimaryKey(of: type, against: context.schema)
-        contexts[ObjectIdentifier(type)] = context
+        contexts[name] = context
         return context
     }
 

@@ -27,14 +27,21 @@ public final class WriteTransaction: ReadTransaction {
 
     private func existingOrNewContext<T: Record>(for type: T.Type) throws -> EntityContext {
         if let context = try context(for: type) { return context }
-        let name = store.entityName(of: type)
-        let schema = EntitySchema(name: name, primaryKey: T.primaryKeyName,
+        let context = try createEntity(named: store.entityName(of: type), primaryKey: T.primaryKeyName)
+        typedContexts[ObjectIdentifier(type)] = context
+        return context
+    }
+
+    /// Creates an entity that the store does not have yet: its records database and its schema,
+    /// saved into the catalog at the commit.
+    func createEntity(named name: String, primaryKey: String) throws -> EntityContext {
+        let schema = EntitySchema(name: name, primaryKey: primaryKey,
                                   recordsDatabase: EntitySchema.recordsDatabaseName(for: name), fields: FieldTable())
         let records = try lmdb(entity: name) { try raw.openDatabase(schema.recordsDatabase, options: .create) }
         guard let records else { preconditionFailure("mdb_dbi_open with MDB_CREATE returned no database") }
         let context = EntityContext(schema: schema, catalogBytes: [], records: records, indexes: [:])
         context.needsSaving = true
-        contexts[ObjectIdentifier(type)] = context
+        contexts[name] = context
         store.configuration.logger.info("created entity", metadata: ["entity": "\(name)", "path": "\(store.path)"])
         return context
     }
@@ -128,7 +135,7 @@ public final class WriteTransaction: ReadTransaction {
     /// one search that also returns the stored value; replaced only when `replacing` and different.
     /// Returns `.updated` without writing when not `replacing` and the key exists; returns the
     /// replaced bytes with `.updated`.
-    private func write(_ bytes: [UInt8], forKey key: [UInt8], _ context: EntityContext, replacing: Bool) throws -> (Outcome, [UInt8]?) {
+    func write(_ bytes: [UInt8], forKey key: [UInt8], _ context: EntityContext, replacing: Bool) throws -> (Outcome, [UInt8]?) {
         try lmdb(entity: context.name) { () throws -> (Outcome, [UInt8]?) in
             if context.largestKey == nil {
                 context.largestKey = try raw.withCursor(context.records) { cursor in try cursor.last() ? cursor.key : [] }
@@ -209,10 +216,12 @@ public final class WriteTransaction: ReadTransaction {
             try raw.savepoint { nested in
                 let child = WriteTransaction(store: store, raw: nested)
                 child.contexts = contexts.mapValues { $0.copy() }
+                child.typedContexts = typedContexts.compactMapValues { child.contexts[$0.name] }
                 defer { child.invalidate() }
                 let value = try body(child)
                 // What the savepoint learned (entities, field ids, indexes) holds only if it succeeds.
                 contexts = child.contexts
+                typedContexts = child.typedContexts
                 return value
             }
         }

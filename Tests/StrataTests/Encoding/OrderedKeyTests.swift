@@ -118,11 +118,22 @@ struct OrderedKeyTests {
     }
 
     @Test func dateKeysOrderLikeDates() throws {
+        // Dates as the store holds them: seconds since 1970 in a float64 (see `Date.appendOrderedKey`).
         try checkOrder({ r -> Date in
             let base = Double(Int.random(in: -3...3, using: &r)) * 1e9
             // Neighbouring doubles included: the encoding must not merge dates one ulp apart.
-            return Date(timeIntervalSinceReferenceDate: Bool.random(using: &r) ? base.nextUp : base + Double.random(in: -1e9...1e9, using: &r))
+            return Date(timeIntervalSince1970: Bool.random(using: &r) ? base.nextUp : base + Double.random(in: -1e9...1e9, using: &r))
         }, seed: 7, isLess: <, isEqual: ==)
+    }
+
+    @Test func aDateAndItsStoredFormHaveOneKey() {
+        var generator = SeededGenerator(seed: 17)
+        for _ in 0..<10_000 {
+            let date = Date(timeIntervalSinceReferenceDate: Double.random(in: -4e9...4e9, using: &generator))
+            let stored = Date(timeIntervalSince1970: date.timeIntervalSince1970)
+            #expect(date.orderedKey == stored.orderedKey)
+            #expect(stored.orderedKey == Date(timeIntervalSince1970: stored.timeIntervalSince1970).orderedKey)
+        }
     }
 
     @Test func boolKeysOrderFalseFirst() throws {

@@ -18,7 +18,7 @@ struct ExternalFormatTests {
         .appendingPathComponent("tools/read-store.py").path
 
     struct Dump: Decodable {
-        struct Entry: Decodable { var key: String; var value: [String: JSONValue] }
+        struct Entry: Decodable { var key: String; var value: [String: DumpedJSON] }
         var format: Int
         var primaryKey: String
         var records: [Entry]
@@ -66,8 +66,8 @@ struct ExternalFormatTests {
 }
 
 /// Any JSON value, for comparing what the Python reader printed.
-enum JSONValue: Decodable, Equatable {
-    case null, bool(Bool), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
+enum DumpedJSON: Decodable, Equatable {
+    case null, bool(Bool), number(Double), string(String), array([DumpedJSON]), object([String: DumpedJSON])
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -75,7 +75,7 @@ enum JSONValue: Decodable, Equatable {
         else if let value = try? container.decode(Bool.self) { self = .bool(value) }
         else if let value = try? container.decode(Double.self) { self = .number(value) }
         else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: JSONValue].self)) }
+        else if let value = try? container.decode([DumpedJSON].self) { self = .array(value) }
+        else { self = .object(try container.decode([String: DumpedJSON].self)) }
     }
 }

@@ -17,7 +17,8 @@ package enum QueryValueOrder {
         case (.bool(let x), .bool(let y)): return x == y ? 0 : (x ? 1 : -1)
         case (.string(let x), .string(let y)): return compareStrings(x, y, options: options)
         case (.date(let x), .date(let y)):
-            return ordered(x.timeIntervalSinceReferenceDate, y.timeIntervalSinceReferenceDate)
+            // As stored (see `Date.appendOrderedKey`): a query's date matches the record it was written with.
+            return ordered(x.storedTimeIntervalSinceReferenceDate, y.storedTimeIntervalSinceReferenceDate)
         case (.uuid(let x), .uuid(let y)): return compareBytes(bytes(of: x), bytes(of: y))
         case (.data(let x), .data(let y)): return compareBytes(x, y)
         case (.list(let x), .list(let y)):

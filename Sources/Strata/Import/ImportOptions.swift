@@ -1,0 +1,105 @@
+/// How ``Store/importJSON(_:as:options:)`` treats a payload.
+///
+/// ```swift
+/// let options = ImportOptions(mode: .sync(scope: "city == 'Berlin'"), rootKey: "users", onError: .skip)
+/// ```
+public struct ImportOptions: Sendable {
+    /// Upsert only, or also delete what the payload lacks.
+    public struct Mode: Sendable, Equatable {
+        /// Records of the entity absent from the payload are deleted.
+        public var deletesMissing: Bool
+        /// With `deletesMissing`: only records matching this predicate format are candidates, so
+        /// that a paginated or filtered fetch never deletes the rest.
+        public var scope: String?
+        /// Arguments of the scope's `%@` placeholders.
+        public var scopeArguments: [String]
+
+        /// Insert new records and update existing ones by primary key; delete nothing.
+        public static let upsert = Mode(deletesMissing: false, scope: nil, scopeArguments: [])
+        /// Make the entity match the payload: upsert, then delete every record it lacks.
+        public static let sync = Mode(deletesMissing: true, scope: nil, scopeArguments: [])
+        /// Make the records matching `scope` match the payload: upsert, then delete the records
+        /// matching `scope` that the payload lacks.
+        public static func sync(scope: String, _ arguments: String...) -> Mode {
+            Mode(deletesMissing: true, scope: scope, scopeArguments: arguments)
+        }
+    }
+
+    /// What happens to a record that cannot be mapped (wrong type, no primary key).
+    public enum ErrorPolicy: String, Sendable {
+        /// The import stops with the record's error; nothing is written (or, with a batch size,
+        /// nothing after the last committed batch).
+        case abort
+        /// The record is left out and listed in ``ImportReport/failures``; the rest is imported.
+        case skip
+    }
+
+    public var mode: Mode
+    /// The member of a top-level object that holds the records (`{"users": [...]}`); nil when the
+    /// document is the array of records itself, or a single record object.
+    public var rootKey: String?
+    public var onError: ErrorPolicy
+    /// Insert records whose key is not stored (default true).
+    public var insertsNew: Bool
+    /// Update stored records the payload changes (default true).
+    public var updatesExisting: Bool
+    /// In sync mode, delete records the payload lacks (default true).
+    public var deletesMissing: Bool
+    /// Compute the report without committing anything.
+    public var dryRun: Bool
+    /// Commit every this many records. Bounds the size of each transaction for huge inputs, but
+    /// then an import is not atomic as a whole: a failure leaves the committed batches. nil (the
+    /// default) imports in one write transaction: all or nothing, and two imports of one entity
+    /// never interleave.
+    public var batchSize: Int?
+    /// JSON keys by dotted field path, overriding conventions and the type's ``Record/jsonKeys``.
+    public var jsonKeys: [String: String]
+    /// Value transforms by top-level field name, applied to the JSON value before mapping.
+    public var transforms: [String: JSONValueTransform]
+    /// Date formats by dotted field path, overriding automatic detection.
+    public var dateFormats: [String: DateFormat]
+    public var limits: JSONLimits
+    public var durability: Store.Durability
+    /// Called every 10,000 records and at the end, on the importing thread.
+    public var progress: (@Sendable (ImportProgress) -> Void)?
+
+    public init(
+        mode: Mode = .upsert, rootKey: String? = nil, onError: ErrorPolicy = .abort,
+        insertsNew: Bool = true, updatesExisting: Bool = true, deletesMissing: Bool = true,
+        dryRun: Bool = false, batchSize: Int? = nil,
+        jsonKeys: [String: String] = [:], transforms: [String: JSONValueTransform] = [:],
+        dateFormats: [String: DateFormat] = [:], limits: JSONLimits = JSONLimits(),
+        durability: Store.Durability = .synchronous,
+        progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) {
+        self.mode = mode
+        self.rootKey = rootKey
+        self.onError = onError
+        self.insertsNew = insertsNew
+        self.updatesExisting = updatesExisting
+        self.deletesMissing = deletesMissing
+        self.dryRun = dryRun
+        self.batchSize = batchSize
+        self.jsonKeys = jsonKeys
+        self.transforms = transforms
+        self.dateFormats = dateFormats
+        self.limits = limits
+        self.durability = durability
+        self.progress = progress
+    }
+}
+
+/// How far an import has come.
+public struct ImportProgress: Sendable, Equatable {
+    /// Records read from the input so far.
+    public var recordsRead: Int
+    /// Bytes of input parsed so far, and in all when known.
+    public var bytesRead: Int
+    public var totalBytes: Int?
+
+    /// Between 0 and 1, by bytes; nil when the input's size is unknown.
+    public var fractionCompleted: Double? {
+        guard let totalBytes else { return nil }
+        return totalBytes == 0 ? 1 : min(1, Double(bytesRead) / Double(totalBytes))
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// Where a JSON parser's bytes come from, in chunks, so that memory does not grow with the input.
+protocol JSONByteSource {
+    /// Replaces `buffer`'s contents with the next chunk; leaves it empty at the end of the input.
+    mutating func nextChunk(into buffer: inout [UInt8]) throws(StrataError)
+}
+
+/// Bytes already in memory, handed out in one chunk.
+struct InMemoryByteSource: JSONByteSource {
+    private var bytes: [UInt8]?
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func nextChunk(into buffer: inout [UInt8]) throws(StrataError) {
+        if let bytes {
+            buffer = bytes
+            self.bytes = nil
+        } else {
+            buffer.removeAll()
+        }
+    }
+}
+
+/// A file read in chunks of `chunkSize` bytes with `read(2)`.
+final class FileByteSource: JSONByteSource {
+    private let descriptor: Int32
+    private let path: String
+    private let chunkSize: Int
+
+    /// Opens `path` for reading; throws `.invalidPath` or `.permissionDenied` naming it.
+    init(path: String, chunkSize: Int = 1 << 20) throws(StrataError) {
+        self.path = path
+        self.chunkSize = chunkSize
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            let reason = String(cString: strerror(code))
+            throw StrataError(code == EACCES || code == EPERM ? .permissionDenied : .invalidPath,
+                              "cannot open the JSON file \(path): \(reason)")
+        }
+        var status = stat()
+        if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+            close(descriptor)
+            throw StrataError(.invalidPath, "cannot import \(path): it is a directory, not a JSON file")
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    func nextChunk(into buffer: inout [UInt8]) throws(StrataError) {
+        buffer.removeAll(keepingCapacity: true)
+        let size = chunkSize
+        var failure: Int32 = 0
+        buffer.append(contentsOf: repeatElement(0, count: size))
+        let count = buffer.withUnsafeMutableBytes { raw -> Int in
+            while true {
+                let n = read(descriptor, raw.baseAddress, size)
+                if n >= 0 { return n }
+                if errno == EINTR { continue }
+                failure = errno
+                return 0
+            }
+        }
+        buffer.removeSubrange(count...)
+        if failure != 0 {
+            throw StrataError(.storage, "reading \(path) failed: \(String(cString: strerror(failure)))")
+        }
+    }
+}
+
+/// Chunks produced by another thread (an async byte sequence being drained by a task), handed
+/// over one at a time: the producer blocks while the parser has not taken the previous chunk, so
+/// at most two chunks are in memory.
+final class ChunkChannel: JSONByteSource, @unchecked Sendable {
+    // @unchecked: every stored property is guarded by `condition`.
+    private let condition = NSCondition()
+    private var pending: [UInt8]?
+    private var finished = false
+    private var failure: StrataError?
+    private var cancelled = false
+
+    /// Producer side: hands over a chunk, waiting while the previous one is not taken. Returns
+    /// false when the consumer has stopped (the import failed or finished early).
+    func send(_ chunk: [UInt8]) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while pending != nil && !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        pending = chunk
+        condition.broadcast()
+        return true
+    }
+
+    /// Producer side: the input ended, or failed with `error`.
+    func finish(throwing error: StrataError? = nil) {
+        condition.lock()
+        finished = true
+        failure = error
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Consumer side: no more chunks will be taken; a waiting producer is released.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func nextChunk(into buffer: inout [UInt8]) throws(StrataError) {
+        condition.lock()
+        defer { condition.unlock() }
+        while pending == nil && !finished { condition.wait() }
+        if let chunk = pending {
+            buffer = chunk
+            pending = nil
+            condition.broadcast()
+            return
+        }
+        buffer.removeAll()
+        if let failure { throw failure }
+    }
+}

@@ -1,0 +1,159 @@
+extension JSONParser {
+    /// Parses a string at its opening quote. A string that ends in the current chunk without
+    /// escapes becomes a `String` straight from the chunk; others are gathered in the scratch
+    /// buffer. Either way the bytes are checked to be UTF-8.
+    mutating func parseString() throws(StrataError) -> String {
+        let start = position
+        advance()   // the opening quote
+        var runStart = index
+        var ascii = true
+        // Fast path: the whole string in this chunk, no escapes.
+        while index < buffer.count {
+            let byte = buffer[index]
+            if byte == UInt8(ascii: "\"") {
+                let bytes = buffer[runStart..<index]
+                advance()
+                try checkLength(bytes.count, start)
+                return try makeString(bytes, ascii: ascii, start)
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            if byte >= 0x80 { ascii = false }
+            advance()
+        }
+        clearScratch()
+        appendScratch(buffer[runStart..<index])
+        while true {
+            guard let byte = try peek() else { throw StrataError.malformed("unterminated string", at: start) }
+            runStart = index
+            if byte == UInt8(ascii: "\"") {
+                advance()
+                try checkLength(scratchBytes.count, start)
+                return try makeString(scratchBytes[...], ascii: ascii, start)
+            }
+            if byte == UInt8(ascii: "\\") {
+                advance()
+                try parseEscape(stringStart: start)
+            } else if byte < 0x20 {
+                throw failure("unescaped control character 0x\(String(byte, radix: 16)) in a string; write it as an escape")
+            } else {
+                while index < buffer.count {
+                    let next = buffer[index]
+                    if next == UInt8(ascii: "\"") || next == UInt8(ascii: "\\") || next < 0x20 { break }
+                    if next >= 0x80 { ascii = false }
+                    advance()
+                }
+                appendScratch(buffer[runStart..<index])
+            }
+            try checkLength(scratchBytes.count, start)
+        }
+    }
+
+    private func checkLength(_ count: Int, _ start: InputPosition) throws(StrataError) {
+        if count > limits.maximumStringLength {
+            throw StrataError.malformed("a string is longer than the limit of \(limits.maximumStringLength) bytes", at: start)
+        }
+    }
+
+    private func makeString(_ bytes: ArraySlice<UInt8>, ascii: Bool, _ start: InputPosition) throws(StrataError) -> String {
+        if ascii { return String(decoding: bytes, as: UTF8.self) }
+        guard let string = String(validating: bytes, as: UTF8.self) else {
+            throw StrataError.malformed("a string is not valid UTF-8", at: start)
+        }
+        return string
+    }
+
+    /// Parses the escape after a backslash into the scratch buffer.
+    private mutating func parseEscape(stringStart: InputPosition) throws(StrataError) {
+        guard let byte = try peek() else { throw StrataError.malformed("unterminated string", at: stringStart) }
+        advance()
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): appendScratch(byte)
+        case UInt8(ascii: "b"): appendScratch(0x08)
+        case UInt8(ascii: "f"): appendScratch(0x0C)
+        case UInt8(ascii: "n"): appendScratch(0x0A)
+        case UInt8(ascii: "r"): appendScratch(0x0D)
+        case UInt8(ascii: "t"): appendScratch(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try hexQuad()
+            if (0xD800...0xDBFF).contains(scalar) {
+                guard try peek() == UInt8(ascii: "\\") else { throw failure("a \\u escape holds a lone high surrogate") }
+                advance()
+                guard try peek() == UInt8(ascii: "u") else { throw failure("a \\u escape holds a lone high surrogate") }
+                advance()
+                let low = try hexQuad()
+                guard (0xDC00...0xDFFF).contains(low) else { throw failure("a \\u escape holds a lone high surrogate") }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                throw failure("a \\u escape holds a lone low surrogate")
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw failure("invalid \\u escape") }
+            for unit in UTF8.encode(unicode)! { appendScratch(unit) }
+        default:
+            index -= 1
+            throw failure("invalid escape '\\\(Character(Unicode.Scalar(byte)))' in a string")
+        }
+    }
+
+    private mutating func hexQuad() throws(StrataError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let byte = try peek() else { throw failure("unexpected end of input in a \\u escape") }
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw failure("expected four hexadecimal digits after \\u")
+            }
+            value = value << 4 | digit
+            advance()
+        }
+        return value
+    }
+
+    /// Parses a number by the JSON grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    mutating func parseNumber() throws(StrataError) -> JSONValue {
+        let start = position
+        clearScratch()
+        var isInteger = true
+        if try peek() == UInt8(ascii: "-") { try take() }
+        guard let first = try peek(), isDigit(first) else { throw failure("expected a digit after '-'") }
+        try take()
+        if first != UInt8(ascii: "0") {
+            while let byte = try peek(), isDigit(byte) { try take() }
+        } else if let byte = try peek(), isDigit(byte) {
+            throw StrataError.malformed("a number has a leading zero", at: start)
+        }
+        if try peek() == UInt8(ascii: ".") {
+            isInteger = false
+            try take()
+            guard let byte = try peek(), isDigit(byte) else { throw failure("expected a digit after the decimal point") }
+            while let byte = try peek(), isDigit(byte) { try take() }
+        }
+        if let byte = try peek(), byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+            isInteger = false
+            try take()
+            if let sign = try peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { try take() }
+            guard let digit = try peek(), isDigit(digit) else { throw failure("expected a digit in the exponent") }
+            while let byte = try peek(), isDigit(byte) { try take() }
+        }
+        if scratchBytes.count > 400 { throw StrataError.malformed("a number has more than 400 characters", at: start) }
+        let text = String(decoding: scratchBytes, as: UTF8.self)
+        if isInteger, let integer = Int64(text) { return .int(integer) }
+        guard let double = Double(text), double.isFinite else {
+            throw StrataError.malformed("the number \(text.prefix(40)) is out of range", at: start)
+        }
+        return .double(double)
+    }
+
+    @inline(__always)
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    /// Moves the next byte into the scratch buffer.
+    @inline(__always)
+    private mutating func take() throws(StrataError) {
+        guard let byte = try peek() else { return }
+        appendScratch(byte)
+        advance()
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// One parsed JSON value, as the importer sees it: the input to mapping and to per-field value
+/// transforms (``ImportOptions/transforms``).
+///
+/// Numbers keep the distinction JSON text makes: an integer literal that fits `Int64` is `.int`,
+/// anything else (fractions, exponents, larger integers) is `.double`. Objects keep their keys in
+/// input order, duplicates included, so that the mapper can apply "the last occurrence wins".
+public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([JSONMember])
+
+    /// The value of the last member named `key`, when this is an object that has one.
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.last { $0.key == key }?.value
+    }
+
+    /// The JSON kind, for messages: "null", "a boolean", "an integer", "a number", "a string",
+    /// "an array", "an object".
+    public var kind: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .int: "an integer"
+        case .double: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    /// The value as compact JSON text, cut at 60 characters: what error messages quote.
+    public var description: String {
+        let text = jsonText
+        return text.count > 60 ? String(text.prefix(57)) + "…" : text
+    }
+
+    /// The value as compact JSON text.
+    public var jsonText: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let value): return value ? "true" : "false"
+        case .int(let value): return String(value)
+        case .double(let value): return value.isFinite ? String(value) : "null"
+        case .string(let value): return JSONValue.quoted(value)
+        case .array(let elements): return "[" + elements.map(\.jsonText).joined(separator: ",") + "]"
+        case .object(let members):
+            return "{" + members.map { JSONValue.quoted($0.key) + ":" + $0.value.jsonText }.joined(separator: ",") + "}"
+        }
+    }
+
+    static func quoted(_ string: String) -> String {
+        var text = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.value < 0x20: text += String(format: "\\u%04x", scalar.value)
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "\""
+    }
+}
+
+/// One `"key": value` member of a JSON object.
+public struct JSONMember: Sendable, Hashable {
+    public var key: String
+    public var value: JSONValue
+
+    public init(key: String, value: JSONValue) {
+        self.key = key
+        self.value = value
+    }
+}

@@ -1,0 +1,274 @@
+import Foundation
+import LMDB
+
+/// Where an import reads from. Re-readable: a write transaction that LMDB's map outgrew is
+/// retried from the start after the map grows, and then reads the input again.
+enum ImportSource: Sendable {
+    case bytes([UInt8])
+    case file(String)
+
+    func open() throws(StrataError) -> any JSONByteSource {
+        switch self {
+        case .bytes(let bytes): InMemoryByteSource(bytes)
+        case .file(let path): try FileByteSource(path: path)
+        }
+    }
+
+    var size: Int? {
+        switch self {
+        case .bytes(let bytes): return bytes.count
+        case .file(let path): return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        }
+    }
+}
+
+/// The entity an import writes: found or created in the transaction, with its index maintenance.
+struct ImportTarget {
+    let description: EntityDescription
+    /// The entity's context, created, migrated and with ids for every described field.
+    let context: (WriteTransaction) throws -> EntityContext
+    /// The index maintenance of one transaction.
+    let indexer: (WriteTransaction, EntityContext) -> ImportIndexer
+}
+
+/// Index maintenance from stored bytes: `checkUnique(new, primaryKey, describeKey)` before a
+/// write, `update(old, new, primaryKey)` after it.
+struct ImportIndexer {
+    var isEmpty: Bool
+    var checkUnique: ([UInt8], [UInt8], () -> String) throws -> Void
+    var update: ([UInt8]?, [UInt8]?, [UInt8]) throws -> Void
+}
+
+/// Runs one import: parses records from the source, maps and writes them in one write
+/// transaction (or one per batch), deletes what a sync's payload lacks, and reports.
+final class JSONImporter {
+    private let store: Store
+    private let source: ImportSource
+    private let target: ImportTarget
+    private let options: ImportOptions
+
+    init(store: Store, source: ImportSource, target: ImportTarget, options: ImportOptions) {
+        self.store = store
+        self.source = source
+        self.target = target
+        self.options = options
+    }
+
+    /// Thrown to roll back a dry run, carrying its report out of the transaction.
+    private struct DryRunRollback: Error { var report: ImportReport }
+
+    func run() throws -> ImportReport {
+        let started = DispatchTime.now()
+        if let size = options.batchSize, size <= 0 {
+            throw StrataError(.invalidValue, "the import batch size must be positive, not \(size)")
+        }
+        var report: ImportReport
+        if let batchSize = options.batchSize, !options.dryRun {
+            report = try runBatched(batchSize)
+        } else {
+            do {
+                report = try store.write(durability: options.durability) { tx in
+                    var parser = JSONParser(source: try source.open(), limits: options.limits)
+                    let session = try ImportSession(tx, target, options)
+                    var report = ImportReport(entity: target.description.name)
+                    var index = 0
+                    while let (record, position) = try nextRecord(&parser) {
+                        try session.process(record, index: index, position: position, into: &report)
+                        index += 1
+                        if index % 10_000 == 0 { reportProgress(index, parser) }
+                    }
+                    reportProgress(index, parser)
+                    try session.finish(into: &report)
+                    if options.dryRun { throw DryRunRollback(report: report) }
+                    report.transactions = 1
+                    return report
+                }
+            } catch let rollback as DryRunRollback {
+                report = rollback.report
+                report.dryRun = true
+            }
+        }
+        report.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        store.configuration.logger.info("imported", metadata: ["entity": "\(report.entity)", "report": "\(report)"])
+        return report
+    }
+
+    /// Imports `batchSize` records per write transaction. The records of a batch are read before
+    /// its transaction starts, so a transaction retried after map growth sees them again.
+    private func runBatched(_ batchSize: Int) throws -> ImportReport {
+        var parser = JSONParser(source: try source.open(), limits: options.limits)
+        var report = ImportReport(entity: target.description.name)
+        var index = 0
+        var first = true
+        while true {
+            var batch: [(JSONValue, InputPosition)] = []
+            while batch.count < batchSize, let next = try nextRecord(&parser) { batch.append(next) }
+            let isLast = batch.count < batchSize
+            let batchStart = index
+            let isFirst = first
+            report = try store.write(durability: options.durability) { tx in
+                let session = try ImportSession(tx, target, options, keepSeen: !isFirst)
+                var batchReport = report
+                for (offset, (record, position)) in batch.enumerated() {
+                    try session.process(record, index: batchStart + offset, position: position, into: &batchReport)
+                }
+                if isLast { try session.finish(into: &batchReport) }
+                batchReport.transactions += 1
+                return batchReport
+            }
+            first = false
+            index += batch.count
+            reportProgress(index, parser)
+            if isLast { return report }
+        }
+    }
+
+    private func nextRecord(_ parser: inout JSONParser) throws(StrataError) -> (JSONValue, InputPosition)? {
+        try parser.skipWhitespace()
+        let position = parser.position
+        guard let record = try parser.nextRecord(rootKey: options.rootKey) else { return nil }
+        return (record, position)
+    }
+
+    private func reportProgress(_ records: Int, _ parser: JSONParser) {
+        options.progress?(ImportProgress(recordsRead: records, bytesRead: parser.offset, totalBytes: source.size))
+    }
+}
+
+/// The state of an import inside one write transaction.
+private final class ImportSession {
+    let tx: WriteTransaction
+    let context: EntityContext
+    let mapper: RecordMapper
+    let indexer: ImportIndexer
+    let options: ImportOptions
+    /// The primary keys seen in this import's payload: an LMDB database emptied at the start and
+    /// the end, so that duplicate detection and a sync's deletions cost no memory per record.
+    let seen: Database
+    let maximumKeySize: Int
+
+    init(_ tx: WriteTransaction, _ target: ImportTarget, _ options: ImportOptions, keepSeen: Bool = false) throws {
+        self.tx = tx
+        self.options = options
+        context = try target.context(tx)
+        mapper = RecordMapper(description: target.description, fields: context.schema.fields, options: options)
+        indexer = target.indexer(tx, context)
+        maximumKeySize = tx.store.environment.maxKeySize
+        let name = "import/\(context.name)"
+        guard let seen = try tx.lmdb(entity: context.name, { try tx.raw.openDatabase(name, options: .create) }) else {
+            preconditionFailure("mdb_dbi_open with MDB_CREATE returned no database")
+        }
+        self.seen = seen
+        if context.largestKey == nil {
+            let records = context.records
+            context.largestKey = try tx.lmdb(entity: context.name) {
+                try tx.raw.withCursor(records) { cursor in try cursor.last() ? cursor.key : [] }
+            }
+        }
+        if !keepSeen { try tx.lmdb(entity: context.name) { try tx.raw.drop(seen) } }
+    }
+
+    /// Maps and writes one record; a mapping failure is skipped or thrown as the options say.
+    func process(_ record: JSONValue, index: Int, position: InputPosition, into report: inout ImportReport) throws {
+        report.records += 1
+        do {
+            try write(record, into: &report)
+        } catch let failure as ConversionFailure {
+            try fail(StrataError(.invalidRecord, failure.message), index: index, position: position, into: &report)
+        } catch let error as StrataError where error.code == .uniqueViolation {
+            try fail(error, index: index, position: position, into: &report)
+        }
+        if report.ignoredKeys.count != mapper.ignoredKeys.count || index % 1024 == 0 { report.ignoredKeys = mapper.ignoredKeys }
+    }
+
+    private func fail(_ error: StrataError, index: Int, position: InputPosition, into report: inout ImportReport) throws {
+        var error = error
+        error.message = "record \(index): " + error.message
+        error.record = index
+        error.position = position
+        error.entity = context.name
+        guard options.onError == .skip else { throw error }
+        report.skipped += 1
+        if report.failures.count < 100 { report.failures.append(error) }
+    }
+
+    private func write(_ record: JSONValue, into report: inout ImportReport) throws {
+        let mapped = try mapper.map(record, maximumKeySize: maximumKeySize)
+        let key = mapped.primaryKey
+        let raw = tx.raw
+        let firstTime = try tx.lmdb(entity: context.name) { try raw.putIfAbsent([], forKey: key, in: seen) == nil }
+        if !firstTime {
+            report.duplicates += 1
+            if report.duplicateKeys.count < 20 { report.duplicateKeys.append(mapped.keyText) }
+        }
+        let stored = try tx.lmdb(entity: context.name, key: mapped.keyText) { try raw.value(forKey: key, in: context.records) }
+        let bytes = try mapper.encode(merging: stored, entity: context.name, key: mapped.keyText)
+        if let stored {
+            if stored == bytes {
+                if firstTime { report.unchanged += 1 }
+                return
+            }
+            guard options.updatesExisting else {
+                if firstTime { report.notUpdated += 1 }
+                return
+            }
+        } else if !options.insertsNew {
+            report.notInserted += 1
+            return
+        }
+        if !indexer.isEmpty { try indexer.checkUnique(bytes, key) { mapped.keyText } }
+        try tx.lmdb(entity: context.name, key: mapped.keyText) {
+            if stored == nil, let largest = context.largestKey, largest.lexicographicallyPrecedes(key) {
+                try raw.put(bytes, forKey: key, in: context.records, options: .append)
+                context.largestKey = key
+            } else {
+                try raw.put(bytes, forKey: key, in: context.records)
+            }
+        }
+        if !indexer.isEmpty { try indexer.update(stored, bytes, key) }
+        if stored == nil {
+            report.inserted += 1
+        } else if firstTime {
+            report.updated += 1
+        }
+    }
+
+    /// Deletes what a sync's payload lacks, then empties the seen-keys database.
+    func finish(into report: inout ImportReport) throws {
+        report.ignoredKeys = mapper.ignoredKeys
+        if options.mode.deletesMissing { try deleteMissing(into: &report) }
+        try tx.lmdb(entity: context.name) { try tx.raw.drop(seen) }
+    }
+
+    private func deleteMissing(into report: inout ImportReport) throws {
+        let scope = try options.mode.scope.map { format in
+            try PredicateFormat.parse(format, arguments: options.mode.scopeArguments, entity: context.name,
+                                      fields: Set(context.schema.fields.entries.map(\.name))).predicate
+        }
+        let raw = tx.raw
+        var doomed: [[UInt8]] = []
+        try tx.lmdb(entity: context.name) {
+            try raw.withCursor(context.records) { cursor in
+                var more = try cursor.first()
+                while more {
+                    let key = cursor.key
+                    if try !raw.contains(key, in: seen) {
+                        let inScope = try scope.map { predicate in
+                            predicate.evaluate(on: try StoredFieldValues(bytes: cursor.value, fields: context.schema.fields, entity: context.name))
+                        } ?? true
+                        if inScope {
+                            if options.deletesMissing { doomed.append(key) } else { report.notDeleted += 1 }
+                        }
+                    }
+                    more = try cursor.next()
+                }
+            }
+        }
+        for key in doomed {
+            let old = try tx.lmdb(entity: context.name) { try raw.value(forKey: key, in: context.records) }
+            if !indexer.isEmpty { try indexer.update(old, nil, key) }
+            _ = try tx.lmdb(entity: context.name) { try raw.delete(key, in: context.records) }
+            report.deleted += 1
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+
+/// A per-field change to a JSON value before it is mapped: `{ value in ... }`, given the JSON
+/// value and returning the one to store (for example cents from a "12.34" string).
+public typealias JSONValueTransform = @Sendable (JSONValue) throws -> JSONValue
+
+/// Turns JSON objects into stored records of one entity: maps keys to fields, converts values,
+/// and merges the result with the stored record, so that a key absent from the JSON leaves its
+/// field as stored while an explicit `null` clears an optional field.
+///
+/// One mapper serves one import; it reuses its buffers between records.
+final class RecordMapper {
+    let description: EntityDescription
+    let mapping: KeyMapping
+    let converter: ValueConverter
+    let transforms: [String: JSONValueTransform]
+    /// The stored field id of each top-level field.
+    let fieldIDs: [Int]
+    let primaryKeyIndex: Int
+    let primaryKeyKind: ValueKind
+    /// JSON keys that filled no field, with how often they occurred.
+    private(set) var ignoredKeys: [String: Int] = [:]
+
+    /// One top-level field of the record being mapped.
+    private enum Slot {
+        case absent
+        case null
+        case value(Range<Int>)
+    }
+
+    private var slots: [Slot]
+    private var chosen: [(key: String, value: JSONValue)?]
+    private var values = CBORWriter(capacity: 512)
+
+    /// A mapped record: its encoded primary key and its fields, ready to merge with the stored one.
+    struct Mapped {
+        var primaryKey: [UInt8]
+        /// The primary key as the JSON gave it, for messages and the report.
+        var keyText: String
+    }
+
+    init(description: EntityDescription, fields: FieldTable, options: ImportOptions) {
+        self.description = description
+        self.mapping = KeyMapping(fields: description.fields, primaryKey: description.primaryKey, overrides: options.jsonKeys)
+        self.converter = ValueConverter(dateFormats: options.dateFormats)
+        self.transforms = options.transforms
+        self.fieldIDs = description.fields.map { fields.id(for: $0.name) ?? 0 }
+        self.primaryKeyIndex = description.fields.firstIndex { $0.name == description.primaryKey } ?? 0
+        self.primaryKeyKind = ValueKind(description.fields[primaryKeyIndex].type)
+        slots = Array(repeating: .absent, count: description.fields.count)
+        chosen = Array(repeating: nil, count: description.fields.count)
+    }
+
+    /// Maps the members of one JSON record. Throws ``ConversionFailure`` naming the JSON key.
+    func map(_ record: JSONValue, maximumKeySize: Int) throws -> Mapped {
+        guard case .object(let members) = record else {
+            throw ConversionFailure(message: "is \(record.kind), not an object")
+        }
+        for index in chosen.indices { chosen[index] = nil }
+        for member in members {
+            if let index = mapping.field(for: member.key) {
+                chosen[index] = (member.key, member.value)   // the last of duplicate keys wins
+            } else {
+                ignoredKeys[member.key, default: 0] += 1
+            }
+        }
+        values.bytes.removeAll(keepingCapacity: true)
+        for (index, field) in description.fields.enumerated() {
+            guard var (key, value) = chosen[index] else {
+                slots[index] = .absent
+                continue
+            }
+            if let transform = transforms[field.name] {
+                do { value = try transform(value) } catch {
+                    throw ConversionFailure(message: "'\(key)': the transform of '\(field.name)' failed: \(error)")
+                }
+            }
+            if case .null = value {
+                guard field.isOptional else { throw ConversionFailure(message: "'\(key)' is null, but '\(field.name)' is not optional") }
+                slots[index] = .null
+                continue
+            }
+            let start = values.count
+            do {
+                try converter.write(value, as: field.type, dateFormat: field.dateFormat, path: field.name, into: &values) {
+                    writer, members, fields, path in
+                    try writeObject(members, fields, path: path, mapping: mapping.nestedMapping(index, fields: fields), into: &writer)
+                }
+            } catch let failure as ConversionFailure {
+                throw ConversionFailure(message: "'\(key)' " + failure.message)
+            }
+            slots[index] = .value(start..<values.count)
+        }
+        guard let (key, value) = chosen[primaryKeyIndex], value != .null else {
+            throw ConversionFailure(message: "has no primary key (field '\(description.primaryKey)', JSON key 'id' or '\(description.primaryKey)')")
+        }
+        guard let keyValue = primaryKeyValue(value), let bytes = IndexKey.encode(keyValue, kind: primaryKeyKind, collation: .binary) else {
+            throw ConversionFailure(message: "'\(key)' is \(value), which is not a valid primary key")
+        }
+        guard bytes.count <= maximumKeySize else {
+            throw ConversionFailure(message: "'\(key)': the primary key encodes to \(bytes.count) bytes; LMDB keys are limited to \(maximumKeySize)")
+        }
+        let text: String
+        if case .string(let string) = value { text = string } else { text = value.jsonText }
+        return Mapped(primaryKey: bytes, keyText: text)
+    }
+
+    /// The record bytes: the mapped fields in description order, stored fields where the JSON had
+    /// no key, then stored fields the description does not know, in their stored order. Throws
+    /// ``ConversionFailure`` when a new record lacks a required field.
+    func encode(merging stored: [UInt8]?, entity: String, key: String) throws -> [UInt8] {
+        let storedFields = try stored.map { try Self.topLevelFields(of: $0, entity: entity, key: key) } ?? []
+        var writer = CBORWriter(capacity: values.count + (stored?.count ?? 0) + 16)
+        writer.bytes.append(CBOR.emptyMapByte)
+        var count = 0
+        for (index, field) in description.fields.enumerated() {
+            let id = fieldIDs[index]
+            switch slots[index] {
+            case .value(let range):
+                writer.writeHead(.unsigned, UInt64(id))
+                writer.bytes.append(contentsOf: values.bytes[range])
+                count += 1
+            case .null:
+                continue
+            case .absent:
+                if let stored, let entry = storedFields.first(where: { $0.id == id }) {
+                    writer.writeHead(.unsigned, UInt64(id))
+                    writer.bytes.append(contentsOf: stored[entry.value])
+                    count += 1
+                } else if stored == nil, !field.isOptional {
+                    throw ConversionFailure(message: "has no value for the required field '\(field.name)'")
+                }
+            }
+        }
+        if let stored {
+            for entry in storedFields where !fieldIDs.contains(entry.id) {
+                writer.writeHead(.unsigned, UInt64(entry.id))
+                writer.bytes.append(contentsOf: stored[entry.value])
+                count += 1
+            }
+        }
+        writer.patchHead(at: 0, .map, count: count)
+        return writer.bytes
+    }
+
+    /// A nested object as a CBOR map keyed by field names, in description order. Absent and null
+    /// optional fields are left out; a nested object is replaced whole, never merged.
+    private func writeObject(_ members: [JSONMember], _ fields: [FieldDescription], path: String, mapping: KeyMapping,
+                             into writer: inout CBORWriter) throws {
+        var picked = [(key: String, value: JSONValue)?](repeating: nil, count: fields.count)
+        for member in members {
+            if let index = mapping.field(for: member.key) { picked[index] = (member.key, member.value) }
+        }
+        let start = writer.count
+        writer.bytes.append(CBOR.emptyMapByte)
+        var count = 0
+        for (index, field) in fields.enumerated() {
+            let fieldPath = KeyMapping.join(path, field.name)
+            guard let (key, value) = picked[index], value != .null else {
+                if field.isOptional { continue }
+                throw ConversionFailure(message: "has no value for the required field '\(fieldPath)'")
+            }
+            writer.writeText(field.name)
+            do {
+                try converter.write(value, as: field.type, dateFormat: field.dateFormat, path: fieldPath, into: &writer) {
+                    writer, members, nestedFields, nestedPath in
+                    try writeObject(members, nestedFields, path: nestedPath,
+                                    mapping: mapping.nestedMapping(index, fields: nestedFields), into: &writer)
+                }
+            } catch let failure as ConversionFailure {
+                throw ConversionFailure(message: "'\(key)' " + failure.message)
+            }
+            count += 1
+        }
+        writer.patchHead(at: start, .map, count: count)
+    }
+
+    /// The primary key as a query value, converted as its field's type asks.
+    private func primaryKeyValue(_ value: JSONValue) -> QueryValue? {
+        let field = description.fields[primaryKeyIndex]
+        switch field.type {
+        case .integer: return ValueConverter.integer(value).map(QueryValue.int)
+        case .double: return ValueConverter.double(value).map(QueryValue.double)
+        case .bool: return ValueConverter.bool(value).map(QueryValue.bool)
+        case .string:
+            switch value {
+            case .string(let text): return .string(text)
+            case .int(let number): return .string(String(number))
+            default: return nil
+            }
+        case .uuid:
+            guard case .string(let text) = value else { return nil }
+            return UUID(uuidString: text).map(QueryValue.uuid)
+        case .date:
+            let format = converter.dateFormats[field.name] ?? field.dateFormat ?? .automatic
+            return DateParsing.seconds(value, format: format).map { .date(Date(timeIntervalSince1970: $0)) }
+        default:
+            return nil
+        }
+    }
+
+    /// The top-level entries of a stored record: field id and the byte range of its value.
+    static func topLevelFields(of bytes: [UInt8], entity: String, key: String) throws(StrataError) -> [(id: Int, value: Range<Int>)] {
+        let reader = CBORReader(bytes: bytes)
+        var entries: [(id: Int, value: Range<Int>)] = []
+        do {
+            var offset = 0
+            let head = try reader.readHead(at: &offset)
+            guard head.major == .map else { throw CBORReadFailure.mismatch(offset: 0, expected: "a map") }
+            for _ in 0..<min(head.argument, UInt64(bytes.count)) {
+                let keyHead = try reader.readHead(at: &offset)
+                guard keyHead.major == .unsigned else { throw CBORReadFailure.mismatch(offset: offset, expected: "a field id") }
+                let start = offset
+                try reader.skipItem(at: &offset)
+                entries.append((Int(clamping: keyHead.argument), start..<offset))
+            }
+        } catch {
+            throw StrataError(.corruptRecord, "\(entity): the stored record with key \(key) is not a valid CBOR map",
+                              entity: entity, key: key, cause: error)
+        }
+        return entries
+    }
+}

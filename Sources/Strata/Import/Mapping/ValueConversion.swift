@@ -1,0 +1,159 @@
+import Foundation
+
+/// Why a JSON value does not fit its field: "is \"seven\", expected an integer". The mapper adds
+/// the record and the JSON key.
+struct ConversionFailure: Error {
+    var message: String
+}
+
+/// Writes JSON values as the CBOR the record codec writes for the field's Swift type, coercing
+/// where the field asks for it: numbers from numeric strings and back, booleans from 0/1 and
+/// "true"/"false", dates from ISO 8601 text or Unix timestamps, UUIDs and URLs from strings,
+/// data from base64.
+struct ValueConverter {
+    /// Date formats by dotted field path, overriding the descriptions' own.
+    var dateFormats: [String: DateFormat] = [:]
+
+    /// Writes `value` as a `type` value into `writer`. `path` is the dotted field path, for date
+    /// format overrides.
+    func write(_ value: JSONValue, as type: FieldType, dateFormat: DateFormat?, path: String,
+               into writer: inout CBORWriter, mapping: (inout CBORWriter, [JSONMember], [FieldDescription], String) throws -> Void) throws {
+        func mismatch(_ expected: String) -> ConversionFailure {
+            ConversionFailure(message: "is \(value), expected \(expected)")
+        }
+        switch type {
+        case .bool:
+            writer.writeBool(try Self.bool(value) ?? { throw mismatch("a boolean") }())
+        case .integer:
+            writer.writeInteger(try Self.integer(value) ?? { throw mismatch("an integer") }())
+        case .double:
+            writer.writeDouble(try Self.double(value) ?? { throw mismatch("a number") }())
+        case .float:
+            writer.writeFloat(Float(try Self.double(value) ?? { throw mismatch("a number") }()))
+        case .string:
+            switch value {
+            case .string(let text): writer.writeText(text)
+            case .int(let number): writer.writeText(String(number))
+            case .double(let number): writer.writeText(String(number))
+            default: throw mismatch("a string")
+            }
+        case .date:
+            let format = dateFormats[path] ?? dateFormat ?? .automatic
+            guard let seconds = DateParsing.seconds(value, format: format) else {
+                throw mismatch(format == .automatic ? "a date (ISO 8601 text or Unix seconds or milliseconds)" : "a date (\(format))")
+            }
+            Self.writeDate(seconds, into: &writer)
+        case .uuid:
+            guard case .string(let text) = value, let uuid = UUID(uuidString: text) else { throw mismatch("a UUID string") }
+            let u = uuid.uuid
+            writer.writeTag(CBOR.uuidTag)
+            writer.writeByteString([u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15])
+        case .url:
+            guard case .string(let text) = value, let url = URL(string: text) else { throw mismatch("a URL string") }
+            writer.writeTag(CBOR.uriTag)
+            writer.writeText(url.absoluteString)
+        case .data:
+            guard case .string(let text) = value, let data = Data(base64Encoded: text) else { throw mismatch("base64 text") }
+            writer.writeByteString(data)
+        case .decimal:
+            let decimal: Decimal?
+            switch value {
+            case .string(let text): decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+            case .int(let number): decimal = Decimal(number)
+            case .double(let number): decimal = Decimal(number)
+            default: decimal = nil
+            }
+            guard let decimal else { throw mismatch("a decimal number") }
+            writer.writeText(decimal.description)
+        case .array(let element):
+            guard case .array(let elements) = value else { throw mismatch("an array") }
+            writer.writeHead(.array, UInt64(elements.count))
+            for (position, item) in elements.enumerated() {
+                do {
+                    try write(item, as: element, dateFormat: dateFormat, path: path, into: &writer, mapping: mapping)
+                } catch var failure as ConversionFailure {
+                    failure.message = "element \(position) " + failure.message
+                    throw failure
+                }
+            }
+        case .object(let fields):
+            guard case .object(let members) = value else { throw mismatch("an object") }
+            try mapping(&writer, members, fields, path)
+        case .any:
+            Self.writeAny(value, into: &writer)
+        }
+    }
+
+    static func bool(_ value: JSONValue) -> Bool? {
+        switch value {
+        case .bool(let flag): flag
+        case .int(0): false
+        case .int(1): true
+        case .string(let text):
+            switch text.lowercased() {
+            case "true", "1": true
+            case "false", "0": false
+            default: nil
+            }
+        default: nil
+        }
+    }
+
+    static func integer(_ value: JSONValue) -> Int64? {
+        switch value {
+        case .int(let number): return number
+        case .double(let number): return Int64(exactly: number)
+        case .string(let text):
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            return Int64(trimmed) ?? Double(trimmed).flatMap { Int64(exactly: $0) }
+        default: return nil
+        }
+    }
+
+    static func double(_ value: JSONValue) -> Double? {
+        switch value {
+        case .int(let number): Double(number)
+        case .double(let number): number
+        case .string(let text): Double(text.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? $0 : nil }
+        default: nil
+        }
+    }
+
+    /// A date as the record codec writes it: tag 1 over whole seconds as an integer, else a double.
+    static func writeDate(_ seconds: Double, into writer: inout CBORWriter) {
+        writer.writeTag(CBOR.epochDateTag)
+        if seconds.rounded(.towardZero) == seconds, abs(seconds) < 0x1p53 {
+            writer.writeInteger(Int64(seconds))
+        } else {
+            writer.writeDouble(seconds)
+        }
+    }
+
+    /// Any JSON value as plain CBOR; object members sorted by their encoded keys (the last of
+    /// duplicate keys wins), as the record codec writes a `[String: …]` dictionary.
+    static func writeAny(_ value: JSONValue, into writer: inout CBORWriter) {
+        switch value {
+        case .null: writer.writeNull()
+        case .bool(let flag): writer.writeBool(flag)
+        case .int(let number): writer.writeInteger(number)
+        case .double(let number): writer.writeDouble(number)
+        case .string(let text): writer.writeText(text)
+        case .array(let elements):
+            writer.writeHead(.array, UInt64(elements.count))
+            for element in elements { writeAny(element, into: &writer) }
+        case .object(let members):
+            var latest: [String: JSONValue] = [:]
+            for member in members { latest[member.key] = member.value }
+            let encoded = latest.map { key, value -> ([UInt8], JSONValue) in
+                var keyWriter = CBORWriter(capacity: key.utf8.count + 9)
+                keyWriter.writeText(key)
+                return (keyWriter.bytes, value)
+            }.sorted { $0.0.lexicographicallyPrecedes($1.0) }
+            writer.writeHead(.map, UInt64(encoded.count))
+            for (key, value) in encoded {
+                writer.bytes.append(contentsOf: key)
+                writeAny(value, into: &writer)
+            }
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+
+/// Bulk import of JSON payloads: mapped upserts and diff-sync, each in one write transaction.
+///
+/// ```swift
+/// let report = try store.importJSON(contentsOf: url, as: User.self)
+/// let report = try await store.importJSON(data, as: User.self, options: .init(
+///     mode: .sync(scope: "city == 'Berlin'"), rootKey: "users", onError: .skip))
+/// print(report)   // inserted 9,812 · updated 120 · unchanged 68 · deleted 3 · skipped 2 (record 17: …) · 0.41 s
+/// ```
+///
+/// - The document is an array of record objects, a single object, or an object holding the array
+///   under ``ImportOptions/rootKey``. Files are read in 1 MiB chunks: memory holds one record at a
+///   time, not the file.
+/// - JSON keys map to fields by convention (``KeyMapping``), by the type's ``Record/jsonKeys``, or
+///   by ``ImportOptions/jsonKeys``; values are coerced to the field's type (see ``ValueConverter``).
+/// - Upsert by primary key: a key absent from a JSON object leaves its field as stored, `null`
+///   clears an optional field; a record whose bytes would not change is not rewritten.
+/// - The same primary key twice in one payload: the last occurrence wins; the report counts it.
+/// - Errors: malformed JSON throws `.malformedJSON` with byte, line and column; a record that does
+///   not map throws `.invalidRecord` naming the record index (0-based) and the JSON key, or is
+///   skipped with ``ImportOptions/ErrorPolicy/skip``. Under `.abort` nothing is written.
+extension Store {
+    // MARK: Record types
+
+    /// Imports JSON `data` into the entity of `type`.
+    @discardableResult
+    public func importJSON<T: Record>(_ data: Data, as type: T.Type, options: ImportOptions = ImportOptions()) throws -> ImportReport {
+        try runImport(.bytes(Array(data)), try .record(type), options)
+    }
+
+    /// Imports the JSON file at `url` into the entity of `type`, reading it in chunks.
+    @discardableResult
+    public func importJSON<T: Record>(contentsOf url: URL, as type: T.Type, options: ImportOptions = ImportOptions()) throws -> ImportReport {
+        try runImport(.file(try Self.filePath(url)), try .record(type), options)
+    }
+
+    /// Imports JSON `data` on the store's writer thread, without blocking the caller's.
+    @discardableResult
+    public func importJSON<T: Record>(_ data: Data, as type: T.Type, options: ImportOptions = ImportOptions()) async throws -> ImportReport {
+        try await onWriter { try self.importJSON(data, as: type, options: options) }
+    }
+
+    /// Imports the JSON file at `url` on the store's writer thread.
+    @discardableResult
+    public func importJSON<T: Record>(contentsOf url: URL, as type: T.Type, options: ImportOptions = ImportOptions()) async throws -> ImportReport {
+        try await onWriter { try self.importJSON(contentsOf: url, as: type, options: options) }
+    }
+
+    /// Imports JSON from an async byte sequence (a network download, say). The bytes are spooled
+    /// to a temporary file first, so that memory does not grow with the input and the write
+    /// transaction can be retried from the start if the map must grow.
+    @discardableResult
+    public func importJSON<T: Record, Bytes: AsyncSequence & Sendable>(
+        bytes: Bytes, as type: T.Type, options: ImportOptions = ImportOptions()
+    ) async throws -> ImportReport where Bytes.Element == UInt8 {
+        let spool = try await Self.spool(bytes)
+        defer { try? FileManager.default.removeItem(atPath: spool) }
+        return try await onWriter { try self.runImport(.file(spool), try .record(type), options) }
+    }
+
+    // MARK: Described entities
+
+    /// Imports JSON `data` into the entity `entity` describes, without a Swift type.
+    @discardableResult
+    public func importJSON(_ data: Data, entity: EntityDescription, options: ImportOptions = ImportOptions()) throws -> ImportReport {
+        try runImport(.bytes(Array(data)), .described(entity), options)
+    }
+
+    /// Imports the JSON file at `url` into the entity `entity` describes.
+    @discardableResult
+    public func importJSON(contentsOf url: URL, entity: EntityDescription, options: ImportOptions = ImportOptions()) throws -> ImportReport {
+        try runImport(.file(try Self.filePath(url)), .described(entity), options)
+    }
+
+    /// Imports JSON `data` into a described entity on the store's writer thread.
+    @discardableResult
+    public func importJSON(_ data: Data, entity: EntityDescription, options: ImportOptions = ImportOptions()) async throws -> ImportReport {
+        try await onWriter { try self.importJSON(data, entity: entity, options: options) }
+    }
+
+    /// Imports JSON from an async byte sequence into a described entity (spooled as above).
+    @discardableResult
+    public func importJSON<Bytes: AsyncSequence & Sendable>(
+        bytes: Bytes, entity: EntityDescription, options: ImportOptions = ImportOptions()
+    ) async throws -> ImportReport where Bytes.Element == UInt8 {
+        let spool = try await Self.spool(bytes)
+        defer { try? FileManager.default.removeItem(atPath: spool) }
+        return try await onWriter { try self.runImport(.file(spool), .described(entity), options) }
+    }
+
+    // MARK: Running
+
+    private func runImport(_ source: ImportSource, _ target: ImportTarget, _ options: ImportOptions) throws -> ImportReport {
+        try JSONImporter(store: self, source: source, target: target, options: options).run()
+    }
+
+    private func onWriter<R: Sendable>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
+        try await withCheckedThrowingContinuation { continuation in
+            writerQueue.async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    private static func filePath(_ url: URL) throws(StrataError) -> String {
+        guard url.isFileURL else {
+            throw StrataError(.invalidPath, "importJSON(contentsOf:) reads files; \(url) is not a file URL (download it and pass the bytes)")
+        }
+        return url.path
+    }
+
+    /// Writes `bytes` to a new temporary file in 1 MiB chunks and returns its path.
+    private static func spool<Bytes: AsyncSequence>(_ bytes: Bytes) async throws -> String where Bytes.Element == UInt8 {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-import-\(UUID().uuidString).json").path
+        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
+              let handle = FileHandle(forWritingAtPath: path) else {
+            throw StrataError(.invalidPath, "cannot create the temporary file \(path) to spool the import")
+        }
+        do {
+            defer { try? handle.close() }
+            var chunk: [UInt8] = []
+            chunk.reserveCapacity(1 << 20)
+            for try await byte in bytes {
+                chunk.append(byte)
+                if chunk.count == 1 << 20 {
+                    try handle.write(contentsOf: chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+            try handle.write(contentsOf: chunk)
+        } catch {
+            try? FileManager.default.removeItem(atPath: path)
+            throw error
+        }
+        return path
+    }
+}
+
+extension ImportTarget {
+    /// A record type's entity: its declared indexes migrated; indexes maintained from stored bytes
+    /// when every indexed field has a standard key encoding, else through decoded records.
+    static func record<T: Record>(_ type: T.Type) throws -> ImportTarget {
+        let description = try EntityDescription(type)
+        return ImportTarget(description: description, context: { tx in
+            let context = try tx.writableContext(for: type)
+            tx.assignFieldIDs(description, context)
+            return context
+        }, indexer: { tx, context in
+            if context.schema.indexes.allSatisfy(StoredIndexMaintainer.canMaintain) {
+                return .stored(StoredIndexMaintainer(tx, context))
+            }
+            let maintainer = IndexMaintainer<T>(tx, context)
+            let decode = { (bytes: [UInt8], key: [UInt8]) throws -> T in
+                try tx.decode(T.self, bytes, context) { tx.describeStoredKey(key, of: T.self) }
+            }
+            return ImportIndexer(isEmpty: maintainer.isEmpty, checkUnique: { bytes, key, _ in
+                if maintainer.hasUniqueIndexes { try maintainer.checkUnique(try decode(bytes, key), primaryKey: key) }
+            }, update: { old, new, key in
+                try maintainer.update(old: try old.map { try decode($0, key) }, new: try new.map { try decode($0, key) }, primaryKey: key)
+            })
+        })
+    }
+
+    /// An entity known by its description only.
+    static func described(_ description: EntityDescription) -> ImportTarget {
+        ImportTarget(description: description, context: { tx in
+            let context = try tx.writableContext(for: description)
+            tx.assignFieldIDs(description, context)
+            return context
+        }, indexer: { tx, context in .stored(StoredIndexMaintainer(tx, context)) })
+    }
+}
+
+extension ImportIndexer {
+    static func stored(_ maintainer: StoredIndexMaintainer) -> ImportIndexer {
+        ImportIndexer(isEmpty: maintainer.isEmpty, checkUnique: maintainer.checkUnique, update: maintainer.update)
+    }
+}
+
+extension WriteTransaction {
+    /// Gives every described top-level field an id, in declaration order (the order the record
+    /// codec would assign them in).
+    func assignFieldIDs(_ description: EntityDescription, _ context: EntityContext) {
+        for field in description.fields where context.schema.fields.id(for: field.name) == nil {
+            context.schema.fields.assign(field.name)
+            context.needsSaving = true
+        }
+    }
+}

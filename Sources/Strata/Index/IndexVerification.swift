@@ -1,0 +1,85 @@
+import LMDB
+
+/// The outcome of checking an entity's indexes against its records.
+public struct IndexVerification: Sendable, Equatable {
+    /// The entity checked.
+    public var entity: String
+    public var recordsChecked = 0
+    /// Index entries the records call for, over all indexes.
+    public var entriesExpected = 0
+    /// What does not match, one sentence each (the first 100).
+    public var problems: [String] = []
+
+    public var isConsistent: Bool { problems.isEmpty }
+}
+
+extension ReadTransaction {
+    /// Checks that every index of `entity` holds exactly the entries its records call for: each
+    /// record's keys are present with its primary key, and no index holds more entries than that.
+    /// Keys are computed from the stored bytes (``StoredIndexMaintainer``), for indexes whose
+    /// fields have standard key encodings; others are reported as not checked.
+    ///
+    /// Reads every record once; memory does not grow with the entity.
+    public func verifyIndexes(entity: String) throws -> IndexVerification {
+        var result = IndexVerification(entity: entity)
+        guard let context = try context(named: entity) else {
+            throw StrataError(.notFound, "the store has no entity '\(entity)'", entity: entity)
+        }
+        func problem(_ text: String) { if result.problems.count < 100 { result.problems.append(text) } }
+        let checked = context.schema.indexes.filter { descriptor in
+            guard StoredIndexMaintainer.canMaintain(descriptor) else {
+                problem("index '\(descriptor.name)' not checked: a field's values have a custom key encoding")
+                return false
+            }
+            guard context.indexes[descriptor.name] != nil else {
+                problem("index '\(descriptor.name)' is listed in the catalog but has no database")
+                return false
+            }
+            return true
+        }
+        var expected = [String: Int]()
+        try lmdb(entity: entity) {
+            try raw.withCursor(context.records) { records in
+                var more = try records.first()
+                while more {
+                    let key = records.key
+                    result.recordsChecked += 1
+                    let fields: StoredFieldValues
+                    do {
+                        fields = try StoredFieldValues(bytes: records.value, fields: context.schema.fields, entity: entity)
+                    } catch {
+                        problem("the record with stored key \(key.hex) is not a valid CBOR map")
+                        more = try records.next()
+                        continue
+                    }
+                    for descriptor in checked {
+                        guard let database = context.indexes[descriptor.name] else { continue }
+                        for fullKey in Set(StoredIndexMaintainer.keys(of: fields, descriptor).map(IndexKey.stored)) {
+                            expected[descriptor.name, default: 0] += 1
+                            let found = try raw.withCursor(database) { index in
+                                try index.seek(key: fullKey, valueAtLeast: key) && index.key == fullKey && index.value == key
+                            }
+                            if !found { problem("index '\(descriptor.name)' lacks the entry of the record with stored key \(key.hex)") }
+                        }
+                    }
+                    more = try records.next()
+                }
+            }
+            for descriptor in checked {
+                guard let database = context.indexes[descriptor.name] else { continue }
+                let entries = try raw.statistics(of: database).entries
+                let wanted = expected[descriptor.name] ?? 0
+                result.entriesExpected += wanted
+                if entries != wanted {
+                    problem("index '\(descriptor.name)' holds \(entries) entries; the records call for \(wanted)")
+                }
+            }
+        }
+        return result
+    }
+}
+
+extension [UInt8] {
+    /// Lowercase hexadecimal, for messages.
+    var hex: String { map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
+}

@@ -1,0 +1,116 @@
+import LMDB
+
+/// Keeps an entity's indexes in step from the stored bytes of its records, without a Swift type:
+/// the index maintenance of JSON imports and of entities known only by an ``EntityDescription``.
+///
+/// Keys are computed from the field values in the CBOR record with the same order-preserving
+/// encodings the typed ``IndexMaintainer`` applies to the Swift values, so either maintainer can
+/// update an index the other wrote. That holds for the value kinds with a standard encoding
+/// (integers, doubles, strings, dates, UUIDs, Bools, nil); ``canMaintain(_:)`` says whether an
+/// index has only such fields.
+struct StoredIndexMaintainer {
+    let transaction: WriteTransaction
+    let context: EntityContext
+    let descriptors: [IndexDescriptor]
+
+    init(_ transaction: WriteTransaction, _ context: EntityContext, only descriptors: [IndexDescriptor]? = nil) {
+        self.transaction = transaction
+        self.context = context
+        self.descriptors = descriptors ?? context.schema.indexes
+    }
+
+    var isEmpty: Bool { descriptors.isEmpty }
+
+    /// True when every field of `descriptor` holds values of a kind with a standard key encoding.
+    static func canMaintain(_ descriptor: IndexDescriptor) -> Bool {
+        descriptor.fields.allSatisfy { $0.kind != .other }
+    }
+
+    /// The full (uncut) index keys of the record `bytes` in `descriptor`: one, or one per distinct
+    /// element for a multi-value index.
+    func keys(of fields: StoredFieldValues, _ descriptor: IndexDescriptor) -> [[UInt8]] {
+        Self.keys(of: fields, descriptor)
+    }
+
+    /// The full (uncut) index keys of a record's field values in `descriptor`.
+    static func keys(of fields: some FieldValues, _ descriptor: IndexDescriptor) -> [[UInt8]] {
+        if descriptor.isMultiValue, let field = descriptor.fields.first {
+            guard case .list(let elements)? = fields.value(at: field.path) else { return [] }
+            var keys = Set<[UInt8]>()
+            for element in elements {
+                if let key = IndexKey.encode(element, kind: field.kind, collation: field.collation) { keys.insert(key) }
+            }
+            return keys.sorted { $0.lexicographicallyPrecedes($1) }
+        }
+        var key: [UInt8] = []
+        for field in descriptor.fields {
+            guard let part = IndexKey.encode(fields.value(at: field.path) ?? .null, kind: field.kind, collation: field.collation) else {
+                return []
+            }
+            key.append(contentsOf: part)
+        }
+        return [key]
+    }
+
+    func fieldValues(_ bytes: [UInt8]) throws -> StoredFieldValues {
+        try StoredFieldValues(bytes: bytes, fields: context.schema.fields, entity: context.name)
+    }
+
+    /// Throws `.uniqueViolation` if storing `bytes` under `primaryKey` would give a unique index a
+    /// second record. Runs before anything is written. nil in a single-field unique index never
+    /// conflicts, as NULL in SQL.
+    func checkUnique(_ bytes: [UInt8], primaryKey: [UInt8], describeKey: () -> String) throws {
+        let unique = descriptors.filter(\.isUnique)
+        guard !unique.isEmpty else { return }
+        let fields = try fieldValues(bytes)
+        for descriptor in unique {
+            guard let database = context.indexes[descriptor.name] else { continue }
+            for fullKey in keys(of: fields, descriptor) where !IndexKey.isNilKey(fullKey, fields: descriptor.fields.count) {
+                let key = IndexKey.stored(fullKey)
+                for holder in try holders(of: key, in: database) where holder != primaryKey {
+                    if IndexKey.mayBeTruncated(key) {
+                        // A cut key: compare the full keys of the other record.
+                        guard let other = try transaction.lmdb(entity: context.name, { try transaction.raw.value(forKey: holder, in: context.records) }),
+                              keys(of: try fieldValues(other), descriptor).contains(fullKey) else { continue }
+                    }
+                    throw StrataError(.uniqueViolation,
+                        "\(context.name): the unique index '\(descriptor.name)' already holds this value, for another record",
+                        entity: context.name, field: descriptor.name, key: describeKey())
+                }
+            }
+        }
+    }
+
+    /// Applies one record change to every index: `old` nil for an insert, `new` nil for a delete.
+    func update(old: [UInt8]?, new: [UInt8]?, primaryKey: [UInt8]) throws {
+        let oldFields = try old.map(fieldValues)
+        let newFields = try new.map(fieldValues)
+        for descriptor in descriptors {
+            guard let database = context.indexes[descriptor.name] else { continue }
+            let oldKeys = oldFields.map { Set(keys(of: $0, descriptor).map(IndexKey.stored)) } ?? []
+            let newKeys = newFields.map { Set(keys(of: $0, descriptor).map(IndexKey.stored)) } ?? []
+            try transaction.lmdb(entity: context.name) {
+                for key in oldKeys.subtracting(newKeys) {
+                    try transaction.raw.delete(key, value: primaryKey, in: database)
+                }
+                for key in newKeys.subtracting(oldKeys) {
+                    try transaction.raw.put(primaryKey, forKey: key, in: database)
+                }
+            }
+        }
+    }
+
+    private func holders(of key: [UInt8], in database: Database) throws -> [[UInt8]] {
+        try transaction.lmdb(entity: context.name) {
+            try transaction.raw.withCursor(database) { cursor in
+                var keys: [[UInt8]] = []
+                var more = try cursor.seek(exactly: key)
+                while more {
+                    keys.append(cursor.value)
+                    more = try cursor.nextDuplicate()
+                }
+                return keys
+            }
+        }
+    }
+}

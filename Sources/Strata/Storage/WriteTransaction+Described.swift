@@ -1,0 +1,59 @@
+import LMDB
+
+extension WriteTransaction {
+    /// The entity of `description`, created when the store has none: with ids for all its fields
+    /// and its indexes built. Indexes built by other means (a record type's declaration, the
+    /// command-line tool) and missing from the description are kept and maintained, never dropped.
+    ///
+    /// Throws `.invalidValue` for an invalid description and `.incompatibleStore` when the stored
+    /// entity is keyed by another field.
+    func writableContext(for description: EntityDescription) throws -> EntityContext {
+        try description.validate()
+        let context = try context(named: description.name)
+            ?? createEntity(named: description.name, primaryKey: description.primaryKey)
+        guard context.schema.primaryKey == description.primaryKey else {
+            throw StrataError(.incompatibleStore,
+                "\(description.name): the store keys records by '\(context.schema.primaryKey)', the description by '\(description.primaryKey)'",
+                entity: description.name, field: description.primaryKey)
+        }
+        assignFieldIDs(description, context)
+        let wanted = description.indexDescriptors
+        let missing = wanted.filter { want in !context.schema.indexes.contains { $0.name == want.name } }
+        if !missing.isEmpty {
+            try migrate(context, to: context.schema.indexes + missing) { toBuild in try buildStored(toBuild, context) }
+        }
+        return context
+    }
+}
+
+extension EntityDescription {
+    /// The catalog's form of the indexes: collations apply to string fields only, so that an index
+    /// described here and the same index declared on a record type have the same name.
+    var indexDescriptors: [IndexDescriptor] {
+        indexes.map { index in
+            let fields = index.fields.map { path -> IndexedField in
+                let type = fieldType(at: path) ?? .any
+                let kind = ValueKind(type.elementType)
+                return IndexedField(path: path.split(separator: ".").map(String.init),
+                                    collation: kind == .string ? index.collation : .binary, kind: kind)
+            }
+            let name = fields.map(\.description).joined(separator: ",")
+            return IndexDescriptor(name: name, fields: fields, isUnique: index.isUnique, isMultiValue: index.isMultiValue)
+        }
+    }
+}
+
+extension ValueKind {
+    /// The index value kind of a described field type.
+    init(_ type: FieldType) {
+        switch type {
+        case .integer: self = .integer
+        case .double, .float: self = .double
+        case .string: self = .string
+        case .date: self = .date
+        case .uuid: self = .uuid
+        case .bool: self = .bool
+        default: self = .other
+        }
+    }
+}

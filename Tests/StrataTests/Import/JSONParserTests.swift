@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// Hands out its bytes `size` at a time, to put every token across a chunk boundary.
+struct TinyChunks: JSONByteSource {
+    var bytes: [UInt8]
+    let size: Int
+    mutating func nextChunk(into buffer: inout [UInt8]) throws(StrataError) {
+        buffer = Array(bytes.prefix(size))
+        bytes.removeFirst(min(size, bytes.count))
+    }
+}
+
+/// All records of `text`, parsed with chunks of `chunk` bytes.
+func parseRecords(_ text: String, rootKey: String? = nil, chunk: Int = 1 << 20, limits: JSONLimits = JSONLimits()) throws -> [JSONValue] {
+    var parser = JSONParser(source: TinyChunks(bytes: Array(text.utf8), size: chunk), limits: limits)
+    var records: [JSONValue] = []
+    while let record = try parser.nextRecord(rootKey: rootKey) { records.append(record) }
+    return records
+}
+
+/// The malformed-JSON error of parsing `text`.
+func parseFailure(_ text: String, rootKey: String? = nil, limits: JSONLimits = JSONLimits()) -> StrataError? {
+    do {
+        _ = try parseRecords(text, rootKey: rootKey, limits: limits)
+        return nil
+    } catch let error as StrataError {
+        return error
+    } catch {
+        return nil
+    }
+}
+
+@Suite struct JSONParserTests {
+    let sample = #"""
+        [{"id": 1, "name": "Gob \"G\" Bluth", "score": -12.5e1, "tags": ["a", "b"], "nested": {"ok": true, "none": null}},
+         {"id": 9223372036854775807, "big": 9223372036854775808, "text": "\u00fc\ud83d\ude00\n\t\/", "zero": 0, "f": false}]
+        """#
+
+    @Test func parsesAnArrayOfRecordsWithEveryKindOfValue() throws {
+        let records = try parseRecords(sample)
+        #expect(records.count == 2)
+        #expect(records[0]["id"] == .int(1))
+        #expect(records[0]["name"] == .string("Gob \"G\" Bluth"))
+        #expect(records[0]["score"] == .double(-125))
+        #expect(records[0]["tags"] == .array([.string("a"), .string("b")]))
+        #expect(records[0]["nested"] == .object([JSONMember(key: "ok", value: .bool(true)), JSONMember(key: "none", value: .null)]))
+        #expect(records[1]["id"] == .int(.max))
+        #expect(records[1]["big"] == .double(9223372036854775808))
+        #expect(records[1]["text"] == .string("ü😀\n\t/"))
+        #expect(records[1]["zero"] == .int(0))
+        #expect(records[1]["f"] == .bool(false))
+    }
+
+    @Test(arguments: [1, 2, 3, 7, 64])
+    func everyChunkBoundaryGivesTheSameRecords(chunk: Int) throws {
+        #expect(try parseRecords(sample, chunk: chunk) == parseRecords(sample))
+        let text = "{\"users\": [{\"name\": \"Fünke ✓ and a longer string\"}], \"page\": 2}"
+        #expect(try parseRecords(text, rootKey: "users", chunk: chunk) == [.object([JSONMember(key: "name", value: .string("Fünke ✓ and a longer string"))])])
+    }
+
+    @Test func aSingleObjectIsOneRecord() throws {
+        #expect(try parseRecords(#"  {"id": 99}  "#) == [.object([JSONMember(key: "id", value: .int(99))])])
+        #expect(try parseRecords("[]").isEmpty)
+    }
+
+    @Test func rootKeyFindsTheRecordsAmongOtherMembers() throws {
+        let text = #"{"meta": {"page": [1, {"x": 2}]}, "users": [{"id": 1}, {"id": 2}], "next": null}"#
+        #expect(try parseRecords(text, rootKey: "users").count == 2)
+        #expect(try parseRecords(#"{"user": {"id": 7}, "more": 1}"#, rootKey: "user") == [.object([JSONMember(key: "id", value: .int(7))])])
+        #expect(parseFailure(#"{"people": []}"#, rootKey: "users")?.message.contains(#"no member "users""#) == true)
+        #expect(parseFailure(#"{"users": 3}"#, rootKey: "users")?.message.contains("must be an array or an object") == true)
+        #expect(parseFailure(#"[{"id": 1}]"#, rootKey: "users")?.message.contains(#"expected an object with the member "users""#) == true)
+    }
+
+    @Test func errorsNameTheByteLineAndColumn() throws {
+        let error = try #require(parseFailure("[\n  {\"id\": 1,}\n]"))
+        #expect(error.code == .malformedJSON)
+        #expect(error.position == InputPosition(offset: 13, line: 2, column: 12))
+        #expect(error.message.contains("line 2, column 12"))
+        #expect(error.message.contains("trailing comma"))
+    }
+
+    @Test(arguments: [
+        ("[1, 2,]", "trailing comma"),
+        ("[{\"a\": 1}", "unexpected end of input"),
+        ("[{\"a\": tru}]", "expected 'true'"),
+        ("[{\"a\": 01}]", "leading zero"),
+        ("[{\"a\": 1.}]", "digit after the decimal point"),
+        ("[{\"a\": -}]", "digit after '-'"),
+        ("[{\"a\": \"x\ny\"}]", "unescaped control character"),
+        ("[{\"a\": \"\\x\"}]", "invalid escape"),
+        ("[{\"a\": \"\\ud800\"}]", "lone high surrogate"),
+        ("[{\"a\": \"\\udc00\"}]", "lone low surrogate"),
+        ("[{\"a\": 1e999}]", "out of range"),
+        ("[{a: 1}]", "member name in double quotes"),
+        ("[{\"a\" 1}]", "expected ':'"),
+        ("[{\"a\": 1} {\"b\": 2}]", "expected ',' or ']'"),
+        ("[] []", "after the end of the JSON document"),
+        ("", "the input is empty"),
+        ("\"text\"", "expected a JSON array or object"),
+        ("[{\"a\": \"unterminated", "unterminated string"),
+        ("[NaN]", "expected a value"),
+    ])
+    func malformedInputIsATypedError(text: String, expected: String) throws {
+        let error = try #require(parseFailure(text))
+        #expect(error.code == .malformedJSON)
+        #expect(error.message.contains(expected), "\(error.message)")
+        #expect(error.position != nil)
+    }
+
+    @Test func invalidUTF8IsRefused() throws {
+        var bytes = Array(#"[{"name": "ab"#.utf8)
+        bytes += [0xC3, 0x28]   // an invalid two-byte sequence
+        bytes += Array(#""}]"#.utf8)
+        var parser = JSONParser(source: InMemoryByteSource(bytes))
+        let error = try #require(throws: StrataError.self) { try parser.nextRecord(rootKey: nil) }
+        #expect(error.code == .malformedJSON)
+        #expect(error.message.contains("not valid UTF-8"))
+        #expect(error.position?.offset == 10)
+    }
+
+    @Test func nestingDeeperThanTheLimitIsAnErrorNotAStackOverflow() throws {
+        let deep = "[" + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "]"
+        let error = try #require(parseFailure(deep))
+        #expect(error.message.contains("nest deeper than 512 levels"))
+        let deepObjects = "[" + String(repeating: "{\"a\":", count: 100_000)
+        #expect(parseFailure(deepObjects)?.message.contains("nest deeper than 512 levels") == true)
+    }
+
+    @Test func aStringOverTheLimitStopsBeforeTheRestIsRead() throws {
+        let limits = JSONLimits(maximumStringLength: 1024)
+        let error = try #require(parseFailure("[{\"a\": \"" + String(repeating: "x", count: 5000) + "\"}]", limits: limits))
+        #expect(error.message.contains("longer than the limit of 1024 bytes"))
+        #expect(error.position?.offset == 7)
+        // Streamed in small chunks, the same error comes before the end of the string is reached.
+        var parser = JSONParser(source: EndlessString(), limits: limits)
+        #expect(throws: StrataError.self) { _ = try parser.nextRecord(rootKey: nil) }
+    }
+}
+
+/// `[{"a": "xxxx…` forever: a string longer than any limit.
+struct EndlessString: JSONByteSource {
+    var started = false
+    mutating func nextChunk(into buffer: inout [UInt8]) throws(StrataError) {
+        buffer = started ? Array(repeating: UInt8(ascii: "x"), count: 4096) : Array(#"[{"a": ""#.utf8)
+        started = true
+    }
+}
+
