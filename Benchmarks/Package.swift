@@ -39,6 +39,19 @@ let package = Package(
         ),
         .executableTarget(name: "query-side-by-side", dependencies: ["QueryComparison"]),
 
+        // JSON bulk import, Strata's importer vs JSONDecoder + GRDB upserts, with peak memory.
+        .target(
+            name: "ImportComparison",
+            dependencies: [
+                "Dataset",
+                "EngineComparison",
+                "QueryComparison",
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .executableTarget(name: "import-side-by-side", dependencies: ["ImportComparison"]),
+
         // The official harness: `swift package --package-path Benchmarks benchmark`.
         .executableTarget(
             name: "StrataVsGRDB",

@@ -38,15 +38,17 @@ extension ReadTransaction {
             return true
         }
         var expected = [String: Int]()
+        let selection = FieldSelection(names: Array(Set(checked.flatMap { $0.fields.map { $0.path[0] } })), fields: context.schema.fields)
+        var offsets: [Int] = []
         try lmdb(entity: entity) {
             try raw.withCursor(context.records) { records in
                 var more = try records.first()
                 while more {
                     let key = records.key
                     result.recordsChecked += 1
-                    let fields: StoredFieldValues
+                    let fields: SelectedFieldValues
                     do {
-                        fields = try StoredFieldValues(bytes: records.value, fields: context.schema.fields, entity: entity)
+                        fields = try selection.values(of: records.value, reusing: &offsets)
                     } catch {
                         problem("the record with stored key \(key.hex) is not a valid CBOR map")
                         more = try records.next()

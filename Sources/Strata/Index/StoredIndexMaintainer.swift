@@ -12,11 +12,19 @@ struct StoredIndexMaintainer {
     let transaction: WriteTransaction
     let context: EntityContext
     let descriptors: [IndexDescriptor]
+    /// The top-level fields the indexes read: one pass over a record finds them all.
+    let selection: FieldSelection
 
     init(_ transaction: WriteTransaction, _ context: EntityContext, only descriptors: [IndexDescriptor]? = nil) {
         self.transaction = transaction
         self.context = context
-        self.descriptors = descriptors ?? context.schema.indexes
+        let descriptors = descriptors ?? context.schema.indexes
+        self.descriptors = descriptors
+        var names: [String] = []
+        for descriptor in descriptors {
+            for field in descriptor.fields where !names.contains(field.path[0]) { names.append(field.path[0]) }
+        }
+        selection = FieldSelection(names: names, fields: context.schema.fields)
     }
 
     var isEmpty: Bool { descriptors.isEmpty }
@@ -28,10 +36,6 @@ struct StoredIndexMaintainer {
 
     /// The full (uncut) index keys of the record `bytes` in `descriptor`: one, or one per distinct
     /// element for a multi-value index.
-    func keys(of fields: StoredFieldValues, _ descriptor: IndexDescriptor) -> [[UInt8]] {
-        Self.keys(of: fields, descriptor)
-    }
-
     /// The full (uncut) index keys of a record's field values in `descriptor`.
     static func keys(of fields: some FieldValues, _ descriptor: IndexDescriptor) -> [[UInt8]] {
         if descriptor.isMultiValue, let field = descriptor.fields.first {
@@ -52,8 +56,12 @@ struct StoredIndexMaintainer {
         return [key]
     }
 
-    func fieldValues(_ bytes: [UInt8]) throws -> StoredFieldValues {
-        try StoredFieldValues(bytes: bytes, fields: context.schema.fields, entity: context.name)
+    /// The indexed fields of the record `bytes`.
+    func fieldValues(_ bytes: [UInt8]) throws -> SelectedFieldValues {
+        var offsets: [Int] = []
+        do { return try selection.values(of: bytes, reusing: &offsets) } catch {
+            throw StrataError(.corruptRecord, "\(context.name): stored record is not a valid CBOR map", entity: context.name, cause: error)
+        }
     }
 
     /// Throws `.uniqueViolation` if storing `bytes` under `primaryKey` would give a unique index a
@@ -65,13 +73,13 @@ struct StoredIndexMaintainer {
         let fields = try fieldValues(bytes)
         for descriptor in unique {
             guard let database = context.indexes[descriptor.name] else { continue }
-            for fullKey in keys(of: fields, descriptor) where !IndexKey.isNilKey(fullKey, fields: descriptor.fields.count) {
+            for fullKey in Self.keys(of: fields, descriptor) where !IndexKey.isNilKey(fullKey, fields: descriptor.fields.count) {
                 let key = IndexKey.stored(fullKey)
                 for holder in try holders(of: key, in: database) where holder != primaryKey {
                     if IndexKey.mayBeTruncated(key) {
                         // A cut key: compare the full keys of the other record.
                         guard let other = try transaction.lmdb(entity: context.name, { try transaction.raw.value(forKey: holder, in: context.records) }),
-                              keys(of: try fieldValues(other), descriptor).contains(fullKey) else { continue }
+                              Self.keys(of: try fieldValues(other), descriptor).contains(fullKey) else { continue }
                     }
                     throw StrataError(.uniqueViolation,
                         "\(context.name): the unique index '\(descriptor.name)' already holds this value, for another record",
@@ -82,18 +90,21 @@ struct StoredIndexMaintainer {
     }
 
     /// Applies one record change to every index: `old` nil for an insert, `new` nil for a delete.
+    /// Keys present in both are left alone.
     func update(old: [UInt8]?, new: [UInt8]?, primaryKey: [UInt8]) throws {
         let oldFields = try old.map(fieldValues)
         let newFields = try new.map(fieldValues)
         for descriptor in descriptors {
             guard let database = context.indexes[descriptor.name] else { continue }
-            let oldKeys = oldFields.map { Set(keys(of: $0, descriptor).map(IndexKey.stored)) } ?? []
-            let newKeys = newFields.map { Set(keys(of: $0, descriptor).map(IndexKey.stored)) } ?? []
+            let oldKeys = oldFields.map { Self.keys(of: $0, descriptor).map(IndexKey.stored) } ?? []
+            let newKeys = newFields.map { Self.keys(of: $0, descriptor).map(IndexKey.stored) } ?? []
+            if oldKeys == newKeys { continue }
             try transaction.lmdb(entity: context.name) {
-                for key in oldKeys.subtracting(newKeys) {
+                // Few keys per record (one, or one per element of a multi-value field): arrays beat sets.
+                for key in oldKeys where !newKeys.contains(key) {
                     try transaction.raw.delete(key, value: primaryKey, in: database)
                 }
-                for key in newKeys.subtracting(oldKeys) {
+                for key in newKeys where !oldKeys.contains(key) {
                     try transaction.raw.put(primaryKey, forKey: key, in: database)
                 }
             }

@@ -187,6 +187,7 @@ struct JSONParser {
             try checkDepth(depth)
             index += 1
             var members: [JSONMember] = []
+            members.reserveCapacity(16)
             var first = true
             while let key = try nextMemberKey(first: &first) {
                 members.append(JSONMember(key: key, value: try parseValue(depth: depth + 1)))

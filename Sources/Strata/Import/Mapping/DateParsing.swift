@@ -41,67 +41,88 @@ enum DateParsing {
     /// Parses `YYYY-MM-DD`, optionally followed by `T` (or a space) and `HH:MM`, `:SS`, a fraction
     /// of any length, and a zone: `Z`, `±HH:MM`, `±HHMM` or `±HH`. No zone means UTC.
     static func iso8601(_ text: String) -> Double? {
-        var utf8 = text.utf8[...]
-        guard let year = digits(&utf8, 4), take(&utf8, "-"), let month = digits(&utf8, 2), take(&utf8, "-"),
-              let day = digits(&utf8, 2), (1...12).contains(month), (1...daysIn(month, year)).contains(day) else { return nil }
-        var seconds = Double(daysFromCivil(year, month, day)) * 86_400
-        guard let separator = utf8.first else { return seconds }
-        guard separator == UInt8(ascii: "T") || separator == UInt8(ascii: "t") || separator == UInt8(ascii: " ") else { return nil }
-        utf8.removeFirst()
-        guard let hour = digits(&utf8, 2), take(&utf8, ":"), let minute = digits(&utf8, 2), hour < 24, minute < 60 else { return nil }
-        seconds += Double(hour * 3600 + minute * 60)
-        if take(&utf8, ":") {
-            guard let second = digits(&utf8, 2), second <= 60 else { return nil }
-            seconds += Double(second)
-            if take(&utf8, ".") || take(&utf8, ",") {
-                var fraction = 0.0, scale = 0.1, count = 0
-                while let byte = utf8.first, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
-                    fraction += Double(byte - UInt8(ascii: "0")) * scale
-                    scale /= 10
-                    count += 1
-                    utf8.removeFirst()
+        var text = text
+        return text.withUTF8 { bytes in
+            var cursor = ByteCursor(bytes: bytes)
+            return cursor.iso8601()
+        }
+    }
+
+    /// A reading position in UTF-8 bytes.
+    private struct ByteCursor {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var position = 0
+
+        var atEnd: Bool { position >= bytes.count }
+        var current: UInt8? { position < bytes.count ? bytes[position] : nil }
+
+        mutating func digits(_ count: Int) -> Int? {
+            guard position + count <= bytes.count else { return nil }
+            var value = 0
+            for _ in 0..<count {
+                let byte = bytes[position]
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                position += 1
+            }
+            return value
+        }
+
+        mutating func take(_ character: Unicode.Scalar) -> Bool {
+            guard current == UInt8(character.value) else { return false }
+            position += 1
+            return true
+        }
+
+        mutating func iso8601() -> Double? {
+            guard let year = digits(4), take("-"), let month = digits(2), take("-"), let day = digits(2),
+                  (1...12).contains(month), (1...DateParsing.daysIn(month, year)).contains(day) else { return nil }
+            var seconds = Double(DateParsing.daysFromCivil(year, month, day)) * 86_400
+            guard let separator = current else { return seconds }
+            guard separator == UInt8(ascii: "T") || separator == UInt8(ascii: "t") || separator == UInt8(ascii: " ") else { return nil }
+            position += 1
+            guard let hour = digits(2), take(":"), let minute = digits(2), hour < 24, minute < 60 else { return nil }
+            seconds += Double(hour * 3600 + minute * 60)
+            if take(":") {
+                guard let second = digits(2), second <= 60 else { return nil }
+                seconds += Double(second)
+                if take(".") || take(",") {
+                    // The fraction as an integer over a power of ten: exact for up to 15 digits.
+                    var numerator = 0.0, denominator = 1.0, count = 0
+                    while let byte = current, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                        if count < 15 {
+                            numerator = numerator * 10 + Double(byte - UInt8(ascii: "0"))
+                            denominator *= 10
+                        }
+                        count += 1
+                        position += 1
+                    }
+                    guard count > 0 else { return nil }
+                    seconds += numerator / denominator
                 }
-                guard count > 0 else { return nil }
-                seconds += fraction
+            }
+            guard let zone = current else { return seconds }
+            position += 1
+            switch zone {
+            case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+                return atEnd ? seconds : nil
+            case UInt8(ascii: "+"), UInt8(ascii: "-"):
+                guard let hours = digits(2), hours < 24 else { return nil }
+                var minutes = 0
+                if !atEnd {
+                    _ = take(":")
+                    guard let value = digits(2), value < 60, atEnd else { return nil }
+                    minutes = value
+                }
+                let offset = Double(hours * 3600 + minutes * 60)
+                return zone == UInt8(ascii: "+") ? seconds - offset : seconds + offset
+            default:
+                return nil
             }
         }
-        guard let zone = utf8.first else { return seconds }
-        utf8.removeFirst()
-        switch zone {
-        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
-            return utf8.isEmpty ? seconds : nil
-        case UInt8(ascii: "+"), UInt8(ascii: "-"):
-            guard let hours = digits(&utf8, 2), hours < 24 else { return nil }
-            var minutes = 0
-            if !utf8.isEmpty {
-                _ = take(&utf8, ":")
-                guard let value = digits(&utf8, 2), value < 60, utf8.isEmpty else { return nil }
-                minutes = value
-            }
-            let offset = Double(hours * 3600 + minutes * 60)
-            return zone == UInt8(ascii: "+") ? seconds - offset : seconds + offset
-        default:
-            return nil
-        }
     }
 
-    private static func digits(_ text: inout Substring.UTF8View, _ count: Int) -> Int? {
-        var value = 0
-        for _ in 0..<count {
-            guard let byte = text.first, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int(byte - UInt8(ascii: "0"))
-            text.removeFirst()
-        }
-        return value
-    }
-
-    private static func take(_ text: inout Substring.UTF8View, _ character: Unicode.Scalar) -> Bool {
-        guard text.first == UInt8(character.value) else { return false }
-        text.removeFirst()
-        return true
-    }
-
-    private static func daysIn(_ month: Int, _ year: Int) -> Int {
+    static func daysIn(_ month: Int, _ year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30

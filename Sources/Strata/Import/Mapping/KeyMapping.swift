@@ -18,9 +18,11 @@ final class KeyMapping {
     private var exact: [String: Int] = [:]
     private var normalized: [String: Int] = [:]
     /// Lookups already made, by JSON key: the field index, or -1 for none.
-    private var resolved: [String: Int] = [:]
+    // Exclusivity: touched only inside `field(for:)` and `nestedMapping`, which call nothing that
+    // could reach them again.
+    @exclusivity(unchecked) private var resolved: [String: Int] = [:]
     /// Mappings of nested object fields, by field index, made on first use.
-    private var nested: [Int: KeyMapping] = [:]
+    @exclusivity(unchecked) private var nested: [Int: KeyMapping] = [:]
     private let overrides: [String: String]
 
     /// - Parameters:

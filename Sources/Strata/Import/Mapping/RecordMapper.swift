@@ -19,7 +19,7 @@ final class RecordMapper {
     let primaryKeyIndex: Int
     let primaryKeyKind: ValueKind
     /// JSON keys that filled no field, with how often they occurred.
-    private(set) var ignoredKeys: [String: Int] = [:]
+    @exclusivity(unchecked) private(set) var ignoredKeys: [String: Int] = [:]
 
     /// One top-level field of the record being mapped.
     private enum Slot {
@@ -28,9 +28,12 @@ final class RecordMapper {
         case value(Range<Int>)
     }
 
-    private var slots: [Slot]
-    private var chosen: [(key: String, value: JSONValue)?]
-    private var values = CBORWriter(capacity: 512)
+    // Exclusivity: these buffers are touched only by this class's own methods, which call no code
+    // that could reach them again (value transforms cannot see the mapper), so accesses never
+    // overlap; the runtime checks would otherwise run on every element access.
+    @exclusivity(unchecked) private var slots: [Slot]
+    @exclusivity(unchecked) private var chosen: [(key: String, value: JSONValue)?]
+    @exclusivity(unchecked) private var values = CBORWriter(capacity: 512)
 
     /// A mapped record: its encoded primary key and its fields, ready to merge with the stored one.
     struct Mapped {
@@ -82,10 +85,8 @@ final class RecordMapper {
             }
             let start = values.count
             do {
-                try converter.write(value, as: field.type, dateFormat: field.dateFormat, path: field.name, into: &values) {
-                    writer, members, fields, path in
-                    try writeObject(members, fields, path: path, mapping: mapping.nestedMapping(index, fields: fields), into: &writer)
-                }
+                try converter.write(value, as: field.type, dateFormat: field.dateFormat, path: field.name, into: &values,
+                                    owner: (mapping, index))
             } catch let failure as ConversionFailure {
                 throw ConversionFailure(message: "'\(key)' " + failure.message)
             }
@@ -141,38 +142,6 @@ final class RecordMapper {
         }
         writer.patchHead(at: 0, .map, count: count)
         return writer.bytes
-    }
-
-    /// A nested object as a CBOR map keyed by field names, in description order. Absent and null
-    /// optional fields are left out; a nested object is replaced whole, never merged.
-    private func writeObject(_ members: [JSONMember], _ fields: [FieldDescription], path: String, mapping: KeyMapping,
-                             into writer: inout CBORWriter) throws {
-        var picked = [(key: String, value: JSONValue)?](repeating: nil, count: fields.count)
-        for member in members {
-            if let index = mapping.field(for: member.key) { picked[index] = (member.key, member.value) }
-        }
-        let start = writer.count
-        writer.bytes.append(CBOR.emptyMapByte)
-        var count = 0
-        for (index, field) in fields.enumerated() {
-            let fieldPath = KeyMapping.join(path, field.name)
-            guard let (key, value) = picked[index], value != .null else {
-                if field.isOptional { continue }
-                throw ConversionFailure(message: "has no value for the required field '\(fieldPath)'")
-            }
-            writer.writeText(field.name)
-            do {
-                try converter.write(value, as: field.type, dateFormat: field.dateFormat, path: fieldPath, into: &writer) {
-                    writer, members, nestedFields, nestedPath in
-                    try writeObject(members, nestedFields, path: nestedPath,
-                                    mapping: mapping.nestedMapping(index, fields: nestedFields), into: &writer)
-                }
-            } catch let failure as ConversionFailure {
-                throw ConversionFailure(message: "'\(key)' " + failure.message)
-            }
-            count += 1
-        }
-        writer.patchHead(at: start, .map, count: count)
     }
 
     /// The primary key as a query value, converted as its field's type asks.

@@ -15,9 +15,10 @@ struct ValueConverter {
     var dateFormats: [String: DateFormat] = [:]
 
     /// Writes `value` as a `type` value into `writer`. `path` is the dotted field path, for date
-    /// format overrides.
+    /// format overrides; `owner` is the mapping of the object holding the field and its index
+    /// there, whose nested mapping an object value uses.
     func write(_ value: JSONValue, as type: FieldType, dateFormat: DateFormat?, path: String,
-               into writer: inout CBORWriter, mapping: (inout CBORWriter, [JSONMember], [FieldDescription], String) throws -> Void) throws {
+               into writer: inout CBORWriter, owner: (mapping: KeyMapping, index: Int)) throws {
         func mismatch(_ expected: String) -> ConversionFailure {
             ConversionFailure(message: "is \(value), expected \(expected)")
         }
@@ -70,7 +71,7 @@ struct ValueConverter {
             writer.writeHead(.array, UInt64(elements.count))
             for (position, item) in elements.enumerated() {
                 do {
-                    try write(item, as: element, dateFormat: dateFormat, path: path, into: &writer, mapping: mapping)
+                    try write(item, as: element, dateFormat: dateFormat, path: path, into: &writer, owner: owner)
                 } catch var failure as ConversionFailure {
                     failure.message = "element \(position) " + failure.message
                     throw failure
@@ -78,10 +79,38 @@ struct ValueConverter {
             }
         case .object(let fields):
             guard case .object(let members) = value else { throw mismatch("an object") }
-            try mapping(&writer, members, fields, path)
+            try writeObject(members, fields, path: path, mapping: owner.mapping.nestedMapping(owner.index, fields: fields), into: &writer)
         case .any:
             Self.writeAny(value, into: &writer)
         }
+    }
+
+    /// A nested object as a CBOR map keyed by field names, in description order. Absent and null
+    /// optional fields are left out; a nested object is replaced whole, never merged.
+    private func writeObject(_ members: [JSONMember], _ fields: [FieldDescription], path: String, mapping: KeyMapping,
+                             into writer: inout CBORWriter) throws {
+        var picked = [(key: String, value: JSONValue)?](repeating: nil, count: fields.count)
+        for member in members {
+            if let index = mapping.field(for: member.key) { picked[index] = (member.key, member.value) }
+        }
+        let start = writer.count
+        writer.bytes.append(CBOR.emptyMapByte)
+        var count = 0
+        for (index, field) in fields.enumerated() {
+            let fieldPath = KeyMapping.join(path, field.name)
+            guard let (key, value) = picked[index], value != .null else {
+                if field.isOptional { continue }
+                throw ConversionFailure(message: "has no value for the required field '\(fieldPath)'")
+            }
+            writer.writeText(field.name)
+            do {
+                try write(value, as: field.type, dateFormat: field.dateFormat, path: fieldPath, into: &writer, owner: (mapping, index))
+            } catch let failure as ConversionFailure {
+                throw ConversionFailure(message: "'\(key)' " + failure.message)
+            }
+            count += 1
+        }
+        writer.patchHead(at: start, .map, count: count)
     }
 
     static func bool(_ value: JSONValue) -> Bool? {

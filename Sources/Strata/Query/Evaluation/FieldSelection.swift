@@ -15,6 +15,11 @@ struct FieldSelection {
         }
         predicate.forEachComparison { select($0.field) }
         orderings.forEach { select($0.field) }
+        self.init(names: names, fields: fields)
+    }
+
+    /// The selection of the top-level fields `names`.
+    init(names: [String], fields: FieldTable) {
         self.names = names
         ids = names.map { fields.id(for: $0) }
     }

@@ -1,0 +1,87 @@
+// import-side-by-side [--count N] [--seed S] [--file JSON] [--engine strata|grdb|both]
+//
+// JSON bulk import, Strata vs GRDB, on N generated users (a REST-API-shaped JSON array, about
+// 250 bytes a user) into an entity with indexes on lastName, luckyNumber and createdAt: a first
+// import into an empty store, then the same file again. Each engine runs in its own process so
+// that its peak resident memory is its own; `both` (the default) runs both and prints a Markdown
+// table. Build in release:
+// `swift run -c release --package-path Benchmarks import-side-by-side --count 1000000`.
+import Foundation
+import ImportComparison
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("import-side-by-side: \(message)\n".utf8))
+    exit(2)
+}
+
+func log(_ message: String) { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+
+var count = 1_000_000
+var seed: UInt64 = 42
+var file: String?
+var engine = "both"
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    func value() -> String {
+        guard let v = arguments.popFirst() else { fail("\(argument) needs a value") }
+        return v
+    }
+    switch argument {
+    case "--count": guard let n = Int(value()), n > 0 else { fail("--count must be a positive integer") }; count = n
+    case "--seed": guard let s = UInt64(value()) else { fail("--seed must be an unsigned integer") }; seed = s
+    case "--file": file = value()
+    case "--engine":
+        engine = value()
+        guard ["strata", "grdb", "both"].contains(engine) else { fail("--engine is strata, grdb or both") }
+    case "--help", "-h":
+        print("usage: import-side-by-side [--count N (1000000)] [--seed S (42)] [--file JSON] [--engine strata|grdb|both]")
+        exit(0)
+    default: fail("unknown argument '\(argument)' (try --help)")
+    }
+}
+
+#if DEBUG
+log("warning: debug build; numbers are meaningless without -c release")
+#endif
+
+do {
+    switch engine {
+    case "strata", "grdb":
+        guard let file else { fail("--engine \(engine) needs --file") }
+        let url = URL(fileURLWithPath: file)
+        let measurement = engine == "strata"
+            ? try measureStrataImport(file: url, records: count) : try measureGRDBImport(file: url, records: count)
+        print(String(decoding: try JSONEncoder().encode(measurement), as: UTF8.self))
+    default:
+        let url: URL
+        var generated: URL?
+        if let file {
+            url = URL(fileURLWithPath: file)
+        } else {
+            url = FileManager.default.temporaryDirectory.appendingPathComponent("import-bench-\(count)-\(seed).json")
+            log("writing \(count) users to \(url.path)")
+            try writeDataset(count: count, seed: seed, to: url)
+            generated = url
+        }
+        defer { if let generated { try? FileManager.default.removeItem(at: generated) } }
+        func run(_ engine: String) throws -> ImportMeasurement {
+            log("\(engine): importing \(url.lastPathComponent) twice")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            process.arguments = ["--engine", engine, "--file", url.path, "--count", String(count)]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let output = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { fail("the \(engine) run failed with status \(process.terminationStatus)") }
+            return try JSONDecoder().decode(ImportMeasurement.self, from: output)
+        }
+        let strata = try run("strata")
+        let grdb = try run("grdb")
+        print(importTable(strata: strata, grdb: grdb))
+        print("\n\(strata.note)")
+    }
+} catch {
+    fail("\(error)")
+}
