@@ -68,16 +68,31 @@ final class JSONImporter {
         } else {
             do {
                 report = try store.write(durability: options.durability) { tx in
-                    var parser = JSONParser(source: try source.open(), limits: options.limits)
                     let session = try ImportSession(tx, target, options)
+                    let pipeline = ImportPipeline(source: source, description: target.description, fields: session.context.schema.fields,
+                                                  options: options, maximumKeySize: session.maximumKeySize)
+                    defer { pipeline.finish() }
                     var report = ImportReport(entity: target.description.name)
-                    var index = 0
-                    while let (record, position) = try nextRecord(&parser) {
-                        try session.process(record, index: index, position: position, into: &report)
-                        index += 1
-                        if index % 10_000 == 0 { reportProgress(index, parser) }
+                    var ignoredKeys: [String: Int] = [:]
+                    var lastOffset = 0
+                    loop: while let batch = pipeline.next() {
+                        switch batch {
+                        case .records(let items):
+                            for item in items {
+                                try session.process(item, into: &report)
+                                lastOffset = item.endOffset
+                                if report.records % 10_000 == 0 { reportProgress(report.records, lastOffset) }
+                            }
+                        case .end(let ignored, let offset):
+                            ignoredKeys = ignored
+                            lastOffset = offset
+                            break loop
+                        case .failure(let error):
+                            throw error
+                        }
                     }
-                    reportProgress(index, parser)
+                    if report.records % 10_000 != 0 || report.records == 0 { reportProgress(report.records, lastOffset) }
+                    report.ignoredKeys = ignoredKeys
                     try session.finish(into: &report)
                     if options.dryRun { throw DryRunRollback(report: report) }
                     report.transactions = 1
@@ -108,17 +123,26 @@ final class JSONImporter {
             let isFirst = first
             report = try store.write(durability: options.durability) { tx in
                 let session = try ImportSession(tx, target, options, keepSeen: !isFirst)
+                let mapper = RecordMapper(description: target.description, fields: session.context.schema.fields, options: options)
                 var batchReport = report
                 for (offset, (record, position)) in batch.enumerated() {
-                    try session.process(record, index: batchStart + offset, position: position, into: &batchReport)
+                    let content: PipelineItem.Content
+                    do {
+                        content = .mapped(try mapper.map(record, maximumKeySize: session.maximumKeySize))
+                    } catch let failure as ConversionFailure {
+                        content = .failed(failure.message)
+                    }
+                    try session.process(PipelineItem(content: content, index: batchStart + offset, position: position, endOffset: 0),
+                                        into: &batchReport)
                 }
+                for (key, count) in mapper.ignoredKeys { batchReport.ignoredKeys[key, default: 0] += count }
                 if isLast { try session.finish(into: &batchReport) }
                 batchReport.transactions += 1
                 return batchReport
             }
             first = false
             index += batch.count
-            reportProgress(index, parser)
+            reportProgress(index, parser.offset)
             if isLast { return report }
         }
     }
@@ -130,16 +154,16 @@ final class JSONImporter {
         return (record, position)
     }
 
-    private func reportProgress(_ records: Int, _ parser: JSONParser) {
-        options.progress?(ImportProgress(recordsRead: records, bytesRead: parser.offset, totalBytes: source.size))
+    private func reportProgress(_ records: Int, _ offset: Int) {
+        options.progress?(ImportProgress(recordsRead: records, bytesRead: offset, totalBytes: source.size))
     }
 }
 
-/// The state of an import inside one write transaction.
+/// The state of an import inside one write transaction: the writing half of the pipeline.
 private final class ImportSession {
     let tx: WriteTransaction
     let context: EntityContext
-    let mapper: RecordMapper
+    let layout: RecordLayout
     let indexer: ImportIndexer
     let options: ImportOptions
     /// The primary keys seen in this import's payload: an LMDB database emptied at the start and
@@ -151,7 +175,8 @@ private final class ImportSession {
         self.tx = tx
         self.options = options
         context = try target.context(tx)
-        mapper = RecordMapper(description: target.description, fields: context.schema.fields, options: options)
+        layout = RecordLayout(fields: target.description.fields,
+                              fieldIDs: target.description.fields.map { [context] in context.schema.fields.id(for: $0.name) ?? 0 })
         indexer = target.indexer(tx, context)
         maximumKeySize = tx.store.environment.maxKeySize
         let name = "import/\(context.name)"
@@ -168,17 +193,19 @@ private final class ImportSession {
         if !keepSeen { try tx.lmdb(entity: context.name) { try tx.raw.drop(seen) } }
     }
 
-    /// Maps and writes one record; a mapping failure is skipped or thrown as the options say.
-    func process(_ record: JSONValue, index: Int, position: InputPosition, into report: inout ImportReport) throws {
+    /// Writes one mapped record; a failed one is skipped or thrown as the options say.
+    func process(_ item: PipelineItem, into report: inout ImportReport) throws {
         report.records += 1
         do {
-            try write(record, into: &report)
+            switch item.content {
+            case .mapped(let mapped): try write(mapped, into: &report)
+            case .failed(let message): throw ConversionFailure(message: message)
+            }
         } catch let failure as ConversionFailure {
-            try fail(StrataError(.invalidRecord, failure.message), index: index, position: position, into: &report)
+            try fail(StrataError(.invalidRecord, failure.message), index: item.index, position: item.position, into: &report)
         } catch let error as StrataError where error.code == .uniqueViolation {
-            try fail(error, index: index, position: position, into: &report)
+            try fail(error, index: item.index, position: item.position, into: &report)
         }
-        if report.ignoredKeys.count != mapper.ignoredKeys.count || index % 1024 == 0 { report.ignoredKeys = mapper.ignoredKeys }
     }
 
     private func fail(_ error: StrataError, index: Int, position: InputPosition, into report: inout ImportReport) throws {
@@ -192,8 +219,7 @@ private final class ImportSession {
         if report.failures.count < 100 { report.failures.append(error) }
     }
 
-    private func write(_ record: JSONValue, into report: inout ImportReport) throws {
-        let mapped = try mapper.map(record, maximumKeySize: maximumKeySize)
+    private func write(_ mapped: RecordMapper.Mapped, into report: inout ImportReport) throws {
         let key = mapped.primaryKey
         let raw = tx.raw
         let firstTime = try tx.lmdb(entity: context.name) { try raw.putIfAbsent([], forKey: key, in: seen) == nil }
@@ -202,7 +228,7 @@ private final class ImportSession {
             if report.duplicateKeys.count < 20 { report.duplicateKeys.append(mapped.keyText) }
         }
         let stored = try tx.lmdb(entity: context.name, key: mapped.keyText) { try raw.value(forKey: key, in: context.records) }
-        let bytes = try mapper.encode(merging: stored, entity: context.name, key: mapped.keyText)
+        let bytes = try layout.encode(mapped, merging: stored, entity: context.name)
         if let stored {
             if stored == bytes {
                 if firstTime { report.unchanged += 1 }
@@ -235,7 +261,6 @@ private final class ImportSession {
 
     /// Deletes what a sync's payload lacks, then empties the seen-keys database.
     func finish(into report: inout ImportReport) throws {
-        report.ignoredKeys = mapper.ignoredKeys
         if options.mode.deletesMissing { try deleteMissing(into: &report) }
         try tx.lmdb(entity: context.name) { try tx.raw.drop(seen) }
     }

@@ -136,6 +136,18 @@ import TestSupport
         #expect(try store.indexesConsistent())
     }
 
+    @Test func anEarlyFailureStopsTheReaderOfALargeInput() throws {
+        var records = (1...40_000).map { (id: $0, first: "F", last: "L", city: "C") }
+        records[10].first = "dup"
+        var text = String(decoding: membersJSON(records), as: UTF8.self)
+        text = text.replacingOccurrences(of: #""id": 11, "first_name": "dup""#, with: #""id": 11, "first_name": null"#)
+        let error = try #require(throws: StrataError.self) { try store.importJSON(Data(text.utf8), as: Member.self) }
+        #expect(error.record == 10)
+        #expect(try store.members().isEmpty)
+        // The store is free for the next writer: the reader thread has stopped.
+        #expect(try store.importJSON(berlinAndParis, as: Member.self).inserted == 5)
+    }
+
     @Test func progressIsReportedByBytes() throws {
         let records = (1...25_000).map { (id: $0, first: "F", last: "L", city: "C") }
         let seen = Mutex<[ImportProgress]>([])

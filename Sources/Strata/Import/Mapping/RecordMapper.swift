@@ -21,26 +21,30 @@ final class RecordMapper {
     /// JSON keys that filled no field, with how often they occurred.
     @exclusivity(unchecked) private(set) var ignoredKeys: [String: Int] = [:]
 
-    /// One top-level field of the record being mapped.
-    private enum Slot {
+    /// One top-level field of a mapped record.
+    enum Slot: Sendable {
         case absent
         case null
         case value(Range<Int>)
     }
 
-    // Exclusivity: these buffers are touched only by this class's own methods, which call no code
-    // that could reach them again (value transforms cannot see the mapper), so accesses never
-    // overlap; the runtime checks would otherwise run on every element access.
-    @exclusivity(unchecked) private var slots: [Slot]
+    // Exclusivity: this buffer is touched only by `map`, which calls no code that could reach it
+    // again (value transforms cannot see the mapper), so accesses never overlap; the runtime
+    // checks would otherwise run on every element access.
     @exclusivity(unchecked) private var chosen: [(key: String, value: JSONValue)?]
-    @exclusivity(unchecked) private var values = CBORWriter(capacity: 512)
 
     /// A mapped record: its encoded primary key and its fields, ready to merge with the stored one.
-    struct Mapped {
+    struct Mapped: Sendable {
         var primaryKey: [UInt8]
         /// The primary key as the JSON gave it, for messages and the report.
         var keyText: String
+        /// Per top-level field: absent, null, or the range of its CBOR value in `values`.
+        var slots: [Slot]
+        var values: [UInt8]
     }
+
+    /// What merging mapped records with stored ones needs: safe to use on another thread than `map`.
+    var layout: RecordLayout { RecordLayout(fields: description.fields, fieldIDs: fieldIDs) }
 
     init(description: EntityDescription, fields: FieldTable, options: ImportOptions) {
         self.description = description
@@ -50,7 +54,6 @@ final class RecordMapper {
         self.fieldIDs = description.fields.map { fields.id(for: $0.name) ?? 0 }
         self.primaryKeyIndex = description.fields.firstIndex { $0.name == description.primaryKey } ?? 0
         self.primaryKeyKind = ValueKind(description.fields[primaryKeyIndex].type)
-        slots = Array(repeating: .absent, count: description.fields.count)
         chosen = Array(repeating: nil, count: description.fields.count)
     }
 
@@ -67,7 +70,8 @@ final class RecordMapper {
                 ignoredKeys[member.key, default: 0] += 1
             }
         }
-        values.bytes.removeAll(keepingCapacity: true)
+        var values = CBORWriter(capacity: 256)
+        var slots = [Slot](repeating: .absent, count: description.fields.count)
         for (index, field) in description.fields.enumerated() {
             guard var (key, value) = chosen[index] else {
                 slots[index] = .absent
@@ -103,45 +107,7 @@ final class RecordMapper {
         }
         let text: String
         if case .string(let string) = value { text = string } else { text = value.jsonText }
-        return Mapped(primaryKey: bytes, keyText: text)
-    }
-
-    /// The record bytes: the mapped fields in description order, stored fields where the JSON had
-    /// no key, then stored fields the description does not know, in their stored order. Throws
-    /// ``ConversionFailure`` when a new record lacks a required field.
-    func encode(merging stored: [UInt8]?, entity: String, key: String) throws -> [UInt8] {
-        let storedFields = try stored.map { try Self.topLevelFields(of: $0, entity: entity, key: key) } ?? []
-        var writer = CBORWriter(capacity: values.count + (stored?.count ?? 0) + 16)
-        writer.bytes.append(CBOR.emptyMapByte)
-        var count = 0
-        for (index, field) in description.fields.enumerated() {
-            let id = fieldIDs[index]
-            switch slots[index] {
-            case .value(let range):
-                writer.writeHead(.unsigned, UInt64(id))
-                writer.bytes.append(contentsOf: values.bytes[range])
-                count += 1
-            case .null:
-                continue
-            case .absent:
-                if let stored, let entry = storedFields.first(where: { $0.id == id }) {
-                    writer.writeHead(.unsigned, UInt64(id))
-                    writer.bytes.append(contentsOf: stored[entry.value])
-                    count += 1
-                } else if stored == nil, !field.isOptional {
-                    throw ConversionFailure(message: "has no value for the required field '\(field.name)'")
-                }
-            }
-        }
-        if let stored {
-            for entry in storedFields where !fieldIDs.contains(entry.id) {
-                writer.writeHead(.unsigned, UInt64(entry.id))
-                writer.bytes.append(contentsOf: stored[entry.value])
-                count += 1
-            }
-        }
-        writer.patchHead(at: 0, .map, count: count)
-        return writer.bytes
+        return Mapped(primaryKey: bytes, keyText: text, slots: slots, values: values.bytes)
     }
 
     /// The primary key as a query value, converted as its field's type asks.
@@ -166,6 +132,53 @@ final class RecordMapper {
         default:
             return nil
         }
+    }
+}
+
+/// The stored layout of an entity's records: merges mapped records with stored ones. A value, so
+/// the writing thread can use it while another thread maps the next records.
+struct RecordLayout: Sendable {
+    let fields: [FieldDescription]
+    /// The stored field id of each field.
+    let fieldIDs: [Int]
+
+    /// The record bytes: the mapped fields in description order, stored fields where the JSON had
+    /// no key, then stored fields the description does not know, in their stored order. Throws
+    /// ``ConversionFailure`` when a new record lacks a required field.
+    func encode(_ mapped: RecordMapper.Mapped, merging stored: [UInt8]?, entity: String) throws -> [UInt8] {
+        let key = mapped.keyText
+        let storedFields = try stored.map { try Self.topLevelFields(of: $0, entity: entity, key: key) } ?? []
+        var writer = CBORWriter(capacity: mapped.values.count + (stored?.count ?? 0) + 16)
+        writer.bytes.append(CBOR.emptyMapByte)
+        var count = 0
+        for (index, field) in fields.enumerated() {
+            let id = fieldIDs[index]
+            switch mapped.slots[index] {
+            case .value(let range):
+                writer.writeHead(.unsigned, UInt64(id))
+                writer.bytes.append(contentsOf: mapped.values[range])
+                count += 1
+            case .null:
+                continue
+            case .absent:
+                if let stored, let entry = storedFields.first(where: { $0.id == id }) {
+                    writer.writeHead(.unsigned, UInt64(id))
+                    writer.bytes.append(contentsOf: stored[entry.value])
+                    count += 1
+                } else if stored == nil, !field.isOptional {
+                    throw ConversionFailure(message: "has no value for the required field '\(field.name)'")
+                }
+            }
+        }
+        if let stored {
+            for entry in storedFields where !fieldIDs.contains(entry.id) {
+                writer.writeHead(.unsigned, UInt64(entry.id))
+                writer.bytes.append(contentsOf: stored[entry.value])
+                count += 1
+            }
+        }
+        writer.patchHead(at: 0, .map, count: count)
+        return writer.bytes
     }
 
     /// The top-level entries of a stored record: field id and the byte range of its value.
