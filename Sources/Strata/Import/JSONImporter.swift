@@ -196,15 +196,17 @@ private final class ImportSession {
     /// Writes one mapped record; a failed one is skipped or thrown as the options say.
     func process(_ item: PipelineItem, into report: inout ImportReport) throws {
         report.records += 1
-        do {
-            switch item.content {
-            case .mapped(let mapped): try write(mapped, into: &report)
-            case .failed(let message): throw ConversionFailure(message: message)
+        switch item.content {
+        case .failed(let message):
+            try fail(StrataError(.invalidRecord, message), index: item.index, position: item.position, into: &report)
+        case .mapped(let mapped):
+            do {
+                try write(mapped, into: &report)
+            } catch let failure as ConversionFailure {
+                try fail(StrataError(.invalidRecord, failure.message), index: item.index, position: item.position, into: &report)
+            } catch let error as StrataError where error.code == .uniqueViolation {
+                try fail(error, index: item.index, position: item.position, into: &report)
             }
-        } catch let failure as ConversionFailure {
-            try fail(StrataError(.invalidRecord, failure.message), index: item.index, position: item.position, into: &report)
-        } catch let error as StrataError where error.code == .uniqueViolation {
-            try fail(error, index: item.index, position: item.position, into: &report)
         }
     }
 

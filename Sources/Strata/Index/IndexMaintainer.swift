@@ -29,7 +29,7 @@ struct IndexMaintainer<Root: Record> {
             guard let database = context.indexes[definition.name] else { continue }
             for fullKey in definition.keys(record) where !IndexKey.isNilKey(fullKey, fields: definition.fields.count) {
                 let key = IndexKey.stored(fullKey)
-                let holders = try transaction.lmdb(entity: context.name) { try primaryKeys(under: key, in: database) }
+                let holders = try transaction.lmdb(entity: context.name) { try transaction.raw.duplicates(of: key, in: database) }
                 for holder in holders where holder != primaryKey {
                     if IndexKey.mayBeTruncated(key) {
                         // A cut key: compare the full keys of the other record.
@@ -61,17 +61,20 @@ struct IndexMaintainer<Root: Record> {
             }
         }
     }
+}
 
-    /// The primary keys stored under exactly `key`.
-    private func primaryKeys(under key: [UInt8], in database: Database) throws -> [[UInt8]] {
-        try transaction.raw.withCursor(database) { cursor in
-            var keys: [[UInt8]] = []
+extension LMDB.Transaction {
+    /// The values stored under exactly `key` in a database with sorted duplicates: in an index,
+    /// the primary keys of the records holding that key.
+    func duplicates(of key: [UInt8], in database: Database) throws -> [[UInt8]] {
+        try withCursor(database) { cursor in
+            var values: [[UInt8]] = []
             var more = try cursor.seek(exactly: key)
             while more {
-                keys.append(cursor.value)
+                values.append(cursor.value)
                 more = try cursor.nextDuplicate()
             }
-            return keys
+            return values
         }
     }
 }

@@ -75,7 +75,8 @@ struct StoredIndexMaintainer {
             guard let database = context.indexes[descriptor.name] else { continue }
             for fullKey in Self.keys(of: fields, descriptor) where !IndexKey.isNilKey(fullKey, fields: descriptor.fields.count) {
                 let key = IndexKey.stored(fullKey)
-                for holder in try holders(of: key, in: database) where holder != primaryKey {
+                for holder in try transaction.lmdb(entity: context.name, { try transaction.raw.duplicates(of: key, in: database) })
+                    where holder != primaryKey {
                     if IndexKey.mayBeTruncated(key) {
                         // A cut key: compare the full keys of the other record.
                         guard let other = try transaction.lmdb(entity: context.name, { try transaction.raw.value(forKey: holder, in: context.records) }),
@@ -107,20 +108,6 @@ struct StoredIndexMaintainer {
                 for key in newKeys where !oldKeys.contains(key) {
                     try transaction.raw.put(primaryKey, forKey: key, in: database)
                 }
-            }
-        }
-    }
-
-    private func holders(of key: [UInt8], in database: Database) throws -> [[UInt8]] {
-        try transaction.lmdb(entity: context.name) {
-            try transaction.raw.withCursor(database) { cursor in
-                var keys: [[UInt8]] = []
-                var more = try cursor.seek(exactly: key)
-                while more {
-                    keys.append(cursor.value)
-                    more = try cursor.nextDuplicate()
-                }
-                return keys
             }
         }
     }
