@@ -13,7 +13,8 @@ final class RecordMapper {
     let description: EntityDescription
     let mapping: KeyMapping
     let converter: ValueConverter
-    let transforms: [String: JSONValueTransform]
+    /// The value transform of each top-level field, if any (looked up once, not per record).
+    let transforms: [JSONValueTransform?]
     /// The stored field id of each top-level field.
     let fieldIDs: [Int]
     let primaryKeyIndex: Int
@@ -32,6 +33,8 @@ final class RecordMapper {
     // again (value transforms cannot see the mapper), so accesses never overlap; the runtime
     // checks would otherwise run on every element access.
     @exclusivity(unchecked) private var chosen: [(key: String, value: JSONValue)?]
+    /// The JSON keys of the previous record by position, with the field each filled (-1: none).
+    @exclusivity(unchecked) private var keyOrder: [(key: String, field: Int)] = []
 
     /// A mapped record: its encoded primary key and its fields, ready to merge with the stored one.
     struct Mapped: Sendable {
@@ -50,7 +53,7 @@ final class RecordMapper {
         self.description = description
         self.mapping = KeyMapping(fields: description.fields, primaryKey: description.primaryKey, overrides: options.jsonKeys)
         self.converter = ValueConverter(dateFormats: options.dateFormats)
-        self.transforms = options.transforms
+        self.transforms = description.fields.map { options.transforms[$0.name] }
         self.fieldIDs = description.fields.map { fields.id(for: $0.name) ?? 0 }
         self.primaryKeyIndex = description.fields.firstIndex { $0.name == description.primaryKey } ?? 0
         self.primaryKeyKind = ValueKind(description.fields[primaryKeyIndex].type)
@@ -63,8 +66,21 @@ final class RecordMapper {
             throw ConversionFailure(message: "is \(record.kind), not an object")
         }
         for index in chosen.indices { chosen[index] = nil }
-        for member in members {
-            if let index = mapping.field(for: member.key) {
+        for (position, member) in members.enumerated() {
+            // Records of one payload list their keys in one order: the previous record's mapping
+            // at this position usually answers without hashing the key.
+            let index: Int
+            if position < keyOrder.count, keyOrder[position].key == member.key {
+                index = keyOrder[position].field
+            } else {
+                index = mapping.field(for: member.key) ?? -1
+                if position < keyOrder.count {
+                    keyOrder[position] = (member.key, index)
+                } else if position == keyOrder.count, position < 256 {
+                    keyOrder.append((member.key, index))
+                }
+            }
+            if index >= 0 {
                 chosen[index] = (member.key, member.value)   // the last of duplicate keys wins
             } else {
                 ignoredKeys[member.key, default: 0] += 1
@@ -77,7 +93,7 @@ final class RecordMapper {
                 slots[index] = .absent
                 continue
             }
-            if let transform = transforms[field.name] {
+            if let transform = transforms[index] {
                 do { value = try transform(value) } catch {
                     throw ConversionFailure(message: "'\(key)': the transform of '\(field.name)' failed: \(error)")
                 }

@@ -39,7 +39,7 @@ struct ValueConverter {
             default: throw mismatch("a string")
             }
         case .date:
-            let format = dateFormats[path] ?? dateFormat ?? .automatic
+            let format = (dateFormats.isEmpty ? nil : dateFormats[path]) ?? dateFormat ?? .automatic
             guard let seconds = DateParsing.seconds(value, format: format) else {
                 throw mismatch(format == .automatic ? "a date (ISO 8601 text or Unix seconds or milliseconds)" : "a date (\(format))")
             }
