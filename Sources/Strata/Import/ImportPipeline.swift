@@ -73,7 +73,6 @@ final class ImportPipeline: Sendable {
                 _ = channel.send(.failure(StrataError(.storage, "the import's reader failed: \(error)", cause: error)))
             }
         }
-        thread.stackSize = 4 << 20   // the parser recurses once per nesting level, up to its limit
         thread.name = "strata.import.reader"
         thread.start()
     }

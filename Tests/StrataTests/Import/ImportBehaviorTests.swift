@@ -113,6 +113,35 @@ import TestSupport
         #expect(try store.indexesConsistent())
     }
 
+    /// By name: Swift Testing renders its arguments, which would take minutes for 70 MiB of bytes.
+    static let malformedPayloads: [String: [UInt8]] = {
+        let changed = Array(#"[{"id": 1, "first_name": "Changed", "last_name": "x"}, "#.utf8)
+        var invalidUTF8 = Array(#"[{"id": 1, "first_name": "Ch"#.utf8)
+        invalidUTF8 += [0xFF, 0xFE]
+        invalidUTF8 += Array(#""}]"#.utf8)
+        let deep: [UInt8] = changed + Array(#"{"id": 2, "tags": "#.utf8) + [UInt8](repeating: UInt8(ascii: "["), count: 100_000)
+        let long: [UInt8] = changed + Array(#"{"id": 2, "first_name": ""#.utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 70 << 20)
+        return [
+            "truncated": changed + Array(#"{"id": 2, "first"#.utf8),
+            "invalid UTF-8": invalidUTF8,
+            "trailing comma": changed.dropLast(2) + Array(",]".utf8),
+            "deep nesting": deep,
+            "long string": long,
+        ]
+    }()
+
+    @Test(arguments: ["truncated", "invalid UTF-8", "trailing comma", "deep nesting", "long string"])
+    func malformedPayloadsChangeNothing(name: String) throws {
+        let payload = try #require(Self.malformedPayloads[name])
+        try store.importJSON(berlinAndParis, as: Member.self)
+        let before = try store.members()
+        let error = try #require(throws: StrataError.self) { try store.importJSON(Data(payload), as: Member.self) }
+        #expect(error.code == .malformedJSON, "\(name): \(error)")
+        #expect(error.position != nil)
+        #expect(try store.members() == before)
+        #expect(try store.indexesConsistent())
+    }
+
     @Test func rootKeysAndSingleObjects() throws {
         let wrapped = Data(#"{"page": 1, "users": [{"id": 1, "first_name": "a", "last_name": "b"}], "total": 1}"#.utf8)
         #expect(try store.importJSON(wrapped, as: Member.self, options: ImportOptions(rootKey: "users")).inserted == 1)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Strata
 
 /// Hands out its bytes `size` at a time, to put every token across a chunk boundary.
@@ -149,3 +150,33 @@ struct EndlessString: JSONByteSource {
     }
 }
 
+
+@Suite struct JSONParserMutationTests {
+    /// Random byte edits of a valid payload either parse or fail with `.malformedJSON` and a
+    /// position inside the input: never a crash, a hang or another error.
+    @Test func mutatedInputParsesOrFailsCleanly() throws {
+        let valid = Array(#"{"page": 1, "users": [{"id": 1, "name": "Gob \"G\" Bluth", "tags": ["a", "ü"], "score": -1.5e3, "x": null, "ok": true}, {"id": 2}]}"#.utf8)
+        var generator = SeededGenerator(seed: 99)
+        let alphabet = Array(#"{}[]:,"\\/ 0123456789.eE+-tfnul\u{0}"#.utf8) + [0xC3, 0xA9, 0xFF, 0x80, 0x0A]
+        for round in 0..<3_000 {
+            var bytes = valid
+            for _ in 0...Int.random(in: 0...3, using: &generator) {
+                let position = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0...2, using: &generator) {
+                case 0: bytes[position] = alphabet.randomElement(using: &generator)!
+                case 1: bytes.remove(at: position)
+                default: bytes.insert(alphabet.randomElement(using: &generator)!, at: position)
+                }
+                if bytes.isEmpty { bytes = [UInt8(ascii: "[")] }
+            }
+            let chunk = Int.random(in: 1...64, using: &generator)
+            var parser = JSONParser(source: TinyChunks(bytes: bytes, size: chunk))
+            do {
+                while try parser.nextRecord(rootKey: round % 2 == 0 ? "users" : nil) != nil {}
+            } catch {
+                #expect(error.code == .malformedJSON, "round \(round): \(error)")
+                #expect((0...bytes.count).contains(error.position?.offset ?? -1), "round \(round): \(error)")
+            }
+        }
+    }
+}

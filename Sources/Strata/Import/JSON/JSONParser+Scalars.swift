@@ -7,19 +7,16 @@ extension JSONParser {
         advance()   // the opening quote
         var runStart = index
         var ascii = true
-        // Fast path: the whole string in this chunk, no escapes.
-        while index < buffer.count {
-            let byte = buffer[index]
-            if byte == UInt8(ascii: "\"") {
-                let bytes = buffer[runStart..<index]
-                advance()
-                try checkLength(bytes.count, start)
-                return try makeString(bytes, ascii: ascii, start)
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
-            if byte >= 0x80 { ascii = false }
+        // Fast path: the whole string in this chunk, no escapes, within the length limit.
+        let (stop, allASCII) = scanPlainRun(from: index)
+        ascii = allASCII
+        index = stop
+        if index < buffer.count, buffer[index] == UInt8(ascii: "\"") {
+            let bytes = buffer[runStart..<index]
             advance()
+            return try makeString(bytes, ascii: ascii, start)
         }
+        try checkLength(index - runStart, start)
         clearScratch()
         appendScratch(buffer[runStart..<index])
         while true {
@@ -36,15 +33,30 @@ extension JSONParser {
             } else if byte < 0x20 {
                 throw failure("unescaped control character 0x\(String(byte, radix: 16)) in a string; write it as an escape")
             } else {
-                while index < buffer.count {
-                    let next = buffer[index]
-                    if next == UInt8(ascii: "\"") || next == UInt8(ascii: "\\") || next < 0x20 { break }
-                    if next >= 0x80 { ascii = false }
-                    advance()
-                }
+                let (stop, allASCII) = scanPlainRun(from: index)
+                if !allASCII { ascii = false }
+                index = stop
                 appendScratch(buffer[runStart..<index])
             }
             try checkLength(scratchBytes.count, start)
+        }
+    }
+
+    /// The end of the run of plain string bytes (no quote, backslash or control character) that
+    /// starts at `start` in this chunk, at most one byte past the length limit; and whether the
+    /// run is all ASCII.
+    private func scanPlainRun(from start: Int) -> (end: Int, ascii: Bool) {
+        buffer.withUnsafeBufferPointer { bytes in
+            let limit = min(bytes.count, start + limits.maximumStringLength + 1)
+            var position = start
+            var high: UInt8 = 0
+            while position < limit {
+                let byte = bytes[position]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                high |= byte
+                position += 1
+            }
+            return (position, high < 0x80)
         }
     }
 

@@ -176,58 +176,96 @@ struct JSONParser {
 
     // MARK: Values
 
+    /// A container being parsed: its elements so far, and for an object the key of the value
+    /// being parsed.
+    private enum OpenContainer {
+        case array([JSONValue])
+        case object([JSONMember], key: String)
+    }
+
     /// Parses one value; `depth` is the nesting level of the containers around it.
+    ///
+    /// Iterative, with the open containers on an explicit stack: hostile nesting costs heap, up
+    /// to the depth limit, never the thread's stack (a reader thread or a dispatch thread has far
+    /// less of it than the main thread).
     mutating func parseValue(depth: Int) throws(StrataError) -> JSONValue {
-        try skipWhitespace()
-        guard let byte = try peek() else { throw failure("unexpected end of input; expected a value") }
-        switch byte {
-        case UInt8(ascii: "\""):
-            return .string(try parseString())
-        case UInt8(ascii: "{"):
-            try checkDepth(depth)
-            index += 1
-            var members: [JSONMember] = []
-            members.reserveCapacity(16)
-            var first = true
-            while let key = try nextMemberKey(first: &first) {
-                members.append(JSONMember(key: key, value: try parseValue(depth: depth + 1)))
-            }
-            return .object(members)
-        case UInt8(ascii: "["):
-            try checkDepth(depth)
-            index += 1
-            var elements: [JSONValue] = []
+        var open: [OpenContainer] = []
+        while true {
+            // A value starts here: a scalar completes it, a non-empty container opens a level.
             try skipWhitespace()
-            if try peek() == UInt8(ascii: "]") {
+            guard let byte = try peek() else { throw failure("unexpected end of input; expected a value") }
+            var value: JSONValue
+            switch byte {
+            case UInt8(ascii: "\""):
+                value = .string(try parseString())
+            case UInt8(ascii: "{"):
+                try checkDepth(depth + open.count)
                 index += 1
-                return .array(elements)
-            }
-            while true {
-                elements.append(try parseValue(depth: depth + 1))
-                try skipWhitespace()
-                guard let next = try peek() else { throw failure("unexpected end of input inside an array") }
-                index += 1
-                if next == UInt8(ascii: "]") { return .array(elements) }
-                guard next == UInt8(ascii: ",") else {
-                    index -= 1
-                    throw failure("expected ',' or ']' after an array element, found \(describe(next))")
+                var first = true
+                guard let key = try nextMemberKey(first: &first) else {
+                    value = .object([])
+                    break
                 }
+                var members: [JSONMember] = []
+                members.reserveCapacity(16)
+                open.append(.object(members, key: key))
+                continue
+            case UInt8(ascii: "["):
+                try checkDepth(depth + open.count)
+                index += 1
                 try skipWhitespace()
-                if try peek() == UInt8(ascii: "]") { throw failure("a trailing comma before ']' is not JSON") }
+                if try peek() == UInt8(ascii: "]") {
+                    index += 1
+                    value = .array([])
+                    break
+                }
+                open.append(.array([]))
+                continue
+            case UInt8(ascii: "t"):
+                try expectLiteral("true")
+                value = .bool(true)
+            case UInt8(ascii: "f"):
+                try expectLiteral("false")
+                value = .bool(false)
+            case UInt8(ascii: "n"):
+                try expectLiteral("null")
+                value = .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                value = try parseNumber()
+            default:
+                throw failure("expected a value, found \(describe(byte))")
             }
-        case UInt8(ascii: "t"):
-            try expectLiteral("true")
-            return .bool(true)
-        case UInt8(ascii: "f"):
-            try expectLiteral("false")
-            return .bool(false)
-        case UInt8(ascii: "n"):
-            try expectLiteral("null")
-            return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return try parseNumber()
-        default:
-            throw failure("expected a value, found \(describe(byte))")
+            // The value is complete: add it to its container, closing every container it completes.
+            while true {
+                guard let container = open.popLast() else { return value }
+                switch container {
+                case .array(var elements):
+                    elements.append(value)
+                    try skipWhitespace()
+                    guard let next = try peek() else { throw failure("unexpected end of input inside an array") }
+                    if next == UInt8(ascii: "]") {
+                        index += 1
+                        value = .array(elements)
+                        continue
+                    }
+                    guard next == UInt8(ascii: ",") else {
+                        throw failure("expected ',' or ']' after an array element, found \(describe(next))")
+                    }
+                    index += 1
+                    try skipWhitespace()
+                    if try peek() == UInt8(ascii: "]") { throw failure("a trailing comma before ']' is not JSON") }
+                    open.append(.array(elements))
+                case .object(var members, let key):
+                    members.append(JSONMember(key: key, value: value))
+                    var first = false
+                    guard let nextKey = try nextMemberKey(first: &first) else {
+                        value = .object(members)
+                        continue
+                    }
+                    open.append(.object(members, key: nextKey))
+                }
+                break
+            }
         }
     }
 
