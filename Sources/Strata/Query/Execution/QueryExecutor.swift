@@ -42,16 +42,21 @@ struct QueryExecutor<Root: Record> {
     }
 
     /// The matches ordered by `plan.sort` then primary key, windowed; a LIMIT keeps only the best
-    /// `offset + limit` while collecting (top-k).
+    /// `offset + limit` while collecting (top-k): once that many are kept, a match that does not
+    /// precede the worst kept one is dropped at once.
     private func sortedMatches() throws -> ArraySlice<Match> {
         let keep = plan.limit.map { plan.offset + $0 }
         var rows: [(match: Match, sortKey: [QueryValue])] = []
+        var worstKept: (match: Match, sortKey: [QueryValue])?
         let comparator = ResultOrder(orderings: plan.sort)
         try forEachMatch { match, values in
-            rows.append((match, plan.sort.map { values.value(at: $0.field) ?? .null }))
+            let row = (match: match, sortKey: plan.sort.map { values.value(at: $0.field) ?? .null })
+            if let worstKept, !comparator.precedes(row, worstKept) { return true }
+            rows.append(row)
             if let keep, rows.count >= max(2 * keep, 1024) {
                 rows.sort { comparator.precedes($0, $1) }
                 rows.removeLast(rows.count - keep)
+                worstKept = rows.last
             }
             return true
         }
