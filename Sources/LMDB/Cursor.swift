@@ -128,6 +128,25 @@ public final class Cursor {
         }
     }
 
+    /// Calls `body` with the current entry, then with each following one (`MDB_NEXT`), until
+    /// `body` returns false (the cursor stays there) or the entries run out. The key is lent; the
+    /// value is copied into `buffer`, whose storage is reused from entry to entry as long as
+    /// `body` keeps no copy of it, so a scan that looks at most values only once allocates nothing.
+    public func forEachEntry(buffer: inout [UInt8], _ body: (_ key: Span<UInt8>, _ value: [UInt8]) throws -> Bool) throws {
+        let cursor = usableHandle()
+        var key = currentKey, value = currentValue
+        var more = positioned
+        defer { (currentKey, currentValue, positioned) = (key, value, more) }
+        while more {
+            buffer.removeAll(keepingCapacity: true)
+            if value.mv_size > 0, let base = value.mv_data {
+                buffer.append(contentsOf: UnsafeRawBufferPointer(start: base, count: value.mv_size))
+            }
+            guard try key.withSpan({ span in try body(span, buffer) }) else { return }
+            more = try checkFound(mdb_cursor_get(cursor, &key, &value, MDB_NEXT), "mdb_cursor_get", context: database.name ?? "<main>")
+        }
+    }
+
     /// A copy of the current key.
     public var key: [UInt8] {
         _ = usableHandle()

@@ -22,8 +22,11 @@ struct FieldSelection {
     /// The values of `bytes`' selected fields, reusing `offsets`' storage.
     func values(of bytes: [UInt8], reusing offsets: inout [Int]) throws(CBORReadFailure) -> SelectedFieldValues {
         let reader = CBORReader(bytes: bytes)
-        offsets.removeAll(keepingCapacity: true)
-        offsets.append(contentsOf: repeatElement(-1, count: names.count))
+        if offsets.count == names.count {
+            for slot in offsets.indices { offsets[slot] = -1 }
+        } else {
+            offsets = [Int](repeating: -1, count: names.count)
+        }
         var offset = 0
         let head = try reader.readHead(at: &offset)
         guard head.major == .map else { throw .mismatch(offset: 0, expected: "a map") }
