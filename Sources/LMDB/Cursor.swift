@@ -108,6 +108,45 @@ public final class Cursor {
         return count
     }
 
+    /// Calls `body` with the current key and its number of values, then with each following key,
+    /// moving key by key (`MDB_NEXT_NODUP`; `mdb_cursor_count` in a sorted-duplicates database,
+    /// 1 otherwise), until `body` returns false (the cursor stays on that key) or the keys run out.
+    /// Keys are lent, not copied: a count of index entries in a key range reads no values.
+    public func forEachKey(_ body: (_ key: Span<UInt8>, _ values: Int) throws -> Bool) throws {
+        let cursor = usableHandle()
+        let duplicates = database.options.contains(.sortedDuplicates)
+        // Locals, not the stored properties, inside the loop: no exclusivity check per key.
+        var key = currentKey, value = currentValue
+        var more = positioned
+        defer { (currentKey, currentValue, positioned) = (key, value, more) }
+        while more {
+            var count = 1
+            if duplicates { try check(mdb_cursor_count(cursor, &count), "mdb_cursor_count") }
+            guard try key.withSpan({ span in try body(span, count) }) else { return }
+            more = try checkFound(mdb_cursor_get(cursor, &key, &value, MDB_NEXT_NODUP), "mdb_cursor_get",
+                                  context: database.name ?? "<main>")
+        }
+    }
+
+    /// Calls `body` with the current entry, then with each following one (`MDB_NEXT`), until
+    /// `body` returns false (the cursor stays there) or the entries run out. The key is lent; the
+    /// value is copied into `buffer`, whose storage is reused from entry to entry as long as
+    /// `body` keeps no copy of it, so a scan that looks at most values only once allocates nothing.
+    public func forEachEntry(buffer: inout [UInt8], _ body: (_ key: Span<UInt8>, _ value: [UInt8]) throws -> Bool) throws {
+        let cursor = usableHandle()
+        var key = currentKey, value = currentValue
+        var more = positioned
+        defer { (currentKey, currentValue, positioned) = (key, value, more) }
+        while more {
+            buffer.removeAll(keepingCapacity: true)
+            if value.mv_size > 0, let base = value.mv_data {
+                buffer.append(contentsOf: UnsafeRawBufferPointer(start: base, count: value.mv_size))
+            }
+            guard try key.withSpan({ span in try body(span, buffer) }) else { return }
+            more = try checkFound(mdb_cursor_get(cursor, &key, &value, MDB_NEXT), "mdb_cursor_get", context: database.name ?? "<main>")
+        }
+    }
+
     /// A copy of the current key.
     public var key: [UInt8] {
         _ = usableHandle()

@@ -109,4 +109,12 @@ extension Span where Element == UInt8 {
         // SAFETY: the buffer pointer lives only for this call; the array owns its copy.
         withUnsafeBufferPointer { Array($0) }
     }
+
+    /// Appends a copy of the bytes to `array`: a copy without an allocation of its own when `array`
+    /// has the capacity, for readers that reuse one buffer for many values.
+    @inline(__always)
+    public func appendBytes(to array: inout [UInt8]) {
+        // SAFETY: the buffer pointer lives only for this call; the array owns its copy.
+        withUnsafeBufferPointer { array.append(contentsOf: $0) }
+    }
 }

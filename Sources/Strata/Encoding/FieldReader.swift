@@ -135,12 +135,11 @@ public struct FieldReader {
         largeIDBefore = largeIDBefore || found.skippedLargeID || found.id >= 64
     }
 
-    /// Reads the value of `key`, which must be stored, with `read`.
+    /// Reads the value of the field `name`, which must be stored, with `read`.
     @inline(__always)
     private mutating func required<V>(
-        _ key: some CodingKey, _ expected: String, _ read: (CBORReader, inout Int) throws(CBORReadFailure) -> V
+        _ name: String, _ expected: String, _ read: (CBORReader, inout Int) throws(CBORReadFailure) -> V
     ) throws(StrataError) -> V {
-        let name = key.stringValue
         guard let found = try find(name) else { throw errors.missing(field: name) }
         var offset = found.value
         do throws(CBORReadFailure) {
@@ -152,12 +151,11 @@ public struct FieldReader {
         }
     }
 
-    /// Reads the value of `key` with `read`; nil when it is not stored or null.
+    /// Reads the value of the field `name` with `read`; nil when it is not stored or null.
     @inline(__always)
     private mutating func optional<V>(
-        _ key: some CodingKey, _ expected: String, _ read: (CBORReader, inout Int) throws(CBORReadFailure) -> V
+        _ name: String, _ expected: String, _ read: (CBORReader, inout Int) throws(CBORReadFailure) -> V
     ) throws(StrataError) -> V? {
-        let name = key.stringValue
         guard let found = try find(name) else { return nil }
         var offset = found.value
         do throws(CBORReadFailure) {
@@ -173,57 +171,111 @@ public struct FieldReader {
         }
     }
 
-    public mutating func decode(_: String.Type, forKey key: some CodingKey) throws -> String {
-        try required(key, "String") { reader, offset throws(CBORReadFailure) in try reader.readString(at: &offset) }
+    // The public reads are inlined into the caller's `init(fields:)`, where `key.stringValue` of a
+    // synthesized `CodingKeys` case folds to a constant; the work is in the non-generic reads by name
+    // below. (Generic over the key, they cost 100 to 170 instructions more per field.)
+
+    @inlinable public mutating func decode(_: String.Type, forKey key: some CodingKey) throws -> String {
+        try string(key.stringValue)
     }
-    public mutating func decode(_: Int.Type, forKey key: some CodingKey) throws -> Int {
-        try required(key, "Int") { reader, offset throws(CBORReadFailure) in try reader.readInteger(Int.self, at: &offset) }
+    @inlinable public mutating func decode(_: Int.Type, forKey key: some CodingKey) throws -> Int {
+        try int(key.stringValue)
     }
-    public mutating func decode(_: Int64.Type, forKey key: some CodingKey) throws -> Int64 {
-        try required(key, "Int64") { reader, offset throws(CBORReadFailure) in try reader.readInteger(Int64.self, at: &offset) }
+    @inlinable public mutating func decode(_: Int64.Type, forKey key: some CodingKey) throws -> Int64 {
+        try int64(key.stringValue)
     }
-    public mutating func decode(_: Double.Type, forKey key: some CodingKey) throws -> Double {
-        try required(key, "Double") { reader, offset throws(CBORReadFailure) in try reader.readDouble(at: &offset) }
+    @inlinable public mutating func decode(_: Double.Type, forKey key: some CodingKey) throws -> Double {
+        try double(key.stringValue)
     }
-    public mutating func decode(_: Bool.Type, forKey key: some CodingKey) throws -> Bool {
-        try required(key, "Bool") { reader, offset throws(CBORReadFailure) in try reader.readBool(at: &offset) }
+    @inlinable public mutating func decode(_: Bool.Type, forKey key: some CodingKey) throws -> Bool {
+        try bool(key.stringValue)
     }
-    public mutating func decode(_: Date.Type, forKey key: some CodingKey) throws -> Date {
-        try required(key, "Date") { reader, offset throws(CBORReadFailure) in try reader.readDate(at: &offset) }
+    @inlinable public mutating func decode(_: Date.Type, forKey key: some CodingKey) throws -> Date {
+        try date(key.stringValue)
     }
-    public mutating func decode(_: [String].Type, forKey key: some CodingKey) throws -> [String] {
-        try required(key, "Array<String>") { reader, offset throws(CBORReadFailure) in try reader.readStrings(at: &offset) }
+    @inlinable public mutating func decode(_: [String].Type, forKey key: some CodingKey) throws -> [String] {
+        try strings(key.stringValue)
     }
 
-    public mutating func decodeIfPresent(_: String.Type, forKey key: some CodingKey) throws -> String? {
-        try optional(key, "String") { reader, offset throws(CBORReadFailure) in try reader.readString(at: &offset) }
+    @inlinable public mutating func decodeIfPresent(_: String.Type, forKey key: some CodingKey) throws -> String? {
+        try string(ifPresent: key.stringValue)
     }
-    public mutating func decodeIfPresent(_: Int.Type, forKey key: some CodingKey) throws -> Int? {
-        try optional(key, "Int") { reader, offset throws(CBORReadFailure) in try reader.readInteger(Int.self, at: &offset) }
+    @inlinable public mutating func decodeIfPresent(_: Int.Type, forKey key: some CodingKey) throws -> Int? {
+        try int(ifPresent: key.stringValue)
     }
-    public mutating func decodeIfPresent(_: Int64.Type, forKey key: some CodingKey) throws -> Int64? {
-        try optional(key, "Int64") { reader, offset throws(CBORReadFailure) in try reader.readInteger(Int64.self, at: &offset) }
+    @inlinable public mutating func decodeIfPresent(_: Int64.Type, forKey key: some CodingKey) throws -> Int64? {
+        try int64(ifPresent: key.stringValue)
     }
-    public mutating func decodeIfPresent(_: Double.Type, forKey key: some CodingKey) throws -> Double? {
-        try optional(key, "Double") { reader, offset throws(CBORReadFailure) in try reader.readDouble(at: &offset) }
+    @inlinable public mutating func decodeIfPresent(_: Double.Type, forKey key: some CodingKey) throws -> Double? {
+        try double(ifPresent: key.stringValue)
     }
-    public mutating func decodeIfPresent(_: Bool.Type, forKey key: some CodingKey) throws -> Bool? {
-        try optional(key, "Bool") { reader, offset throws(CBORReadFailure) in try reader.readBool(at: &offset) }
+    @inlinable public mutating func decodeIfPresent(_: Bool.Type, forKey key: some CodingKey) throws -> Bool? {
+        try bool(ifPresent: key.stringValue)
     }
-    public mutating func decodeIfPresent(_: Date.Type, forKey key: some CodingKey) throws -> Date? {
-        try optional(key, "Date") { reader, offset throws(CBORReadFailure) in try reader.readDate(at: &offset) }
+    @inlinable public mutating func decodeIfPresent(_: Date.Type, forKey key: some CodingKey) throws -> Date? {
+        try date(ifPresent: key.stringValue)
     }
 
     /// Any other value: other integer widths, floats, UUID, Data, URL, Decimal directly, anything
     /// else through its `Decodable` conformance.
-    public mutating func decode<T: Decodable>(_ type: T.Type, forKey key: some CodingKey) throws -> T {
-        let name = key.stringValue
+    @inlinable public mutating func decode<T: Decodable>(_ type: T.Type, forKey key: some CodingKey) throws -> T {
+        try value(type, key.stringValue)
+    }
+
+    @inlinable public mutating func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: some CodingKey) throws -> T? {
+        try value(ifPresent: type, key.stringValue)
+    }
+}
+
+// Reads by field name, behind the inlined public reads.
+extension FieldReader {
+    @usableFromInline mutating func string(_ name: String) throws(StrataError) -> String {
+        try required(name, "String") { reader, offset throws(CBORReadFailure) in try reader.readString(at: &offset) }
+    }
+    @usableFromInline mutating func int(_ name: String) throws(StrataError) -> Int {
+        try required(name, "Int") { reader, offset throws(CBORReadFailure) in try reader.readInteger(Int.self, at: &offset) }
+    }
+    @usableFromInline mutating func int64(_ name: String) throws(StrataError) -> Int64 {
+        try required(name, "Int64") { reader, offset throws(CBORReadFailure) in try reader.readInteger(Int64.self, at: &offset) }
+    }
+    @usableFromInline mutating func double(_ name: String) throws(StrataError) -> Double {
+        try required(name, "Double") { reader, offset throws(CBORReadFailure) in try reader.readDouble(at: &offset) }
+    }
+    @usableFromInline mutating func bool(_ name: String) throws(StrataError) -> Bool {
+        try required(name, "Bool") { reader, offset throws(CBORReadFailure) in try reader.readBool(at: &offset) }
+    }
+    @usableFromInline mutating func date(_ name: String) throws(StrataError) -> Date {
+        try required(name, "Date") { reader, offset throws(CBORReadFailure) in try reader.readDate(at: &offset) }
+    }
+    @usableFromInline mutating func strings(_ name: String) throws(StrataError) -> [String] {
+        try required(name, "Array<String>") { reader, offset throws(CBORReadFailure) in try reader.readStrings(at: &offset) }
+    }
+
+    @usableFromInline mutating func string(ifPresent name: String) throws(StrataError) -> String? {
+        try optional(name, "String") { reader, offset throws(CBORReadFailure) in try reader.readString(at: &offset) }
+    }
+    @usableFromInline mutating func int(ifPresent name: String) throws(StrataError) -> Int? {
+        try optional(name, "Int") { reader, offset throws(CBORReadFailure) in try reader.readInteger(Int.self, at: &offset) }
+    }
+    @usableFromInline mutating func int64(ifPresent name: String) throws(StrataError) -> Int64? {
+        try optional(name, "Int64") { reader, offset throws(CBORReadFailure) in try reader.readInteger(Int64.self, at: &offset) }
+    }
+    @usableFromInline mutating func double(ifPresent name: String) throws(StrataError) -> Double? {
+        try optional(name, "Double") { reader, offset throws(CBORReadFailure) in try reader.readDouble(at: &offset) }
+    }
+    @usableFromInline mutating func bool(ifPresent name: String) throws(StrataError) -> Bool? {
+        try optional(name, "Bool") { reader, offset throws(CBORReadFailure) in try reader.readBool(at: &offset) }
+    }
+    @usableFromInline mutating func date(ifPresent name: String) throws(StrataError) -> Date? {
+        try optional(name, "Date") { reader, offset throws(CBORReadFailure) in try reader.readDate(at: &offset) }
+    }
+
+    @usableFromInline mutating func value<T: Decodable>(_ type: T.Type, _ name: String) throws -> T {
         guard let found = try find(name) else { throw errors.missing(field: name) }
         return try decodeValue(type, name: name, found)
     }
 
-    public mutating func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: some CodingKey) throws -> T? {
-        let name = key.stringValue
+    @usableFromInline mutating func value<T: Decodable>(ifPresent type: T.Type, _ name: String) throws -> T? {
         guard let found = try find(name) else { return nil }
         if reader.isNull(at: found.value) {
             consume(found, end: found.value + 1)

@@ -27,33 +27,36 @@ public struct FieldWriter {
     }
 
     @inline(__always)
-    private mutating func writeKey(_ key: some CodingKey) {
-        let (id, isNew) = fields.assign(key.stringValue, after: lastFieldID)
+    private mutating func writeKey(_ name: String) {
+        let (id, isNew) = fields.assign(name, after: lastFieldID)
         if isNew { fieldsChanged = true }
         lastFieldID = id
         count += 1
         writer.writeHead(.unsigned, UInt64(id))
     }
 
-    public mutating func encode(_ value: String, forKey key: some CodingKey) { writeKey(key); writer.writeText(value) }
-    public mutating func encode(_ value: Int, forKey key: some CodingKey) { writeKey(key); writer.writeInteger(value) }
-    public mutating func encode(_ value: Int64, forKey key: some CodingKey) { writeKey(key); writer.writeInteger(value) }
-    public mutating func encode(_ value: Double, forKey key: some CodingKey) { writeKey(key); writer.writeDouble(value) }
-    public mutating func encode(_ value: Float, forKey key: some CodingKey) { writeKey(key); writer.writeFloat(value) }
-    public mutating func encode(_ value: Bool, forKey key: some CodingKey) { writeKey(key); writer.writeBool(value) }
-    public mutating func encode(_ value: Date, forKey key: some CodingKey) { writeKey(key); writer.writeDate(value) }
-    public mutating func encode(_ value: UUID, forKey key: some CodingKey) { writeKey(key); writer.writeUUID(value) }
-    public mutating func encode(_ value: [String], forKey key: some CodingKey) { writeKey(key); writer.writeStrings(value) }
+    // The public writes are inlined into the caller's `encodeFields(to:)`, where `key.stringValue` of
+    // a synthesized `CodingKeys` case folds to a constant; the work is in the writes by name below.
+
+    @inlinable public mutating func encode(_ value: String, forKey key: some CodingKey) { encode(value, named: key.stringValue) }
+    @inlinable public mutating func encode(_ value: Int, forKey key: some CodingKey) { encode(value, named: key.stringValue) }
+    @inlinable public mutating func encode(_ value: Int64, forKey key: some CodingKey) { encode(value, named: key.stringValue) }
+    @inlinable public mutating func encode(_ value: Double, forKey key: some CodingKey) { encode(value, named: key.stringValue) }
+    @inlinable public mutating func encode(_ value: Float, forKey key: some CodingKey) { encode(value, named: key.stringValue) }
+    @inlinable public mutating func encode(_ value: Bool, forKey key: some CodingKey) { encode(value, named: key.stringValue) }
+    @inlinable public mutating func encode(_ value: Date, forKey key: some CodingKey) { encode(value, named: key.stringValue) }
+    @inlinable public mutating func encode(_ value: UUID, forKey key: some CodingKey) { encode(value, named: key.stringValue) }
+    @inlinable public mutating func encode(_ value: [String], forKey key: some CodingKey) { encode(value, named: key.stringValue) }
 
     /// Any other integer width.
     public mutating func encode<I: FixedWidthInteger & Encodable>(_ value: I, forKey key: some CodingKey) {
-        writeKey(key)
+        writeKey(key.stringValue)
         writer.writeInteger(value)
     }
 
     /// Any other value, through its `Encodable` conformance (nested structs as maps with text keys).
     public mutating func encode<T: Encodable>(_ value: T, forKey key: some CodingKey) throws {
-        writeKey(key)
+        writeKey(key.stringValue)
         if writer.writePrimitive(value) { return }
         let state = RecordEncodingState(fields: fields)
         swap(&state.writer, &writer)
@@ -85,5 +88,18 @@ public struct FieldWriter {
     }
 
     /// Writes null explicitly; synthesized `Codable` omits nil fields instead (`encodeIfPresent`).
-    public mutating func encodeNil(forKey key: some CodingKey) { writeKey(key); writer.writeNull() }
+    public mutating func encodeNil(forKey key: some CodingKey) { writeKey(key.stringValue); writer.writeNull() }
+}
+
+// Writes by field name, behind the inlined public writes.
+extension FieldWriter {
+    @usableFromInline mutating func encode(_ value: String, named name: String) { writeKey(name); writer.writeText(value) }
+    @usableFromInline mutating func encode(_ value: Int, named name: String) { writeKey(name); writer.writeInteger(value) }
+    @usableFromInline mutating func encode(_ value: Int64, named name: String) { writeKey(name); writer.writeInteger(value) }
+    @usableFromInline mutating func encode(_ value: Double, named name: String) { writeKey(name); writer.writeDouble(value) }
+    @usableFromInline mutating func encode(_ value: Float, named name: String) { writeKey(name); writer.writeFloat(value) }
+    @usableFromInline mutating func encode(_ value: Bool, named name: String) { writeKey(name); writer.writeBool(value) }
+    @usableFromInline mutating func encode(_ value: Date, named name: String) { writeKey(name); writer.writeDate(value) }
+    @usableFromInline mutating func encode(_ value: UUID, named name: String) { writeKey(name); writer.writeUUID(value) }
+    @usableFromInline mutating func encode(_ value: [String], named name: String) { writeKey(name); writer.writeStrings(value) }
 }

@@ -24,6 +24,9 @@ package struct RecordDecoder: Sendable {
         known = (ObjectIdentifier(type), type as? any FieldCodable.Type)
     }
 
+    /// Whether this decoder was made for `type` (``init(for:)``).
+    package func isMade<T>(for type: T.Type) -> Bool { known?.type == ObjectIdentifier(type) }
+
     /// Decodes `type` from `bytes`; `key` is the record's primary key as text, used only in error messages.
     package func decode<T: Decodable>(
         _ type: T.Type, from bytes: [UInt8], fields: FieldTable, entity: String, key: String

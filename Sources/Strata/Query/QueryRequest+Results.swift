@@ -51,7 +51,7 @@ extension QueryRequest {
     /// predicate it is the stored record count; for one exact comparison on an indexed field it
     /// counts index entries without reading records (see `AggregateRunner.indexCount()`).
     public func count() throws -> Int {
-        if let answer = try indexOnlyCount() { return answer.count }
+        if let answer = try indexOnlyCount(describing: false) { return answer.count }
         var count = 0
         try execute(query) { _ in count += 1; return true }
         return count

@@ -1,13 +1,14 @@
 import Dispatch
 import Foundation
 import Synchronization
+import LMDB
 
 /// Decodes batches of stored records on every core, keeping their order.
 ///
-/// A scan is bound by decoding (Codable costs about a microsecond and a half per record of a dozen
-/// fields), not by LMDB, which walks its pages in a fraction of that. So a large scan copies the raw
-/// bytes on the transaction's own thread and decodes each batch of them in parallel. Only those
-/// copied bytes cross threads; the transaction never does. Small scans stay on one thread.
+/// A scan is bound by decoding, not by LMDB, which walks its pages in a fraction of the time. So a
+/// large scan copies the raw bytes on the transaction's own thread (into one buffer per batch, see
+/// ``RawBatch``) and decodes each batch of them in parallel. Only those copied bytes cross threads;
+/// the transaction never does. Small scans stay on one thread.
 struct BatchDecoder<T: Record> {
     /// Records gathered before a batch is decoded.
     static var batchSize: Int { 2048 }
@@ -23,11 +24,8 @@ struct BatchDecoder<T: Record> {
     func decode(_ batch: RawBatch, describeKey: ([UInt8]) -> String) throws -> [T] {
         let decoder = RecordDecoder(for: T.self)
         guard cores > 1, batch.count >= Self.parallelThreshold else {
-            return try batch.values.indices.map { index in
-                try decodeOne(decoder, batch, index, describeKey: describeKey)
-            }
+            return try decodeChunk(decoder, batch, 0..<batch.count, describeKey: describeKey)
         }
-        let values = batch.values
         let chunks = min(cores, batch.count / (Self.parallelThreshold / 2))
         let chunkSize = (batch.count + chunks - 1) / chunks
         let results = Mutex<[Result<[T], StrataError>?]>(Array(repeating: nil, count: chunks))
@@ -36,10 +34,12 @@ struct BatchDecoder<T: Record> {
             let range = chunk * chunkSize..<min(batch.count, (chunk + 1) * chunkSize)
             var decoded: [T] = []
             decoded.reserveCapacity(range.count)
+            var bytes: [UInt8] = []
             let outcome: Result<[T], StrataError>
             do throws(StrataError) {
                 for index in range {
-                    decoded.append(try decoder.decode(T.self, from: values[index], fields: fields, entity: entity, key: ""))
+                    batch.copyValue(at: index, into: &bytes)
+                    decoded.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity, key: ""))
                 }
                 outcome = .success(decoded)
             } catch {
@@ -56,48 +56,74 @@ struct BatchDecoder<T: Record> {
             case .failure?, nil:
                 // Decode the failed chunk again on this thread to throw its first error with the key named.
                 let range = chunk * chunkSize..<min(batch.count, (chunk + 1) * chunkSize)
-                for index in range { records.append(try decodeOne(decoder, batch, index, describeKey: describeKey)) }
+                records += try decodeChunk(decoder, batch, range, describeKey: describeKey)
             }
         }
         return records
     }
 
-    private func decodeOne(_ decoder: RecordDecoder, _ batch: RawBatch, _ index: Int,
-                           describeKey: ([UInt8]) -> String) throws -> T {
-        do {
-            return try decoder.decode(T.self, from: batch.values[index], fields: fields, entity: entity, key: "")
-        } catch {
-            return try decoder.decode(T.self, from: batch.values[index], fields: fields, entity: entity,
-                                      key: describeKey(batch.key(at: index)))
+    /// Decodes the records of `range` on this thread, naming the key of the first that fails.
+    private func decodeChunk(_ decoder: RecordDecoder, _ batch: RawBatch, _ range: Range<Int>,
+                             describeKey: ([UInt8]) -> String) throws -> [T] {
+        var records: [T] = []
+        records.reserveCapacity(range.count)
+        var bytes: [UInt8] = []
+        for index in range {
+            batch.copyValue(at: index, into: &bytes)
+            do {
+                records.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity, key: ""))
+            } catch {
+                records.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity,
+                                                  key: describeKey(batch.key(at: index))))
+            }
         }
+        return records
     }
 }
 
-/// Stored records copied out of a transaction: their values, and their keys packed in one buffer
-/// (keys are needed only to name a record in an error, so they cost no allocation each).
+/// Stored records copied out of a transaction, keys and values each packed in one buffer, so that
+/// gathering a record allocates nothing (a decoder copies one value at a time into a buffer it reuses).
 struct RawBatch: Sendable {
-    private(set) var values: [[UInt8]] = []
+    private var valueBytes: [UInt8] = []
+    private var valueEnds: [Int] = []
     private var keyBytes: [UInt8] = []
     private var keyEnds: [Int] = []
 
     init(capacity: Int) {
-        values.reserveCapacity(capacity)
+        valueEnds.reserveCapacity(capacity)
         keyEnds.reserveCapacity(capacity)
     }
 
-    var count: Int { values.count }
-    var isEmpty: Bool { values.isEmpty }
+    var count: Int { valueEnds.count }
+    var isEmpty: Bool { valueEnds.isEmpty }
 
-    mutating func append(key: Span<UInt8>, value: [UInt8]) {
-        for index in key.indices { keyBytes.append(key[index]) }
+    mutating func append(key: Span<UInt8>, value: Span<UInt8>) {
+        key.appendBytes(to: &keyBytes)
         keyEnds.append(keyBytes.count)
-        values.append(value)
+        value.appendBytes(to: &valueBytes)
+        valueEnds.append(valueBytes.count)
+    }
+
+    mutating func append(key: [UInt8], value: Span<UInt8>) {
+        keyBytes += key
+        keyEnds.append(keyBytes.count)
+        value.appendBytes(to: &valueBytes)
+        valueEnds.append(valueBytes.count)
     }
 
     mutating func append(key: [UInt8], value: [UInt8]) {
         keyBytes += key
         keyEnds.append(keyBytes.count)
-        values.append(value)
+        valueBytes += value
+        valueEnds.append(valueBytes.count)
+    }
+
+    /// Replaces the contents of `bytes` with the value of record `index`, reusing its capacity.
+    @inline(__always)
+    func copyValue(at index: Int, into bytes: inout [UInt8]) {
+        let start = index == 0 ? 0 : valueEnds[index - 1]
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(contentsOf: valueBytes[start..<valueEnds[index]])
     }
 
     func key(at index: Int) -> [UInt8] {
@@ -106,7 +132,8 @@ struct RawBatch: Sendable {
     }
 
     mutating func removeAll() {
-        values.removeAll(keepingCapacity: true)
+        valueBytes.removeAll(keepingCapacity: true)
+        valueEnds.removeAll(keepingCapacity: true)
         keyBytes.removeAll(keepingCapacity: true)
         keyEnds.removeAll(keepingCapacity: true)
     }

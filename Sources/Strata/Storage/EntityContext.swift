@@ -38,6 +38,8 @@ final class EntityContext {
     /// loads whose keys ascend. Too large a value only costs speed, never correctness: LMDB refuses
     /// an append that is not at the end, and the write then takes the ordinary path.
     var largestKey: [UInt8]?
+    /// Decodes this entity's records for single reads, made for the record type last read.
+    var decoder = RecordDecoder()
 
     init(schema: EntitySchema, catalogBytes: [UInt8], records: Database, indexes: [String: Database]) {
         self.schema = schema

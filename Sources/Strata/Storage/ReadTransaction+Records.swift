@@ -8,11 +8,15 @@ extension ReadTransaction {
     /// ```
     public func get<T: Record>(_ type: T.Type, key: T.PrimaryKey) throws -> T? {
         guard let context = try context(for: type) else { return nil }
-        let storedKey = try recordKey(key, entity: context.name)
-        guard let bytes = try lmdb(entity: context.name, { try raw.value(forKey: storedKey, in: context.records) }) else {
-            return nil
+        // The key and the value go through buffers this transaction reuses: no allocation but the record's.
+        var buffers = takeSpareBuffers()
+        defer { returnSpareBuffers(&buffers) }
+        try recordKey(key, entity: context.name, into: &buffers.0)
+        let found = try lmdb(entity: context.name) {
+            try raw.withValue(forKey: buffers.0, in: context.records) { value in value.appendBytes(to: &buffers.1) } != nil
         }
-        return try decode(type, bytes, context) { String(describing: key) }
+        guard found else { return nil }
+        return try decode(type, buffers.1, context) { String(describing: key) }
     }
 
     /// The records with these primary keys, in the order of `keys`; keys without a record are skipped.
@@ -32,7 +36,7 @@ extension ReadTransaction {
             let storedKey = try recordKey(key, entity: context.name)
             try lmdb(entity: context.name) {
                 _ = try raw.withValue(forKey: storedKey, in: context.records) { value in
-                    batch.append(key: storedKey, value: value.copiedBytes)
+                    batch.append(key: storedKey, value: value)
                 }
             }
             if batch.count >= BatchDecoder<T>.batchSize { try drain() }
@@ -158,7 +162,7 @@ extension ReadTransaction {
                         let current = cursor.key
                         if current.lexicographicallyPrecedes(key) == false, !(inclusive && current == key) { break }
                     }
-                    cursor.withCurrent { key, value in batch.append(key: key, value: value.copiedBytes) }
+                    cursor.withCurrent { key, value in batch.append(key: key, value: value) }
                     if batch.count >= batchSize {
                         guard try drain() else { return }
                     }

@@ -14,6 +14,10 @@ public class ReadTransaction {
     /// The same contexts by record type, so that typed calls skip the entity name lookup.
     var typedContexts: [ObjectIdentifier: EntityContext] = [:]
     private var isOpen = true
+    /// Buffers for point reads' keys and values, kept between reads (see `takeSpareBuffer`).
+    // Exclusivity: only ever swapped in and out by `takeSpareBuffer`/`returnSpareBuffers`, each an
+    // access that ends before it returns, so accesses cannot overlap and need no runtime checks.
+    @exclusivity(unchecked) private var spareBuffers: ([UInt8], [UInt8]) = ([], [])
 
     init(store: Store, raw: LMDB.Transaction) {
         self.store = store
@@ -91,20 +95,47 @@ public class ReadTransaction {
         }
     }
 
+    /// Two empty buffers with the capacity of earlier reads. Buffers in use are not kept here, so a
+    /// read nested in another (a type's `init(fields:)` reading more records) gets fresh ones.
+    @inline(__always)
+    func takeSpareBuffers() -> ([UInt8], [UInt8]) {
+        var buffers: ([UInt8], [UInt8]) = ([], [])
+        swap(&buffers, &spareBuffers)
+        buffers.0.removeAll(keepingCapacity: true)
+        buffers.1.removeAll(keepingCapacity: true)
+        return buffers
+    }
+
+    /// Keeps `buffers` for later reads.
+    @inline(__always)
+    func returnSpareBuffers(_ buffers: inout ([UInt8], [UInt8])) {
+        swap(&buffers, &spareBuffers)
+    }
+
     /// The stored key of `key`, checked against LMDB's key size limit.
     func recordKey<K: IndexableValue>(_ key: K, entity: String) throws(StrataError) -> [UInt8] {
-        let bytes = key.orderedKey
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        try recordKey(key, entity: entity, into: &bytes)
+        return bytes
+    }
+
+    /// Appends the stored key of `key` to `bytes` (empty), checked against LMDB's key size limit.
+    @inline(__always)
+    func recordKey<K: IndexableValue>(_ key: K, entity: String, into bytes: inout [UInt8]) throws(StrataError) {
+        key.appendOrderedKey(to: &bytes)
         guard bytes.count <= store.environment.maxKeySize else {
             throw StrataError(.invalidValue,
                 "\(entity): the primary key \(String(describing: key).prefix(40))… encodes to \(bytes.count) bytes; LMDB keys are limited to \(store.environment.maxKeySize)",
                 entity: entity, key: String(describing: key))
         }
-        return bytes
     }
 
     /// Decodes stored bytes as `type`; `key` renders the primary key for messages, on failure only.
     func decode<T: Record>(_ type: T.Type, _ bytes: [UInt8], _ context: EntityContext, key: () -> String) throws -> T {
-        let decoder = RecordDecoder()
+        // The entity's decoder, made for this type once: its FieldCodable conformance is looked up then.
+        if !context.decoder.isMade(for: T.self) { context.decoder = RecordDecoder(for: T.self) }
+        let decoder = context.decoder
         do {
             return try decoder.decode(type, from: bytes, fields: context.schema.fields, entity: context.name, key: "")
         } catch {

@@ -143,6 +143,32 @@ struct PathUser: Record, Equatable {
         }
     }
 
+    @Test func scansCompareStoredTextInPlaceWithTheEvaluatorsMeaning() throws {
+        try store.read { tx throws in
+            let city = tx.query(PathUser.self).where(\.city == "C3").offset(2).limit(10)
+            #expect(try city.explain().description.hasPrefix("FullScan"))
+            #expect(try city.ids() == expected({ $0.city == "C3" }, offset: 2, limit: 10))
+            // An array field: `==` holds when an element is equal.
+            #expect(try tx.query(PathUser.self).where("tags == 't1' AND city != 'C1'").ids()
+                    == expected({ $0.tags.contains("t1") && $0.city != "C1" }))
+            #expect(try tx.query(PathUser.self).where("NOT city == 'C3' AND city == 'C33'").ids().isEmpty)
+        }
+        // Code points, not canonical equivalence: a decomposed "ü" is not the composed one.
+        let selection = FieldSelection(predicate: fieldComparison("name", .equal, .string("F\u{FC}nke")), orderings: [],
+                                       fields: FieldTable(names: [0: "name"]))
+        let prepared = PreparedPredicate(fieldComparison("name", .equal, .string("F\u{FC}nke")), selection: selection)
+        for (stored, matches) in [("F\u{FC}nke", true), ("Fu\u{308}nke", false), ("Funke", false), ("F\u{FC}nkes", false)] {
+            var writer = CBORWriter(capacity: 16)
+            writer.writeHead(.map, 1)
+            writer.writeHead(.unsigned, 0)
+            writer.writeText(stored)
+            var offsets: [Int] = []
+            let values = try selection.values(of: writer.bytes, reusing: &offsets)
+            #expect(prepared.evaluate(on: values) == matches, "\(stored)")
+            #expect(fieldComparison("name", .equal, .string("F\u{FC}nke")).evaluate(on: values) == matches, "\(stored)")
+        }
+    }
+
     @Test func filteringReadsOnlyTheSelectedFields() throws {
         let fields = FieldTable(names: [0: "id", 1: "name", 2: "city", 5: "lucky"])
         let predicate = fieldComparison("city", .equal, .string("C3"))

@@ -37,8 +37,9 @@ struct AggregateRunner<Root: Record> {
 
     /// The query's `count()` without reading records: the record count when there is no
     /// predicate, or the entries of an index meeting the predicate's one comparison, or the one
-    /// range a lower and an upper bound on a field make (exclusive bounds included).
-    func indexCount() throws -> (count: Int, source: AggregateSource)? {
+    /// range a lower and an upper bound on a field make (exclusive bounds included). Without
+    /// `describing`, the source's detail is left empty (it formats every value).
+    func indexCount(describing: Bool = true) throws -> (count: Int, source: AggregateSource)? {
         let comparisons: [FieldComparison]
         let condition: QueryPlan.IndexCondition
         var predicate = query.predicate
@@ -61,7 +62,7 @@ struct AggregateRunner<Root: Record> {
         let field = comparisons[0].field, options = comparisons[0].options
         for index in indexes(on: field, collation: options) where comparisons.allSatisfy({ Self.accepts(index.leading, $0) }) {
             guard try !holdsNaN(index) else { return nil }
-            let detail = comparisons.map { "\(entity).\(index.name) \($0.op.rawValue) \($0.value.explained)" }.joined(separator: " AND ")
+            let detail = !describing ? "" : comparisons.map { "\(entity).\(index.name) \($0.op.rawValue) \($0.value.explained)" }.joined(separator: " AND ")
             guard let count = try countEntries(index, condition) else { return nil }
             return (windowed(count), AggregateSource(kind: .indexCount, detail: detail))
         }

@@ -117,10 +117,11 @@ extension QueryRequest {
         return (accumulator.result, source)
     }
 
-    /// `count()` from the record count or an index, with its source; nil when only the records can tell.
-    func indexOnlyCount() throws -> (count: Int, source: AggregateSource)? {
+    /// `count()` from the record count or an index, with its source (its detail empty without
+    /// `describing`); nil when only the records can tell.
+    func indexOnlyCount(describing: Bool = true) throws -> (count: Int, source: AggregateSource)? {
         guard let runner = try runner() else { return (0, Self.noRecords) }
-        return try runner.indexCount()
+        return try runner.indexCount(describing: describing)
     }
 
     private func average(of field: [String]) throws -> Double? {

@@ -5,8 +5,10 @@
 struct FieldSelection {
     /// The selected top-level field names, distinct.
     let names: [String]
-    /// The stored id of each name; nil for a name never stored (always absent).
-    private let ids: [Int?]
+    /// The slot of each stored field id (-1 for an unselected one), indexed by id.
+    private let slots: [Int]
+    /// How many selected names have a stored id (the others are always absent).
+    private let stored: Int
 
     init(predicate: QueryPredicate, orderings: [QueryOrdering], fields: FieldTable) {
         var names: [String] = []
@@ -21,26 +23,36 @@ struct FieldSelection {
     /// The selection of the top-level fields `names`.
     init(names: [String], fields: FieldTable) {
         self.names = names
-        ids = names.map { fields.id(for: $0) }
+        let ids = names.map { fields.id(for: $0) }
+        var slots = [Int](repeating: -1, count: (ids.compactMap { $0 }.max() ?? -1) + 1)
+        for (slot, id) in ids.enumerated() { if let id, id >= 0 { slots[id] = slot } }
+        self.slots = slots
+        stored = slots.filter { $0 >= 0 }.count
     }
 
     /// The values of `bytes`' selected fields, reusing `offsets`' storage.
     func values(of bytes: [UInt8], reusing offsets: inout [Int]) throws(CBORReadFailure) -> SelectedFieldValues {
         let reader = CBORReader(bytes: bytes)
-        offsets.removeAll(keepingCapacity: true)
-        offsets.append(contentsOf: repeatElement(-1, count: names.count))
+        if offsets.count == names.count {
+            for slot in offsets.indices { offsets[slot] = -1 }
+        } else {
+            offsets = [Int](repeating: -1, count: names.count)
+        }
         var offset = 0
         let head = try reader.readHead(at: &offset)
         guard head.major == .map else { throw .mismatch(offset: 0, expected: "a map") }
-        var missing = ids.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
+        var missing = stored
         var remaining = min(head.argument, UInt64(bytes.count))
         while missing > 0, remaining > 0 {
             remaining -= 1
             let keyHead = try reader.readHead(at: &offset)
             guard keyHead.major == .unsigned else { throw .mismatch(offset: offset, expected: "a field id") }
-            if let slot = ids.firstIndex(where: { $0 == Int(clamping: keyHead.argument) }), offsets[slot] < 0 {
-                offsets[slot] = offset
-                missing -= 1
+            if keyHead.argument < UInt64(slots.count) {
+                let slot = slots[Int(keyHead.argument)]
+                if slot >= 0, offsets[slot] < 0 {
+                    offsets[slot] = offset
+                    missing -= 1
+                }
             }
             try reader.skipItemQuickly(at: &offset)
         }

@@ -104,9 +104,14 @@ extension FieldComparison {
         }
     }
 
-    /// Null equals only null; otherwise equal in ``QueryValueOrder``.
+    /// Null equals only null; otherwise equal in ``QueryValueOrder``. Strings compared without
+    /// options are equal when their UTF-8 bytes are (code points, not canonical equivalence), and
+    /// differ at once when their lengths do.
     static func equal(_ a: QueryValue, _ b: QueryValue, _ options: StringComparisonOptions) -> Bool {
-        QueryValueOrder.compare(a, b, options: options) == 0
+        if options.isEmpty, case .string(let x) = a, case .string(let y) = b {
+            return x.utf8.count == y.utf8.count && x.utf8.elementsEqual(y.utf8)
+        }
+        return QueryValueOrder.compare(a, b, options: options) == 0
     }
 
     /// The order of two values of comparable kinds; nil (comparison false) for null or mixed kinds.

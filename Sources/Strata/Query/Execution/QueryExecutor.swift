@@ -42,16 +42,21 @@ struct QueryExecutor<Root: Record> {
     }
 
     /// The matches ordered by `plan.sort` then primary key, windowed; a LIMIT keeps only the best
-    /// `offset + limit` while collecting (top-k).
+    /// `offset + limit` while collecting (top-k): once that many are kept, a match that does not
+    /// precede the worst kept one is dropped at once.
     private func sortedMatches() throws -> ArraySlice<Match> {
         let keep = plan.limit.map { plan.offset + $0 }
         var rows: [(match: Match, sortKey: [QueryValue])] = []
+        var worstKept: (match: Match, sortKey: [QueryValue])?
         let comparator = ResultOrder(orderings: plan.sort)
         try forEachMatch { match, values in
-            rows.append((match, plan.sort.map { values.value(at: $0.field) ?? .null }))
+            let row = (match: match, sortKey: plan.sort.map { values.value(at: $0.field) ?? .null })
+            if let worstKept, !comparator.precedes(row, worstKept) { return true }
+            rows.append(row)
             if let keep, rows.count >= max(2 * keep, 1024) {
                 rows.sort { comparator.precedes($0, $1) }
                 rows.removeLast(rows.count - keep)
+                worstKept = rows.last
             }
             return true
         }
@@ -65,22 +70,42 @@ struct QueryExecutor<Root: Record> {
     /// selected fields.
     func forEachMatch(_ body: (Match, SelectedFieldValues) throws -> Bool) throws {
         var offsets: [Int] = []
-        try forEachCandidate { key, bytes in
+        let prepared = PreparedPredicate(predicate, selection: selection)
+        try forEachLazyCandidate { key, bytes in
             let values: SelectedFieldValues
             do {
                 values = try selection.values(of: bytes, reusing: &offsets)
             } catch {
                 var error = StoredFieldValues.corrupt(entity: context.name, cause: error)
-                error.key = transaction.describeStoredKey(key, of: Root.self)
+                error.key = transaction.describeStoredKey(key(), of: Root.self)
                 error.message += " (key \(error.key ?? "?"))"
                 throw error
             }
-            guard predicate.evaluate(on: values) else { return true }
-            return try body((key, bytes), values)
+            guard prepared.evaluate(on: values) else { return true }
+            return try body((key(), bytes), values)
         }
     }
 
-    /// Calls `body` with the stored key and bytes of every candidate of the access path.
+    /// Calls `body` with the stored key (copied on demand: a scan lends it) and bytes of every
+    /// candidate of the access path.
+    private func forEachLazyCandidate(_ body: (_ key: () -> [UInt8], _ bytes: [UInt8]) throws -> Bool) throws {
+        if case .fullScan = plan.access, !plan.reversed {
+            try transaction.lmdb(entity: context.name) { try scanRecords(body) }
+        } else {
+            try forEachCandidate { key, bytes in try body({ key }, bytes) }
+        }
+    }
+
+    /// Every record in key order, each record's bytes in one reused buffer and its key copied only
+    /// when asked for. Inside the transaction's `lmdb` funnel.
+    private func scanRecords(_ body: (_ key: () -> [UInt8], _ bytes: [UInt8]) throws -> Bool) throws {
+        try transaction.raw.withCursor(context.records) { cursor in
+            var buffer: [UInt8] = []
+            guard try cursor.first() else { return }
+            try cursor.forEachEntry(buffer: &buffer) { key, bytes in try body({ Self.copy(key) }, bytes) }
+        }
+    }
+
     private func forEachCandidate(_ body: ([UInt8], [UInt8]) throws -> Bool) throws {
         let raw = transaction.raw
         let records = context.records
@@ -92,10 +117,7 @@ struct QueryExecutor<Root: Record> {
                                        field: IndexedField(path: [context.schema.primaryKey], collation: .binary, kind: keyKind))
                 try probe.walk(.all, reversed: true, body)
             case .fullScan:
-                try raw.withCursor(records) { cursor in
-                    var more = try cursor.first()
-                    while more, try body(cursor.key, cursor.value) { more = try cursor.next() }
-                }
+                try scanRecords { key, bytes in try body(key(), bytes) }
             case .primaryKeyLookup(_, let values):
                 let keys = Set(values.compactMap { IndexKey.encode($0, kind: keyKind, collation: .binary) })
                 for key in keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
@@ -140,6 +162,14 @@ struct QueryExecutor<Root: Record> {
 }
 
 extension QueryExecutor {
+    /// The bytes of a lent key.
+    static func copy(_ key: Span<UInt8>) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(key.count)
+        for index in key.indices { bytes.append(key[index]) }
+        return bytes
+    }
+
     /// The sorted primary key sources of an access path that `yieldsSortedKeysPerPoint`, for
     /// ``PrimaryKeyMerge``.
     func mergeSources(of access: QueryPlan.Access) -> [PrimaryKeyMerge.Source] {

@@ -24,20 +24,20 @@ struct IndexProbe {
     /// each key), without copying keys or reading records; stops once `limit` entries are counted.
     func countEntries(_ condition: QueryPlan.IndexCondition, limit: Int = .max) throws -> EntryCount {
         var result = EntryCount()
-        let duplicates = database.options.contains(.sortedDuplicates)
         try transaction.lmdb {
             try transaction.raw.withCursor(database) { cursor in
-                for bounds in keyBounds(condition) {
-                    var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
-                    while more {
-                        let (verdict, cut) = cursor.withCurrent { key, _ in (bounds.verdict(key), key.count >= IndexKey.maxLength) }
-                        if verdict == .stop { break }
-                        if verdict == .take {
-                            if result.entries >= limit { result.complete = false; return }
-                            result.entries += duplicates ? try cursor.duplicateCount() : 1
-                            result.sawCutKey = result.sawCutKey || cut
+                for bounds in keyBounds(condition) where result.complete {
+                    guard try bounds.start.map({ try cursor.seek(atLeast: $0) }) ?? cursor.first() else { continue }
+                    try cursor.forEachKey { key, values in
+                        switch bounds.verdict(key) {
+                        case .stop: return false
+                        case .skip: return true
+                        case .take:
+                            guard result.entries < limit else { result.complete = false; return false }
+                            result.entries += values
+                            if key.count >= IndexKey.maxLength { result.sawCutKey = true }
+                            return true
                         }
-                        more = duplicates ? try cursor.nextKey() : try cursor.next()
                     }
                 }
             }

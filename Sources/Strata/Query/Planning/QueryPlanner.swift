@@ -15,7 +15,7 @@ struct QueryPlanner<Root: Record> {
     let context: EntityContext
 
     /// Entries counted at most to estimate a range; beyond it the estimate interpolates.
-    static var probeLimit: Int { 256 }
+    static var probeLimit: Int { 64 }
     /// What reading a record through an index costs relative to reading it in a scan.
     static var lookupCost: Double { 3 }
 
@@ -31,7 +31,20 @@ struct QueryPlanner<Root: Record> {
         var singles: [Candidate] = []   // the best index path of each conjunct, for intersections
         // The fraction of records each conjunct keeps: from its cheapest path, else a guess.
         var selectivity = conjuncts.map(Self.guessedSelectivity)
-        for (position, conjunct) in conjuncts.enumerated() {
+        // A lower and an upper bound on one field make one index range, exclusive bounds included;
+        // each bound alone would only find more entries.
+        let ranges = Self.combinedRanges(conjuncts)
+        for combined in ranges {
+            let comparison = FieldComparison(field: combined.field, op: .between, value: .list([combined.range.lower!, combined.range.upper!]))
+            let paths = try accessPaths(for: comparison, total: total, range: combined.range)
+            if let cheapest = paths.min(by: { $0.rows < $1.rows }) {
+                selectivity[combined.positions[0]] = Double(cheapest.rows) / Double(max(total, 1))
+                for position in combined.positions.dropFirst() { selectivity[position] = 1 }
+            }
+            candidates += paths.map { var path = $0; path.used = combined.positions; return path }
+        }
+        let bounded = Set(ranges.flatMap(\.positions))
+        for (position, conjunct) in conjuncts.enumerated() where !bounded.contains(position) {
             var paths: [Candidate] = []
             switch conjunct {
             case .comparison(let comparison):
@@ -46,16 +59,6 @@ struct QueryPlanner<Root: Record> {
                 selectivity[position] = Double(cheapest.rows) / Double(max(total, 1))
             }
             candidates += paths.map { var path = $0; path.used = [position]; return path }
-        }
-        // A lower and an upper bound on one field make one index range, exclusive bounds included.
-        for combined in Self.combinedRanges(conjuncts) {
-            let comparison = FieldComparison(field: combined.field, op: .between, value: .list([combined.range.lower!, combined.range.upper!]))
-            let paths = try accessPaths(for: comparison, total: total, range: combined.range).filter(\.yieldsKeys)
-            if let cheapest = paths.min(by: { $0.rows < $1.rows }) {
-                selectivity[combined.positions[0]] = Double(cheapest.rows) / Double(max(total, 1))
-                for position in combined.positions.dropFirst() { selectivity[position] = 1 }
-            }
-            candidates += paths.map { var path = $0; path.used = combined.positions; return path }
         }
         if let intersection = intersectionPath(of: singles) { candidates.append(intersection) }
 
@@ -164,7 +167,7 @@ struct QueryPlanner<Root: Record> {
                                            rows: keys.count, cost: Double(keys.count) * Self.lookupCost, used: [], ordered: nil))
                 }
             default:
-                if let range = Self.range(of: comparison) {
+                if let range = range ?? Self.range(of: comparison) {
                     // A key range reads records in place; assume a third of them without a probe.
                     let rows = max(1, total / 3)
                     paths.append(Candidate(access: .primaryKeyRange(field: comparison.fieldName, range: range),

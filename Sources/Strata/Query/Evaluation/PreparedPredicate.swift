@@ -1,0 +1,55 @@
+/// A predicate prepared for one query's ``FieldSelection``: an equality of a top-level field with
+/// a string and no options compares the stored UTF-8 bytes in place, without making a String;
+/// every other comparison evaluates as ``QueryPredicate/evaluate(on:)`` does, and so does this one
+/// when the stored item is not a text string (an array, say, which `==` ranges over).
+indirect enum PreparedPredicate {
+    case constant(Bool)
+    case comparison(FieldComparison)
+    /// `comparison` is `field == text`; `slot` is the field's place in the selection.
+    case textEquality(slot: Int, utf8: [UInt8], comparison: FieldComparison)
+    case and([PreparedPredicate])
+    case or([PreparedPredicate])
+    case not(PreparedPredicate)
+
+    init(_ predicate: QueryPredicate, selection: FieldSelection) {
+        switch predicate {
+        case .constant(let value): self = .constant(value)
+        case .comparison(let c):
+            if c.op == .equal, c.options.isEmpty, c.quantifier == nil, c.field.count == 1, case .string(let text) = c.value,
+               let slot = selection.names.firstIndex(of: c.field[0]) {
+                self = .textEquality(slot: slot, utf8: Array(text.utf8), comparison: c)
+            } else {
+                self = .comparison(c)
+            }
+        case .and(let operands): self = .and(operands.map { PreparedPredicate($0, selection: selection) })
+        case .or(let operands): self = .or(operands.map { PreparedPredicate($0, selection: selection) })
+        case .not(let operand): self = .not(PreparedPredicate(operand, selection: selection))
+        }
+    }
+
+    func evaluate(on values: SelectedFieldValues) -> Bool {
+        switch self {
+        case .constant(let value): value
+        case .comparison(let comparison): comparison.evaluate(on: values)
+        case .textEquality(let slot, let utf8, let comparison):
+            values.textEquals(slot: slot, utf8) ?? comparison.evaluate(on: values)
+        case .and(let operands): operands.allSatisfy { $0.evaluate(on: values) }
+        case .or(let operands): operands.contains { $0.evaluate(on: values) }
+        case .not(let operand): !operand.evaluate(on: values)
+        }
+    }
+}
+
+extension SelectedFieldValues {
+    /// Whether the selected field in `slot` is a text string of exactly these UTF-8 bytes; nil
+    /// when it is absent or not a text string.
+    func textEquals(slot: Int, _ utf8: [UInt8]) -> Bool? {
+        guard offsets[slot] >= 0 else { return nil }
+        var offset = offsets[slot]
+        guard let head = try? reader.readHead(at: &offset), head.major == .text else { return nil }
+        guard head.argument == UInt64(utf8.count) else { return false }
+        guard reader.bytes.count - offset >= utf8.count else { return nil }
+        for index in utf8.indices where reader.bytes[offset + index] != utf8[index] { return false }
+        return true
+    }
+}
