@@ -5,6 +5,9 @@ import LMDB
 struct PublishedState: Sendable {
     /// Entity names by record type, so `entityName` is computed once per type.
     var names: [ObjectIdentifier: String] = [:]
+    /// Primary key field names by record type: reading a key path's name costs tens of
+    /// thousands of instructions, too much for every transaction.
+    var primaryKeyNames: [ObjectIdentifier: String] = [:]
     /// Entities by name.
     var entities: [String: PublishedEntity] = [:]
 }
@@ -74,6 +77,15 @@ extension Store {
         let name = T.entityName
         precondition(!name.isEmpty && !name.contains("/"), "entity name '\(name)' must be non-empty and contain no '/'")
         published.withLock { $0.names[id] = name }
+        return name
+    }
+
+    /// The primary key field name of `type` (`Record.primaryKeyName`), computed once per type.
+    func primaryKeyName<T: Record>(of type: T.Type) -> String {
+        let id = ObjectIdentifier(type)
+        if let name = published.withLock({ $0.primaryKeyNames[id] }) { return name }
+        let name = T.primaryKeyName
+        published.withLock { $0.primaryKeyNames[id] = name }
         return name
     }
 

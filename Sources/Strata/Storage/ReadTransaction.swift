@@ -79,7 +79,7 @@ public class ReadTransaction {
     }
 
     func checkPrimaryKey<T: Record>(of type: T.Type, against schema: EntitySchema) throws {
-        let declared = T.primaryKeyName
+        let declared = store.primaryKeyName(of: type)
         guard declared == schema.primaryKey else {
             throw StrataError(.incompatibleStore,
                 "\(schema.name): the store keys records by '\(schema.primaryKey)' but \(T.self) declares '\(declared)' as its primary key",

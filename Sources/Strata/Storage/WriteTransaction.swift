@@ -27,7 +27,7 @@ public final class WriteTransaction: ReadTransaction {
 
     private func existingOrNewContext<T: Record>(for type: T.Type) throws -> EntityContext {
         if let context = try context(for: type) { return context }
-        let context = try createEntity(named: store.entityName(of: type), primaryKey: T.primaryKeyName)
+        let context = try createEntity(named: store.entityName(of: type), primaryKey: store.primaryKeyName(of: type))
         typedContexts[ObjectIdentifier(type)] = context
         return context
     }
