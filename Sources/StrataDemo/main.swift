@@ -3,7 +3,8 @@
 //   swift run -c release strata-demo [--records N] [--store PATH]
 //
 // Generates N users, writes them in one transaction, reads some back by key, scans them all,
-// shows a rollback, and prints timings. Without --store it works in a temporary directory.
+// shows a rollback, imports a JSON payload of them (upsert, then a sync of one page), and prints
+// timings. Without --store it works in a temporary directory.
 import Foundation
 import Strata
 
@@ -14,6 +15,18 @@ struct User: Record, Equatable {
     var luckyNumber: Int?
     var createdDate: Date
     static let primaryKey = \User.id
+}
+
+/// The same users as a REST API sends them, imported by convention (`first_name` → `firstName`,
+/// `created_at` → `createdDate`, `id` → `remoteID`).
+struct Member: Record, Equatable {
+    var remoteID: Int64
+    var firstName: String
+    var lastName: String
+    var luckyNumber: Int?
+    var createdDate: Date
+    static let primaryKey = \Member.remoteID
+    static let indexes: [IndexDefinition<Member>] = [.index(\.lastName, collation: .caseAndDiacriticInsensitive), .index(\.luckyNumber)]
 }
 
 struct DemoError: Error, CustomStringConvertible { var description: String }
@@ -93,6 +106,34 @@ do {
     } catch let error as StrataError {
         print("  inserting an existing key: \(error.code) — \(error.message)")
     }
+
+    // The same users as JSON, imported in one write transaction with two indexes kept in step.
+    let formatter = ISO8601DateFormatter()
+    var json = "["
+    for (i, user) in users.enumerated() {
+        if i > 0 { json += ",\n" }
+        let lucky = user.luckyNumber.map(String.init) ?? "null"
+        json += #"{"id": \#(user.id), "first_name": "\#(user.firstName)", "last_name": "\#(user.lastName)", "#
+            + #""lucky_number": \#(lucky), "created_at": "\#(formatter.string(from: user.createdDate))", "etag": "x"}"#
+    }
+    json += "]"
+    let payload = Data(json.utf8)
+    print("JSON import: \(count.formatted()) users, \((payload.count / 1024).formatted()) KiB, indexes on lastName[cd] and luckyNumber")
+    let imported = try measure("import, one write transaction", count: count) {
+        try store.importJSON(payload, as: Member.self)
+    }
+    print("  \(imported)")
+    let again = try measure("the same payload again", count: count) { try store.importJSON(payload, as: Member.self) }
+    print("  \(again)")
+    let page = Data(#"[{"id": 1, "first_name": "Gob", "last_name": "Bluth"}, {"id": 2, "lucky_number": "seven"}]"#.utf8)
+    let synced = try store.importJSON(page, as: Member.self, options: ImportOptions(
+        mode: .sync(scope: "lastName ==[cd] %@", "fünke"), onError: .skip, dryRun: true))
+    print("  a dry-run sync of a 2-record page, scoped to lastName ==[cd] 'fünke':\n  \(synced)")
+    let (matches, plan) = try store.read { tx in
+        let query = try tx.query(Member.self).where("lastName ==[cd] %@ AND luckyNumber > 90", "FUNKE")
+        return (try query.count(), try query.explain())
+    }
+    print("  \(matches) members named Fünke with luckyNumber > 90; plan: \(plan)")
 } catch {
     FileHandle.standardError.write(Data("strata-demo: \(error)\n".utf8))
     exit(1)
