@@ -30,7 +30,7 @@
 /// omits nil as synthesized `Codable` does. Reading is order-free: fields may be read in any
 /// order, unknown stored fields are skipped, and a missing optional field reads as nil. Values of
 /// other types (nested structs, enums, dictionaries) go through their own `Codable` conformance.
-public protocol FieldCodable {
+public protocol FieldCodable: SendableMetatype {
     /// Writes every stored field, in the order `encode(to:)` writes them.
     func encodeFields(to fields: inout FieldWriter) throws
 

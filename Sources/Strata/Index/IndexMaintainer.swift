@@ -49,21 +49,28 @@ struct IndexMaintainer<Root: Record> {
     func update(old: Root?, new: Root?, primaryKey: [UInt8]) throws {
         for definition in definitions {
             guard let database = context.indexes[definition.name] else { continue }
-            let oldKeys = old.map { Set(definition.keys($0).map(IndexKey.stored)) } ?? []
-            let newKeys = new.map { Set(definition.keys($0).map(IndexKey.stored)) } ?? []
+            let oldKeys = old.map { definition.keys($0).map(IndexKey.stored) } ?? []
+            let newKeys = new.map { definition.keys($0).map(IndexKey.stored) } ?? []
             try transaction.lmdb(entity: context.name) {
-                for key in oldKeys.subtracting(newKeys) {
-                    try transaction.raw.delete(key, value: primaryKey, in: database)
-                }
-                for key in newKeys.subtracting(oldKeys) {
-                    try transaction.raw.put(primaryKey, forKey: key, in: database)
-                }
+                try transaction.raw.replaceIndexEntries(of: primaryKey, old: oldKeys, new: newKeys, in: database)
             }
         }
     }
 }
 
 extension LMDB.Transaction {
+    /// Moves the index entries of the record `primaryKey` from the keys `old` to the keys `new`:
+    /// removes the entries only in `old`, adds those only in `new`, leaves the rest. A record has
+    /// one key per index, or one per element of a multi-value field: arrays beat sets here.
+    func replaceIndexEntries(of primaryKey: [UInt8], old: [[UInt8]], new: [[UInt8]], in database: Database) throws {
+        if old == new { return }
+        // Keys cut to the maximum length may coincide: each entry is removed or added once.
+        let old = old.count > 1 ? Array(Set(old)) : old
+        let new = new.count > 1 ? Array(Set(new)) : new
+        for key in old where !new.contains(key) { try delete(key, value: primaryKey, in: database) }
+        for key in new where !old.contains(key) { try put(primaryKey, forKey: key, in: database) }
+    }
+
     /// The values stored under exactly `key` in a database with sorted duplicates: in an index,
     /// the primary keys of the records holding that key.
     func duplicates(of key: [UInt8], in database: Database) throws -> [[UInt8]] {

@@ -99,15 +99,8 @@ struct StoredIndexMaintainer {
             guard let database = context.indexes[descriptor.name] else { continue }
             let oldKeys = oldFields.map { Self.keys(of: $0, descriptor).map(IndexKey.stored) } ?? []
             let newKeys = newFields.map { Self.keys(of: $0, descriptor).map(IndexKey.stored) } ?? []
-            if oldKeys == newKeys { continue }
             try transaction.lmdb(entity: context.name) {
-                // Few keys per record (one, or one per element of a multi-value field): arrays beat sets.
-                for key in oldKeys where !newKeys.contains(key) {
-                    try transaction.raw.delete(key, value: primaryKey, in: database)
-                }
-                for key in newKeys where !oldKeys.contains(key) {
-                    try transaction.raw.put(primaryKey, forKey: key, in: database)
-                }
+                try transaction.raw.replaceIndexEntries(of: primaryKey, old: oldKeys, new: newKeys, in: database)
             }
         }
     }
