@@ -62,6 +62,46 @@ struct BatchDecoder<T: Record> {
         return records
     }
 
+    /// Starts decoding the first `count` records of `batch` on another thread; the caller gathers
+    /// the next batch meanwhile and decodes the rest of this one itself (``ScanOverlap``).
+    func startDecoding(_ batch: RawBatch, count: Int) -> PendingDecode<T> {
+        let pending = PendingDecode<T>()
+        let decoder = RecordDecoder(for: T.self)
+        let fields = self.fields, entity = self.entity
+        DispatchQueue.global().async {
+            var decoded: [T] = []
+            decoded.reserveCapacity(count)
+            var bytes: [UInt8] = []
+            let outcome: Result<[T], StrataError>
+            do throws(StrataError) {
+                for index in 0..<count {
+                    batch.copyValue(at: index, into: &bytes)
+                    decoded.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity, key: ""))
+                }
+                outcome = .success(decoded)
+            } catch {
+                outcome = .failure(error)
+            }
+            pending.finish(outcome)
+        }
+        return pending
+    }
+
+    /// Finishes a batch started with ``startDecoding(_:count:)``: decodes its records from `count`
+    /// on here, waits for the other thread's share, and returns all in order. A failure is
+    /// thrown as ``decode(_:describeKey:)`` throws it, naming the key of the first bad record.
+    func finishDecoding(_ batch: RawBatch, _ pending: PendingDecode<T>, count: Int, describeKey: ([UInt8]) -> String) throws -> [T] {
+        let decoder = RecordDecoder(for: T.self)
+        let tail = try? decodeChunk(decoder, batch, count..<batch.count, describeKey: describeKey)
+        var records: [T]
+        switch pending.wait() {
+        case .success(let head): records = head
+        case .failure: records = try decodeChunk(decoder, batch, 0..<count, describeKey: describeKey)
+        }
+        records += try tail ?? decodeChunk(decoder, batch, count..<batch.count, describeKey: describeKey)
+        return records
+    }
+
     /// Decodes the records of `range` on this thread, naming the key of the first that fails.
     private func decodeChunk(_ decoder: RecordDecoder, _ batch: RawBatch, _ range: Range<Int>,
                              describeKey: ([UInt8]) -> String) throws -> [T] {
@@ -78,6 +118,23 @@ struct BatchDecoder<T: Record> {
             }
         }
         return records
+    }
+}
+
+/// The result of a batch share decoded on another thread, once it is there.
+final class PendingDecode<T: Sendable>: Sendable {
+    private let result = Mutex<Result<[T], StrataError>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    func finish(_ outcome: Result<[T], StrataError>) {
+        result.withLock { $0 = outcome }
+        done.signal()
+    }
+
+    /// Waits for the result; call once.
+    func wait() -> Result<[T], StrataError> {
+        done.wait()
+        return result.withLock { $0! }
     }
 }
 
