@@ -60,7 +60,9 @@ public struct ImportOptions: Sendable {
     public var dateFormats: [String: DateFormat]
     public var limits: JSONLimits
     public var durability: Store.Durability
-    /// Called every 10,000 records and at the end, on the importing thread.
+    /// Called every 10,000 records and at the end, on the importing thread. If the write
+    /// transaction must be retried because the store's map grew, the import starts over and so
+    /// does its progress.
     public var progress: (@Sendable (ImportProgress) -> Void)?
 
     public init(
