@@ -176,20 +176,17 @@ struct JSONParser {
 
     // MARK: Values
 
-    /// A container being parsed: its elements so far, and for an object the key of the value
-    /// being parsed.
-    private enum OpenContainer {
-        case array([JSONValue])
-        case object([JSONMember], key: String)
-    }
-
     /// Parses one value; `depth` is the nesting level of the containers around it.
     ///
-    /// Iterative, with the open containers on an explicit stack: hostile nesting costs heap, up
-    /// to the depth limit, never the thread's stack (a reader thread or a dispatch thread has far
-    /// less of it than the main thread).
+    /// Iterative, with the open containers on explicit stacks: hostile nesting costs heap, up to
+    /// the depth limit, never the thread's stack (a reader thread or a dispatch thread has far
+    /// less of it than the main thread). The elements of open arrays and the members of open
+    /// objects sit in stacks of their own and grow in place, never copied on append.
     mutating func parseValue(depth: Int) throws(StrataError) -> JSONValue {
-        var open: [OpenContainer] = []
+        var isObject: [Bool] = []          // the open containers, innermost last
+        var arrays: [[JSONValue]] = []     // elements of the open arrays
+        var objects: [[JSONMember]] = []   // members of the open objects
+        var keys: [String] = []            // the key of the value being parsed, per open object
         while true {
             // A value starts here: a scalar completes it, a non-empty container opens a level.
             try skipWhitespace()
@@ -199,7 +196,7 @@ struct JSONParser {
             case UInt8(ascii: "\""):
                 value = .string(try parseString())
             case UInt8(ascii: "{"):
-                try checkDepth(depth + open.count)
+                try checkDepth(depth + isObject.count)
                 index += 1
                 var first = true
                 guard let key = try nextMemberKey(first: &first) else {
@@ -208,10 +205,12 @@ struct JSONParser {
                 }
                 var members: [JSONMember] = []
                 members.reserveCapacity(16)
-                open.append(.object(members, key: key))
+                objects.append(members)
+                keys.append(key)
+                isObject.append(true)
                 continue
             case UInt8(ascii: "["):
-                try checkDepth(depth + open.count)
+                try checkDepth(depth + isObject.count)
                 index += 1
                 try skipWhitespace()
                 if try peek() == UInt8(ascii: "]") {
@@ -219,7 +218,8 @@ struct JSONParser {
                     value = .array([])
                     break
                 }
-                open.append(.array([]))
+                arrays.append([])
+                isObject.append(false)
                 continue
             case UInt8(ascii: "t"):
                 try expectLiteral("true")
@@ -237,15 +237,25 @@ struct JSONParser {
             }
             // The value is complete: add it to its container, closing every container it completes.
             while true {
-                guard let container = open.popLast() else { return value }
-                switch container {
-                case .array(var elements):
-                    elements.append(value)
+                guard let inObject = isObject.last else { return value }
+                if inObject {
+                    let key = keys.removeLast()
+                    objects[objects.count - 1].append(JSONMember(key: key, value: value))
+                    var first = false
+                    if let nextKey = try nextMemberKey(first: &first) {
+                        keys.append(nextKey)
+                        break
+                    }
+                    isObject.removeLast()
+                    value = .object(objects.removeLast())
+                } else {
+                    arrays[arrays.count - 1].append(value)
                     try skipWhitespace()
                     guard let next = try peek() else { throw failure("unexpected end of input inside an array") }
                     if next == UInt8(ascii: "]") {
                         index += 1
-                        value = .array(elements)
+                        isObject.removeLast()
+                        value = .array(arrays.removeLast())
                         continue
                     }
                     guard next == UInt8(ascii: ",") else {
@@ -254,17 +264,8 @@ struct JSONParser {
                     index += 1
                     try skipWhitespace()
                     if try peek() == UInt8(ascii: "]") { throw failure("a trailing comma before ']' is not JSON") }
-                    open.append(.array(elements))
-                case .object(var members, let key):
-                    members.append(JSONMember(key: key, value: value))
-                    var first = false
-                    guard let nextKey = try nextMemberKey(first: &first) else {
-                        value = .object(members)
-                        continue
-                    }
-                    open.append(.object(members, key: nextKey))
+                    break
                 }
-                break
             }
         }
     }
