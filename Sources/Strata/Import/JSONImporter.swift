@@ -272,6 +272,9 @@ private final class ImportSession {
             try PredicateFormat.parse(format, arguments: options.mode.scopeArguments, entity: context.name,
                                       fields: Set(context.schema.fields.entries.map(\.name))).predicate
         }
+        // The scope reads only its own fields, found by id in one pass over each record.
+        let selection = scope.map { FieldSelection(predicate: $0, orderings: [], fields: context.schema.fields) }
+        var offsets: [Int] = []
         let raw = tx.raw
         var doomed: [[UInt8]] = []
         try tx.lmdb(entity: context.name) {
@@ -280,9 +283,15 @@ private final class ImportSession {
                 while more {
                     let key = cursor.key
                     if try !raw.contains(key, in: seen) {
-                        let inScope = try scope.map { predicate in
-                            predicate.evaluate(on: try StoredFieldValues(bytes: cursor.value, fields: context.schema.fields, entity: context.name))
-                        } ?? true
+                        var inScope = true
+                        if let scope, let selection {
+                            do {
+                                inScope = scope.evaluate(on: try selection.values(of: cursor.value, reusing: &offsets))
+                            } catch {
+                                throw StrataError(.corruptRecord, "\(context.name): a stored record is not a valid CBOR map",
+                                                  entity: context.name, cause: error)
+                            }
+                        }
                         if inScope {
                             if options.deletesMissing { doomed.append(key) } else { report.notDeleted += 1 }
                         }
