@@ -35,30 +35,23 @@ final class ImportPipeline: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     /// Starts the producer over `source`, mapping with a mapper made from these arguments.
-    init(source: ImportSource, description: EntityDescription, fields: FieldTable, options: ImportOptions,
+    init(source: ImportSource, description: EntityDescription, options: ImportOptions,
          maximumKeySize: Int, batchSize: Int = 256, capacity: Int = 4) {
         let channel = HandoffChannel<PipelineBatch>(capacity: capacity)
         self.channel = channel
         let done = self.done
         let thread = Thread {
             defer { done.signal() }
-            let mapper = RecordMapper(description: description, fields: fields, options: options)
+            let mapper = RecordMapper(description: description, options: options)
             do {
                 var parser = JSONParser(source: try source.open(), limits: options.limits)
                 var batch: [PipelineItem] = []
                 batch.reserveCapacity(batchSize)
                 var index = 0
                 while true {
-                    try parser.skipWhitespace()
-                    let position = parser.position
-                    guard let record = try parser.nextRecord(rootKey: options.rootKey) else { break }
-                    let content: PipelineItem.Content
-                    do {
-                        content = .mapped(try mapper.map(record, maximumKeySize: maximumKeySize))
-                    } catch let failure as ConversionFailure {
-                        content = .failed(failure.message)
-                    }
-                    batch.append(PipelineItem(content: content, index: index, position: position, endOffset: parser.offset))
+                    guard let (record, position) = try parser.nextRecordWithStart(rootKey: options.rootKey) else { break }
+                    batch.append(mapper.item(record, index: index, position: position, endOffset: parser.offset,
+                                             maximumKeySize: maximumKeySize))
                     index += 1
                     if batch.count == batchSize {
                         guard channel.send(.records(batch)) else { return }

@@ -69,7 +69,7 @@ final class JSONImporter {
             do {
                 report = try store.write(durability: options.durability) { tx in
                     let session = try ImportSession(tx, target, options)
-                    let pipeline = ImportPipeline(source: source, description: target.description, fields: session.context.schema.fields,
+                    let pipeline = ImportPipeline(source: source, description: target.description,
                                                   options: options, maximumKeySize: session.maximumKeySize)
                     defer { pipeline.finish() }
                     var report = ImportReport(entity: target.description.name)
@@ -117,23 +117,18 @@ final class JSONImporter {
         var first = true
         while true {
             var batch: [(JSONValue, InputPosition)] = []
-            while batch.count < batchSize, let next = try nextRecord(&parser) { batch.append(next) }
+            while batch.count < batchSize, let next = try parser.nextRecordWithStart(rootKey: options.rootKey) { batch.append(next) }
             let isLast = batch.count < batchSize
             let batchStart = index
             let isFirst = first
             report = try store.write(durability: options.durability) { tx in
                 let session = try ImportSession(tx, target, options, keepSeen: !isFirst)
-                let mapper = RecordMapper(description: target.description, fields: session.context.schema.fields, options: options)
+                let mapper = RecordMapper(description: target.description, options: options)
                 var batchReport = report
                 for (offset, (record, position)) in batch.enumerated() {
-                    let content: PipelineItem.Content
-                    do {
-                        content = .mapped(try mapper.map(record, maximumKeySize: session.maximumKeySize))
-                    } catch let failure as ConversionFailure {
-                        content = .failed(failure.message)
-                    }
-                    try session.process(PipelineItem(content: content, index: batchStart + offset, position: position, endOffset: 0),
-                                        into: &batchReport)
+                    let item = mapper.item(record, index: batchStart + offset, position: position, endOffset: 0,
+                                           maximumKeySize: session.maximumKeySize)
+                    try session.process(item, into: &batchReport)
                 }
                 for (key, count) in mapper.ignoredKeys { batchReport.ignoredKeys[key, default: 0] += count }
                 if isLast { try session.finish(into: &batchReport) }
@@ -145,13 +140,6 @@ final class JSONImporter {
             reportProgress(index, parser.offset)
             if isLast { return report }
         }
-    }
-
-    private func nextRecord(_ parser: inout JSONParser) throws(StrataError) -> (JSONValue, InputPosition)? {
-        try parser.skipWhitespace()
-        let position = parser.position
-        guard let record = try parser.nextRecord(rootKey: options.rootKey) else { return nil }
-        return (record, position)
     }
 
     private func reportProgress(_ records: Int, _ offset: Int) {
@@ -175,8 +163,7 @@ private final class ImportSession {
         self.tx = tx
         self.options = options
         context = try target.context(tx)
-        layout = RecordLayout(fields: target.description.fields,
-                              fieldIDs: target.description.fields.map { [context] in context.schema.fields.id(for: $0.name) ?? 0 })
+        layout = RecordLayout(target.description, ids: context.schema.fields)
         indexer = target.indexer(tx, context)
         maximumKeySize = tx.store.environment.maxKeySize
         let name = "import/\(context.name)"
@@ -288,8 +275,7 @@ private final class ImportSession {
                             do {
                                 inScope = scope.evaluate(on: try selection.values(of: cursor.value, reusing: &offsets))
                             } catch {
-                                throw StrataError(.corruptRecord, "\(context.name): a stored record is not a valid CBOR map",
-                                                  entity: context.name, cause: error)
+                                throw StoredFieldValues.corrupt(entity: context.name, cause: error)
                             }
                         }
                         if inScope {

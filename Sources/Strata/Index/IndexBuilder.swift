@@ -69,7 +69,7 @@ extension WriteTransaction {
                     var more = try cursor.first()
                     while more {
                         let key = cursor.key, bytes = cursor.value
-                        try maintainer.checkUnique(bytes, primaryKey: key) { key.map { String(format: "%02x", $0) }.joined() }
+                        try maintainer.checkUnique(bytes, primaryKey: key) { key.hex }
                         try maintainer.update(old: nil, new: bytes, primaryKey: key)
                         step()
                         more = try cursor.next()

@@ -60,7 +60,7 @@ struct StoredIndexMaintainer {
     func fieldValues(_ bytes: [UInt8]) throws -> SelectedFieldValues {
         var offsets: [Int] = []
         do { return try selection.values(of: bytes, reusing: &offsets) } catch {
-            throw StrataError(.corruptRecord, "\(context.name): stored record is not a valid CBOR map", entity: context.name, cause: error)
+            throw StoredFieldValues.corrupt(entity: context.name, cause: error)
         }
     }
 

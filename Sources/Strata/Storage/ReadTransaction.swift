@@ -148,7 +148,7 @@ public class ReadTransaction {
     func describeStoredKey<T: Record>(_ bytes: [UInt8], of type: T.Type) -> String {
         var position = 0
         if let key = try? T.PrimaryKey.readOrderedKey(from: bytes, at: &position) { return String(describing: key) }
-        return bytes.map { String(format: "%02x", $0) }.joined()
+        return bytes.hex
     }
 }
 

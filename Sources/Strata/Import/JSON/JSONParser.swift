@@ -109,6 +109,14 @@ struct JSONParser {
         }
     }
 
+    /// ``nextRecord(rootKey:)`` with the position where the record starts, for messages.
+    mutating func nextRecordWithStart(rootKey: String?) throws(StrataError) -> (JSONValue, InputPosition)? {
+        try skipWhitespace()
+        let start = position
+        guard let record = try nextRecord(rootKey: rootKey) else { return nil }
+        return (record, start)
+    }
+
     /// Reads members of the top-level object up to the value of `rootKey`, skipping the others.
     private mutating func enterRootMember(_ rootKey: String) throws(StrataError) {
         var first = true

@@ -15,8 +15,6 @@ final class RecordMapper {
     let converter: ValueConverter
     /// The value transform of each top-level field, if any (looked up once, not per record).
     let transforms: [JSONValueTransform?]
-    /// The stored field id of each top-level field.
-    let fieldIDs: [Int]
     let primaryKeyIndex: Int
     let primaryKeyKind: ValueKind
     /// JSON keys that filled no field, with how often they occurred.
@@ -46,18 +44,28 @@ final class RecordMapper {
         var values: [UInt8]
     }
 
-    /// What merging mapped records with stored ones needs: safe to use on another thread than `map`.
-    var layout: RecordLayout { RecordLayout(fields: description.fields, fieldIDs: fieldIDs) }
 
-    init(description: EntityDescription, fields: FieldTable, options: ImportOptions) {
+    init(description: EntityDescription, options: ImportOptions) {
         self.description = description
         self.mapping = KeyMapping(fields: description.fields, primaryKey: description.primaryKey, overrides: options.jsonKeys)
         self.converter = ValueConverter(dateFormats: options.dateFormats)
         self.transforms = description.fields.map { options.transforms[$0.name] }
-        self.fieldIDs = description.fields.map { fields.id(for: $0.name) ?? 0 }
         self.primaryKeyIndex = description.fields.firstIndex { $0.name == description.primaryKey } ?? 0
         self.primaryKeyKind = ValueKind(description.fields[primaryKeyIndex].type)
         chosen = Array(repeating: nil, count: description.fields.count)
+    }
+
+    /// The pipeline item of one record: mapped, or failed with the reason.
+    func item(_ record: JSONValue, index: Int, position: InputPosition, endOffset: Int, maximumKeySize: Int) -> PipelineItem {
+        let content: PipelineItem.Content
+        do {
+            content = .mapped(try map(record, maximumKeySize: maximumKeySize))
+        } catch let failure as ConversionFailure {
+            content = .failed(failure.message)
+        } catch {
+            content = .failed("cannot be mapped: \(error)")
+        }
+        return PipelineItem(content: content, index: index, position: position, endOffset: endOffset)
     }
 
     /// Maps the members of one JSON record. Throws ``ConversionFailure`` naming the JSON key.
@@ -89,10 +97,11 @@ final class RecordMapper {
         var values = CBORWriter(capacity: 256)
         var slots = [Slot](repeating: .absent, count: description.fields.count)
         for (index, field) in description.fields.enumerated() {
-            guard var (key, value) = chosen[index] else {
+            guard let (key, given) = chosen[index] else {
                 slots[index] = .absent
                 continue
             }
+            var value = given
             if let transform = transforms[index] {
                 do { value = try transform(value) } catch {
                     throw ConversionFailure(message: "'\(key)': the transform of '\(field.name)' failed: \(error)")
@@ -158,6 +167,12 @@ struct RecordLayout: Sendable {
     /// The stored field id of each field.
     let fieldIDs: [Int]
 
+    /// The layout of `description`'s fields, with the ids `table` gives them.
+    init(_ description: EntityDescription, ids table: FieldTable) {
+        fields = description.fields
+        fieldIDs = description.fields.map { table.id(for: $0.name) ?? 0 }
+    }
+
     /// The record bytes: the mapped fields in description order, stored fields where the JSON had
     /// no key, then stored fields the description does not know, in their stored order. Throws
     /// ``ConversionFailure`` when a new record lacks a required field.
@@ -199,19 +214,9 @@ struct RecordLayout: Sendable {
 
     /// The top-level entries of a stored record: field id and the byte range of its value.
     static func topLevelFields(of bytes: [UInt8], entity: String, key: String) throws(StrataError) -> [(id: Int, value: Range<Int>)] {
-        let reader = CBORReader(bytes: bytes)
         var entries: [(id: Int, value: Range<Int>)] = []
         do {
-            var offset = 0
-            let head = try reader.readHead(at: &offset)
-            guard head.major == .map else { throw CBORReadFailure.mismatch(offset: 0, expected: "a map") }
-            for _ in 0..<min(head.argument, UInt64(bytes.count)) {
-                let keyHead = try reader.readHead(at: &offset)
-                guard keyHead.major == .unsigned else { throw CBORReadFailure.mismatch(offset: offset, expected: "a field id") }
-                let start = offset
-                try reader.skipItem(at: &offset)
-                entries.append((Int(clamping: keyHead.argument), start..<offset))
-            }
+            try CBORReader(bytes: bytes).forEachTopLevelField { id, value in entries.append((id, value)) }
         } catch {
             throw StrataError(.corruptRecord, "\(entity): the stored record with key \(key) is not a valid CBOR map",
                               entity: entity, key: key, cause: error)

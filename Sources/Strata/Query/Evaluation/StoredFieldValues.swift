@@ -15,14 +15,8 @@ struct StoredFieldValues: FieldValues {
         reader = CBORReader(bytes: bytes)
         var offsets: [String: Int] = [:]
         do {
-            var offset = 0
-            let head = try reader.readHead(at: &offset)
-            guard head.major == .map else { throw CBORReadFailure.mismatch(offset: 0, expected: "a map") }
-            for _ in 0..<min(head.argument, UInt64(bytes.count)) {
-                let keyHead = try reader.readHead(at: &offset)
-                guard keyHead.major == .unsigned else { throw CBORReadFailure.mismatch(offset: offset, expected: "a field id") }
-                if let name = fields.name(for: Int(clamping: keyHead.argument)) { offsets[name] = offset }
-                try reader.skipItem(at: &offset)
+            try reader.forEachTopLevelField { id, value in
+                if let name = fields.name(for: id) { offsets[name] = value.lowerBound }
             }
         } catch {
             throw Self.corrupt(entity: entity, cause: error)
