@@ -6,37 +6,27 @@
 // that its peak resident memory is its own; `both` (the default) runs both and prints a Markdown
 // table. Build in release:
 // `swift run -c release --package-path Benchmarks import-side-by-side --count 1000000`.
+import EngineComparison
 import Foundation
 import ImportComparison
 
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("import-side-by-side: \(message)\n".utf8))
-    exit(2)
-}
-
-func log(_ message: String) { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+func fail(_ message: String) -> Never { benchmarkFailure("import-side-by-side", message) }
 
 var count = 1_000_000
 var seed: UInt64 = 42
 var file: String?
 var engine = "both"
-var arguments = CommandLine.arguments.dropFirst()
-while let argument = arguments.popFirst() {
-    func value() -> String {
-        guard let v = arguments.popFirst() else { fail("\(argument) needs a value") }
-        return v
-    }
-    switch argument {
-    case "--count": guard let n = Int(value()), n > 0 else { fail("--count must be a positive integer") }; count = n
-    case "--seed": guard let s = UInt64(value()) else { fail("--seed must be an unsigned integer") }; seed = s
-    case "--file": file = value()
-    case "--engine":
-        engine = value()
-        guard ["strata", "grdb", "both"].contains(engine) else { fail("--engine is strata, grdb or both") }
+var arguments = BenchmarkArguments(tool: "import-side-by-side")
+while let flag = arguments.next() {
+    switch flag {
+    case "--count": count = arguments.positiveInteger(for: flag)
+    case "--seed": seed = arguments.unsignedInteger(for: flag)
+    case "--file": file = arguments.value(for: flag)
+    case "--engine": engine = arguments.choice(for: flag, ["strata", "grdb", "both"])
     case "--help", "-h":
         print("usage: import-side-by-side [--count N (1000000)] [--seed S (42)] [--file JSON] [--engine strata|grdb|both]")
         exit(0)
-    default: fail("unknown argument '\(argument)' (try --help)")
+    default: arguments.unknown(flag)
     }
 }
 

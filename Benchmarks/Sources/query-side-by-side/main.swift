@@ -10,14 +10,7 @@ import EngineComparison
 import Foundation
 import QueryComparison
 
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("query-side-by-side: \(message)\n".utf8))
-    exit(2)
-}
-
-func log(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
-}
+func fail(_ message: String) -> Never { benchmarkFailure("query-side-by-side", message) }
 
 var count = 1_000_000
 var seed: UInt64 = 42
@@ -25,17 +18,13 @@ var instances = 200
 var minSeconds = 0.25
 var shapes: [QueryShape] = []
 var regret = false
-var arguments = CommandLine.arguments.dropFirst()
-while let argument = arguments.popFirst() {
-    func value() -> String {
-        guard let v = arguments.popFirst() else { fail("\(argument) needs a value") }
-        return v
-    }
+var arguments = BenchmarkArguments(tool: "query-side-by-side")
+while let argument = arguments.next() {
+    func value() -> String { arguments.value(for: argument) }
     switch argument {
-    case "--count": guard let n = Int(value()), n > 0 else { fail("--count must be a positive integer") }; count = n
-    case "--seed": guard let s = UInt64(value()) else { fail("--seed must be an unsigned integer") }; seed = s
-    case "--instances", "--repetitions":
-        guard let n = Int(value()), n > 0 else { fail("\(argument) must be a positive integer") }; instances = n
+    case "--count": count = arguments.positiveInteger(for: argument)
+    case "--seed": seed = arguments.unsignedInteger(for: argument)
+    case "--instances", "--repetitions": instances = arguments.positiveInteger(for: argument)
     case "--min-seconds": guard let s = Double(value()), s >= 0 else { fail("--min-seconds must be a number ≥ 0") }; minSeconds = s
     case "--shape":
         let name = value()
@@ -50,7 +39,7 @@ while let argument = arguments.popFirst() {
             shapes: \(QueryShape.allCases.map { "\($0)" }.joined(separator: ", "))
             """)
         exit(0)
-    default: fail("unknown argument '\(argument)' (try --help)")
+    default: arguments.unknown(argument)
     }
 }
 

@@ -5,36 +5,23 @@
 import EngineComparison
 import Foundation
 
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("side-by-side: \(message)\n".utf8))
-    exit(2)
-}
-
-func log(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
-}
+func fail(_ message: String) -> Never { benchmarkFailure("side-by-side", message) }
 
 var count = 1_000_000
 var seed: UInt64 = 42
 var perCallReads = 100_000
 var engineChoice = "both"
-var arguments = CommandLine.arguments.dropFirst()
-while let argument = arguments.popFirst() {
-    func value() -> String {
-        guard let v = arguments.popFirst() else { fail("\(argument) needs a value") }
-        return v
-    }
-    switch argument {
-    case "--count": guard let n = Int(value()), n > 0 else { fail("--count must be a positive integer") }; count = n
-    case "--seed": guard let s = UInt64(value()) else { fail("--seed must be an unsigned integer") }; seed = s
-    case "--per-call-reads": guard let n = Int(value()), n > 0 else { fail("--per-call-reads must be positive") }; perCallReads = n
-    case "--engine":
-        engineChoice = value()
-        guard ["strata", "grdb", "both"].contains(engineChoice) else { fail("--engine is strata, grdb or both") }
+var arguments = BenchmarkArguments(tool: "side-by-side")
+while let flag = arguments.next() {
+    switch flag {
+    case "--count": count = arguments.positiveInteger(for: flag)
+    case "--seed": seed = arguments.unsignedInteger(for: flag)
+    case "--per-call-reads": perCallReads = arguments.positiveInteger(for: flag)
+    case "--engine": engineChoice = arguments.choice(for: flag, ["strata", "grdb", "both"])
     case "--help", "-h":
         print("usage: side-by-side [--count N (1000000)] [--seed S (42)] [--per-call-reads N (100000)] [--engine strata|grdb|both]")
         exit(0)
-    default: fail("unknown argument '\(argument)' (try --help)")
+    default: arguments.unknown(flag)
     }
 }
 
