@@ -7,10 +7,11 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "LMDB", targets: ["LMDB"]),
-        .executable(name: "strata-demo", targets: ["StrataDemo"]),
+        .executable(name: "strata", targets: ["StrataCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .systemLibrary(
@@ -23,10 +24,14 @@ let package = Package(
             name: "Strata",
             dependencies: ["LMDB", .product(name: "Logging", package: "swift-log")]
         ),
-        .executableTarget(name: "StrataDemo", dependencies: ["Strata"]),
+        .executableTarget(
+            name: "StrataCommand",
+            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "LMDB", "TestSupport"]),
+        .testTarget(name: "StrataCommandTests", dependencies: ["StrataCommand", "LMDB", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

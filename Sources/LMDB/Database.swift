@@ -10,7 +10,7 @@ public struct Database: Sendable, Hashable {
     let dbi: MDB_dbi
     /// The name, or nil for the unnamed main database.
     public let name: String?
-    /// The flags the database was opened with.
+    /// The flags the database was created with (read back from LMDB when it is opened).
     public let options: DatabaseOptions
 }
 

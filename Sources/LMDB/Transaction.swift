@@ -86,7 +86,11 @@ public final class Transaction {
         var dbi = MDB_dbi()
         let code = environment.databaseOpenLock.withLock { _ in mdb_dbi_open(txn, name, options.rawValue, &dbi) }
         guard try checkFound(code, "mdb_dbi_open", context: name ?? "<main>") else { return nil }
-        return Database(dbi: dbi, name: name, options: options.subtracting(.create))
+        // The flags the database was created with, not those asked for now: a database opened
+        // without `.sortedDuplicates` may hold duplicates, and counting them depends on knowing it.
+        var flags: UInt32 = 0
+        try check(mdb_dbi_flags(txn, dbi, &flags), "mdb_dbi_flags", context: name ?? "<main>")
+        return Database(dbi: dbi, name: name, options: DatabaseOptions(rawValue: flags).subtracting(.create))
     }
 
     /// Deletes every entry of `database`; with `remove`, deletes the database itself (`mdb_drop`).

@@ -14,8 +14,9 @@ public struct IndexVerification: Sendable, Equatable {
 }
 
 extension ReadTransaction {
-    /// Checks that every index of `entity` holds exactly the entries its records call for: each
-    /// record's keys are present with its primary key, and no index holds more entries than that.
+    /// Checks that every record of `entity` decodes (its key, its CBOR, its field ids) and that
+    /// every index holds exactly the entries the records call for: each record's keys are present
+    /// with its primary key, and no index holds more entries than that. What `strata verify` runs.
     /// Keys are computed from the stored bytes (``StoredIndexMaintainer``), for indexes whose
     /// fields have standard key encodings; others are reported as not checked.
     ///
@@ -48,9 +49,11 @@ extension ReadTransaction {
                     result.recordsChecked += 1
                     let fields: SelectedFieldValues
                     do {
+                        // The whole record, not only the indexed fields: every value must decode.
+                        _ = try StoredRecord(key: key, bytes: records.value, fields: context.schema.fields, entity: entity)
                         fields = try selection.values(of: records.value, reusing: &offsets)
                     } catch {
-                        problem("the record with stored key \(key.hex) is not a valid CBOR map")
+                        problem("the record with stored key \(key.hex) does not decode: \((error as? StrataError)?.message ?? "\(error)")")
                         more = try records.next()
                         continue
                     }

@@ -3,7 +3,10 @@
 /// An immutable value, independent of any transaction (the "what"); the planner turns it into a
 /// ``QueryPlan`` (the "how"). Every query form — key paths, format strings, dictionaries, sort
 /// strings — produces one of these.
-public struct Query<Root: Record>: Sendable, Hashable {
+///
+/// `Root` names the record type for type checking only; the command-line tool's untyped queries
+/// (``EntityQuery``) use ``StoredRecord``.
+public struct Query<Root>: Sendable, Hashable {
     /// The condition records must meet; `.constant(true)` for all records.
     public var predicate: QueryPredicate = .constant(true)
     /// Sort keys, most significant first; primary key order when empty.

@@ -1,13 +1,40 @@
 extension QueryRequest {
     /// The plan the planner chooses for this query, without running it.
     public func explain() throws -> QueryPlan {
-        guard let context = try transaction.context(for: Root.self) else {
+        guard let context = try resolvedContext() else {
             return QueryPlan(entity: entity, access: .fullScan, reversed: false, residual: query.predicate, sort: query.orderings,
                              orderFromAccess: true, offset: query.offset, limit: query.limit, estimatedRows: 0)
         }
         return try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
     }
 
+    /// The number of matching records (after offset and limit); no record is decoded. Without a
+    /// predicate it is the stored record count; for one exact comparison on an indexed field it
+    /// counts index entries without reading records (see `AggregateRunner.indexCount()`).
+    public func count() throws -> Int {
+        if let answer = try indexOnlyCount(describing: false) { return answer.count }
+        var count = 0
+        try execute(query) { _ in count += 1; return true }
+        return count
+    }
+
+    /// True when at least one record matches; stops at the first.
+    public func exists() throws -> Bool {
+        var found = false
+        try execute(query) { _ in found = true; return false }
+        return found
+    }
+
+    /// Runs `query`, passing each match's stored key and bytes to `body` until it returns false.
+    func execute(_ query: Query<Root>, _ body: (QueryExecutor<Root>.Match) throws -> Bool) throws {
+        guard let context = try resolvedContext() else { return }
+        let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
+        try QueryExecutor<Root>(transaction: transaction, context: context, plan: plan, predicate: query.predicate)
+            .forEachResult(body)
+    }
+}
+
+extension QueryRequest where Root: Record {
     /// Every matching record, in order.
     public func all() throws -> [Root] {
         var records: [Root] = []
@@ -35,7 +62,7 @@ extension QueryRequest {
     public func last(_ count: Int) throws -> [Root] {
         precondition(query.limit == nil && query.offset == 0, "last(_:) counts from the end of all matches; drop limit and offset")
         var reversed = query
-        let primaryKey = (try transaction.context(for: Root.self))?.schema.primaryKey ?? Root.primaryKeyName
+        let primaryKey = (try resolvedContext())?.schema.primaryKey ?? transaction.store.primaryKeyName(of: Root.self)
         reversed.orderings = QueryPlanner<Root>.significant(query.orderings, primaryKey: primaryKey).map { ordering in
             var flipped = ordering
             flipped.ascending.toggle()
@@ -45,23 +72,6 @@ extension QueryRequest {
         var records: [Root] = []
         try run(reversed) { records += $0 }
         return records.reversed()
-    }
-
-    /// The number of matching records (after offset and limit); no record is decoded. Without a
-    /// predicate it is the stored record count; for one exact comparison on an indexed field it
-    /// counts index entries without reading records (see `AggregateRunner.indexCount()`).
-    public func count() throws -> Int {
-        if let answer = try indexOnlyCount(describing: false) { return answer.count }
-        var count = 0
-        try execute(query) { _ in count += 1; return true }
-        return count
-    }
-
-    /// True when at least one record matches; stops at the first.
-    public func exists() throws -> Bool {
-        var found = false
-        try execute(query) { _ in found = true; return false }
-        return found
     }
 
     /// The primary keys of the matching records, in order; no record is decoded.
@@ -75,17 +85,9 @@ extension QueryRequest {
         return keys
     }
 
-    /// Runs `query`, passing each match's stored key and bytes to `body` until it returns false.
-    private func execute(_ query: Query<Root>, _ body: (QueryExecutor<Root>.Match) throws -> Bool) throws {
-        guard let context = try transaction.context(for: Root.self) else { return }
-        let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
-        try QueryExecutor<Root>(transaction: transaction, context: context, plan: plan, predicate: query.predicate)
-            .forEachResult(body)
-    }
-
     /// Runs `query`, decoding the results in batches (in parallel when large) and passing them on in order.
     private func run(_ query: Query<Root>, _ body: ([Root]) throws -> Void) throws {
-        guard let context = try transaction.context(for: Root.self) else { return }
+        guard let context = try resolvedContext() else { return }
         let decoder = BatchDecoder<Root>(fields: context.schema.fields, entity: context.name)
         var batch = RawBatch(capacity: BatchDecoder<Root>.batchSize)
         let describe = { (key: [UInt8]) in transaction.describeStoredKey(key, of: Root.self) }

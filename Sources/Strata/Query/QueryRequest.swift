@@ -12,13 +12,19 @@
 ///     try tx.query(User.self).sorted(by: "lastName desc,luckyNumber").explain()
 /// }
 /// ```
-public struct QueryRequest<Root: Record> {
+///
+/// `Root` is a `Record` type, whose values the results are; or ``StoredRecord``, for the untyped
+/// queries of ``ReadTransaction/query(entity:)`` that the command-line tool runs.
+public struct QueryRequest<Root> {
     let transaction: ReadTransaction
+    /// The name of the entity queried.
+    public let entity: String
     /// The query as built so far.
     public internal(set) var query = Query<Root>()
 
-    init(transaction: ReadTransaction, query: Query<Root> = Query()) {
+    init(transaction: ReadTransaction, entity: String, query: Query<Root> = Query()) {
         self.transaction = transaction
+        self.entity = entity
         self.query = query
     }
 
@@ -26,13 +32,6 @@ public struct QueryRequest<Root: Record> {
     public enum Direction: Sendable { case ascending, descending }
 
     // MARK: Conditions
-
-    /// Adds a condition written with key paths.
-    public func `where`(_ predicate: TypedPredicate<Root>) -> Self {
-        var copy = self
-        copy.query = query.filtered(by: predicate.tree)
-        return copy
-    }
 
     /// Adds a condition in the predicate format language; a trailing `ORDER BY`, `LIMIT`, `OFFSET`
     /// set the order and window. Throws `.invalidQuery` naming the problem and its column.
@@ -117,11 +116,28 @@ public struct QueryRequest<Root: Record> {
         return copy
     }
 
-    var entity: String { transaction.store.entityName(of: Root.self) }
+    /// The queried entity as this transaction sees it, or nil when the store has none.
+    func resolvedContext() throws -> EntityContext? {
+        if let type = Root.self as? any Record.Type { return try transaction.context(for: type) }
+        return try transaction.context(named: entity)
+    }
 
     var knownFields: Set<String>? {
-        guard let context = try? transaction.context(for: Root.self) else { return nil }
+        guard let context = try? resolvedContext() else { return nil }
         return Set(context.schema.fields.names.values)
+    }
+}
+
+extension QueryRequest where Root: Record {
+    init(transaction: ReadTransaction, query: Query<Root> = Query()) {
+        self.init(transaction: transaction, entity: transaction.store.entityName(of: Root.self), query: query)
+    }
+
+    /// Adds a condition written with key paths.
+    public func `where`(_ predicate: TypedPredicate<Root>) -> Self {
+        var copy = self
+        copy.query = query.filtered(by: predicate.tree)
+        return copy
     }
 }
 

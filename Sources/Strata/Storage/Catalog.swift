@@ -97,16 +97,25 @@ struct EntitySchema: Codable, Equatable, Sendable {
     var fields: FieldTable
     /// The indexes that are built and maintained, in declaration order.
     var indexes: [IndexDescriptor] = []
+    /// The kind of the primary key's values. Absent in entries written before it was recorded;
+    /// ``ReadTransaction/primaryKeyKind(of:)`` then reads it from the first stored key.
+    var primaryKeyKind: ValueKind?
+    /// The description the entity was last imported with (field types, JSON keys, date formats),
+    /// when it was created or imported through an ``EntityDescription``; what `strata schema`
+    /// prints and later imports reuse.
+    var description: EntityDescription?
 
-    init(name: String, primaryKey: String, recordsDatabase: String, fields: FieldTable, indexes: [IndexDescriptor] = []) {
+    init(name: String, primaryKey: String, recordsDatabase: String, fields: FieldTable, indexes: [IndexDescriptor] = [],
+         primaryKeyKind: ValueKind? = nil) {
         self.name = name
         self.primaryKey = primaryKey
         self.recordsDatabase = recordsDatabase
         self.fields = fields
         self.indexes = indexes
+        self.primaryKeyKind = primaryKeyKind
     }
 
-    private enum CodingKeys: String, CodingKey { case name, primaryKey, recordsDatabase, fields, indexes }
+    private enum CodingKeys: String, CodingKey { case name, primaryKey, recordsDatabase, fields, indexes, primaryKeyKind, description }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -115,6 +124,8 @@ struct EntitySchema: Codable, Equatable, Sendable {
         recordsDatabase = try container.decode(String.self, forKey: .recordsDatabase)
         fields = try container.decode(FieldTable.self, forKey: .fields)
         indexes = try container.decodeIfPresent([IndexDescriptor].self, forKey: .indexes) ?? []
+        primaryKeyKind = try container.decodeIfPresent(ValueKind.self, forKey: .primaryKeyKind)
+        description = try container.decodeIfPresent(EntityDescription.self, forKey: .description)
     }
 
     static func recordsDatabaseName(for entity: String) -> String { "records/\(entity)" }

@@ -43,6 +43,9 @@ final class EntityContext {
     var largestKey: [UInt8]?
     /// Decodes this entity's records for single reads, made for the record type last read.
     var decoder = RecordDecoder()
+    /// The primary key kind read from the first stored key, for entities whose catalog entry
+    /// predates ``EntitySchema/primaryKeyKind``.
+    var observedKeyKind: ValueKind?
 
     init(schema: EntitySchema, catalogBytes: [UInt8], records: Database, indexes: [String: Database]) {
         self.schema = schema

@@ -10,13 +10,18 @@ extension WriteTransaction {
     func writableContext(for description: EntityDescription) throws -> EntityContext {
         try description.validate()
         let context = try context(named: description.name)
-            ?? createEntity(named: description.name, primaryKey: description.primaryKey)
+            ?? createEntity(named: description.name, primaryKey: description.primaryKey,
+                            primaryKeyKind: ValueKind(description.field(description.primaryKey)?.type ?? .any))
         guard context.schema.primaryKey == description.primaryKey else {
             throw StrataError(.incompatibleStore,
                 "\(description.name): the store keys records by '\(context.schema.primaryKey)', the description by '\(description.primaryKey)'",
                 entity: description.name, field: description.primaryKey)
         }
         assignFieldIDs(description, context)
+        if context.schema.description != description {
+            context.schema.description = description
+            context.needsSaving = true
+        }
         let wanted = description.indexDescriptors
         let missing = wanted.filter { want in !context.schema.indexes.contains { $0.name == want.name } }
         if !missing.isEmpty {

@@ -27,16 +27,18 @@ public final class WriteTransaction: ReadTransaction {
 
     private func existingOrNewContext<T: Record>(for type: T.Type) throws -> EntityContext {
         if let context = try context(for: type) { return context }
-        let context = try createEntity(named: store.entityName(of: type), primaryKey: store.primaryKeyName(of: type))
+        let context = try createEntity(named: store.entityName(of: type), primaryKey: store.primaryKeyName(of: type),
+                                           primaryKeyKind: ValueKind(T.PrimaryKey.self))
         typedContexts[ObjectIdentifier(type)] = context
         return context
     }
 
     /// Creates an entity that the store does not have yet: its records database and its schema,
     /// saved into the catalog at the commit.
-    func createEntity(named name: String, primaryKey: String) throws -> EntityContext {
+    func createEntity(named name: String, primaryKey: String, primaryKeyKind: ValueKind) throws -> EntityContext {
         let schema = EntitySchema(name: name, primaryKey: primaryKey,
-                                  recordsDatabase: EntitySchema.recordsDatabaseName(for: name), fields: FieldTable())
+                                  recordsDatabase: EntitySchema.recordsDatabaseName(for: name), fields: FieldTable(),
+                                  primaryKeyKind: primaryKeyKind)
         let records = try lmdb(entity: name) { try raw.openDatabase(schema.recordsDatabase, options: .create) }
         guard let records else { preconditionFailure("mdb_dbi_open with MDB_CREATE returned no database") }
         let context = EntityContext(schema: schema, catalogBytes: [], records: records, indexes: [:])

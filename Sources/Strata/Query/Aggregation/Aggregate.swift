@@ -10,7 +10,7 @@
 ///
 /// Nil (and absent) values are skipped by `min`, `max`, `sum` and `average`, as in SQL; `count`
 /// counts records.
-public struct Aggregate<Root: Record>: Sendable, Hashable, CustomStringConvertible {
+public struct Aggregate<Root>: Sendable, Hashable, CustomStringConvertible {
     /// What an aggregate computes.
     public typealias Function = AggregateFunction
 
@@ -56,7 +56,7 @@ public enum AggregateFunction: String, Sendable, Hashable {
 
 /// One group of ``QueryRequest/group(by:aggregating:)-(KeyPath<Root,Key>&Sendable,_)``: the records
 /// sharing a value of the grouping field, with their count and the aggregates asked for.
-public struct AggregateGroup<Root: Record, Key: Sendable>: Sendable {
+public struct AggregateGroup<Root, Key: Sendable>: Sendable {
     /// The grouping field's value (nil for the records without one, when the field is optional).
     public let key: Key
     /// The number of records in the group.
@@ -96,7 +96,7 @@ public struct AggregateGroup<Root: Record, Key: Sendable>: Sendable {
 /// crowded.map(\.key)               // ["Bluth"]
 /// crowded.group(for: "Bluth")?.count
 /// ```
-public struct AggregateGroups<Root: Record, Key: Sendable>: RandomAccessCollection, Sendable {
+public struct AggregateGroups<Root, Key: Sendable>: RandomAccessCollection, Sendable {
     public let groups: [AggregateGroup<Root, Key>]
     /// How the groups were computed (index keys or records); for tests and diagnosis.
     let source: AggregateSource

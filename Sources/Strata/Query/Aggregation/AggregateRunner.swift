@@ -9,7 +9,7 @@ import LMDB
 /// need one more check: index keys order NaN last where ``QueryValueOrder`` orders it first, so an
 /// index holding a NaN is not used. Every index answer returns nil when in doubt, and the caller
 /// takes the record path.
-struct AggregateRunner<Root: Record> {
+struct AggregateRunner<Root> {
     let transaction: ReadTransaction
     let context: EntityContext
     let query: Query<Root>

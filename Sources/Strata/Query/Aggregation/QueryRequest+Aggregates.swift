@@ -130,7 +130,7 @@ extension QueryRequest {
     }
 
     private func runner() throws -> AggregateRunner<Root>? {
-        guard let context = try transaction.context(for: Root.self) else { return nil }
+        guard let context = try resolvedContext() else { return nil }
         return AggregateRunner(transaction: transaction, context: context, query: query)
     }
 

@@ -41,7 +41,7 @@ extension QueryRequest {
 
     /// The groups with query-value keys, and how they were computed.
     func groups(by field: [String], _ aggregates: [Aggregate<Root>]) throws -> AggregateGroups<Root, QueryValue> {
-        guard let context = try transaction.context(for: Root.self) else {
+        guard let context = try resolvedContext() else {
             return AggregateGroups(groups: [], source: AggregateSource(kind: .records, detail: "no \(entity) records"))
         }
         let runner = AggregateRunner(transaction: transaction, context: context, query: query)

@@ -4,20 +4,23 @@ import LMDB
 /// stored bytes (no Codable decoding), orders and windows the matches, and hands out the stored
 /// key and bytes of each result. Decoding is left to the caller, so `count()` and `ids()` never
 /// decode a record.
-struct QueryExecutor<Root: Record> {
+struct QueryExecutor<Root> {
     let transaction: ReadTransaction
     let context: EntityContext
     let plan: QueryPlan
     let predicate: QueryPredicate
     /// The fields the predicate and the sort read, resolved to field ids once.
     private let selection: FieldSelection
+    /// The kind of the entity's primary key values, for encoding looked-up keys.
+    private let keyKind: ValueKind
 
-    init(transaction: ReadTransaction, context: EntityContext, plan: QueryPlan, predicate: QueryPredicate) {
+    init(transaction: ReadTransaction, context: EntityContext, plan: QueryPlan, predicate: QueryPredicate) throws {
         self.transaction = transaction
         self.context = context
         self.plan = plan
         self.predicate = predicate
         selection = FieldSelection(predicate: predicate, orderings: plan.sort, fields: context.schema.fields)
+        keyKind = try transaction.primaryKeyKind(of: context)
     }
 
     /// A matching record: its stored primary key and bytes.
@@ -77,7 +80,7 @@ struct QueryExecutor<Root: Record> {
                 values = try selection.values(of: bytes, reusing: &offsets)
             } catch {
                 var error = StoredFieldValues.corrupt(entity: context.name, cause: error)
-                error.key = transaction.describeStoredKey(key(), of: Root.self)
+                error.key = transaction.describeStoredKey(key())
                 error.message += " (key \(error.key ?? "?"))"
                 throw error
             }
@@ -109,7 +112,6 @@ struct QueryExecutor<Root: Record> {
     private func forEachCandidate(_ body: ([UInt8], [UInt8]) throws -> Bool) throws {
         let raw = transaction.raw
         let records = context.records
-        let keyKind = ValueKind(Root.PrimaryKey.self)
         try transaction.lmdb(entity: context.name) {
             switch plan.access {
             case .fullScan where plan.reversed:
@@ -173,7 +175,6 @@ extension QueryExecutor {
     /// The sorted primary key sources of an access path that `yieldsSortedKeysPerPoint`, for
     /// ``PrimaryKeyMerge``.
     func mergeSources(of access: QueryPlan.Access) -> [PrimaryKeyMerge.Source] {
-        let keyKind = ValueKind(Root.PrimaryKey.self)
         switch access {
         case .indexScan(let name, let fields, .points(let values)) where fields.count == 1:
             guard let database = context.indexes[name] else { return [] }
@@ -210,7 +211,7 @@ extension QueryExecutor {
             }
         case .primaryKeyLookup(_, let values):
             for value in values {
-                if let key = IndexKey.encode(value, kind: ValueKind(Root.PrimaryKey.self), collation: .binary) { keys.insert(key) }
+                if let key = IndexKey.encode(value, kind: keyKind, collation: .binary) { keys.insert(key) }
             }
         case .primaryKeyRange, .fullScan, .union, .intersection:
             preconditionFailure("the planner combines only index scans and key lookups")

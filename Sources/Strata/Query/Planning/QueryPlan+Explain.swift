@@ -14,6 +14,33 @@ extension QueryPlan {
         return steps.joined(separator: " → ")
     }
 
+    /// The plan as one JSON object, for `strata explain --json`: the one-line `plan`, its parts,
+    /// and the indexes it reads.
+    public var jsonSummary: JSONValue {
+        var members: [JSONMember] = [
+            JSONMember(key: "entity", value: .string(entity)),
+            JSONMember(key: "plan", value: .string(description)),
+            JSONMember(key: "access", value: .string(accessDescription)),
+            JSONMember(key: "indexes", value: .array(Self.indexNames(access).map(JSONValue.string))),
+            JSONMember(key: "filter", value: residual == .constant(true) ? .null : .string(residual.explained)),
+            JSONMember(key: "sort", value: .array(sort.map { .string($0.explained) })),
+            JSONMember(key: "orderFromAccess", value: .bool(orderFromAccess)),
+            JSONMember(key: "offset", value: .int(Int64(offset))),
+            JSONMember(key: "limit", value: limit.map { .int(Int64($0)) } ?? .null),
+            JSONMember(key: "estimatedRows", value: .int(Int64(estimatedRows))),
+        ]
+        if reversed { members.insert(JSONMember(key: "reversed", value: .bool(true)), at: 3) }
+        return .object(members)
+    }
+
+    private static func indexNames(_ access: Access) -> [String] {
+        switch access {
+        case .indexScan(let index, _, _): [index]
+        case .union(let parts), .intersection(let parts): parts.flatMap(indexNames)
+        case .fullScan, .primaryKeyLookup, .primaryKeyRange: []
+        }
+    }
+
     private var accessDescription: String { describe(access) }
 
     private func describe(_ access: Access) -> String {

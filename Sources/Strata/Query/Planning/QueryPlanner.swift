@@ -10,7 +10,7 @@ import LMDB
 /// which the span of keys is interpolated between the index's first and last keys
 /// (``KeySpace``). The cost of an access path is its estimated rows, times ``lookupCost`` when
 /// each row costs a second B-tree lookup.
-struct QueryPlanner<Root: Record> {
+struct QueryPlanner<Root> {
     let transaction: ReadTransaction
     let context: EntityContext
 

@@ -1,0 +1,244 @@
+import Foundation
+
+/// The schema file of the command-line tool: entity descriptions as people write them.
+///
+/// ```json
+/// { "entities": { "User": {
+///     "primaryKey": "remoteID",
+///     "fields": {
+///       "remoteID":    {"type": "int", "json": "id"},
+///       "luckyNumber": {"type": "int", "optional": true},
+///       "createdDate": {"type": "date", "json": "created_at", "dateFormat": "secondsSince1970"},
+///       "tags":        {"type": "[string]"},
+///       "address":     {"type": "object", "fields": {"city": {"type": "string"}}}
+///     },
+///     "indexes": [ {"fields": ["lastName"], "collation": "caseDiacriticInsensitive"},
+///                  {"fields": ["email"], "unique": true},
+///                  {"fields": ["tags"], "multiValue": true} ] } } }
+/// ```
+/// Types: `string int double float bool date data uuid url decimal any`, arrays `[T]`, `object`
+/// (with `fields`, an embedded value; without, any JSON object). Fields keep the order they are
+/// written in. Collations: `binary`, `caseInsensitive`, `caseDiacriticInsensitive`.
+public struct SchemaFile: Sendable, Hashable {
+    public var entities: [EntityDescription]
+
+    public init(entities: [EntityDescription]) { self.entities = entities }
+
+    /// The entity named `name`.
+    public func entity(_ name: String) -> EntityDescription? { entities.first { $0.name == name } }
+
+    /// Reads a schema file. Throws `.malformedJSON` with the position for bad JSON and
+    /// `.invalidValue` naming the entity, field and problem for a schema that is not valid.
+    public init(json data: Data) throws {
+        var parser = JSONParser(source: InMemoryByteSource(Array(data)))
+        guard let root = try parser.nextRecord(rootKey: nil), try parser.nextRecord(rootKey: nil) == nil,
+              case .object = root, case .object(let entities)? = root["entities"] else {
+            throw Self.invalid("a schema file is an object with an \"entities\" object of entity descriptions")
+        }
+        self.entities = try entities.map { member in
+            let description = try Self.entity(member.key, member.value)
+            try description.validate()
+            return description
+        }
+    }
+
+    /// The schema file as pretty-printed JSON text.
+    public var jsonText: String { jsonValue.prettyText }
+
+    /// The schema file as a JSON value.
+    public var jsonValue: JSONValue {
+        .object([JSONMember(key: "entities", value: .object(entities.map { JSONMember(key: $0.name, value: Self.json($0)) }))])
+    }
+
+    // MARK: Reading
+
+    private static func invalid(_ message: String, entity: String? = nil, field: String? = nil) -> StrataError {
+        let place = [entity.map { "entity '\($0)'" }, field.map { "field '\($0)'" }].compactMap { $0 }.joined(separator: ", ")
+        return StrataError(.invalidValue, "schema file\(place.isEmpty ? "" : ", " + place): \(message)", entity: entity, field: field)
+    }
+
+    private static func entity(_ name: String, _ value: JSONValue) throws -> EntityDescription {
+        guard case .string(let primaryKey)? = value["primaryKey"] else { throw invalid("\"primaryKey\" must name a field", entity: name) }
+        guard case .object(let fieldMembers)? = value["fields"] else { throw invalid("\"fields\" must be an object of field descriptions", entity: name) }
+        let fields = try fieldMembers.map { try field($0.key, $0.value, entity: name) }
+        var indexes: [IndexDescription] = []
+        if let list = value["indexes"] {
+            guard case .array(let elements) = list else { throw invalid("\"indexes\" must be an array", entity: name) }
+            indexes = try elements.map { try index($0, entity: name) }
+        }
+        return EntityDescription(name: name, primaryKey: primaryKey, fields: fields, indexes: indexes)
+    }
+
+    private static func field(_ name: String, _ value: JSONValue, entity: String) throws -> FieldDescription {
+        guard case .string(let typeName)? = value["type"] else { throw invalid("\"type\" must be a type name", entity: entity, field: name) }
+        var type = try self.type(typeName, entity: entity, field: name)
+        if case .object(let nestedMembers)? = value["fields"] {
+            guard type == .any else { throw invalid("only an \"object\" field has \"fields\"", entity: entity, field: name) }
+            type = .object(try nestedMembers.map { try field($0.key, $0.value, entity: entity) })
+        }
+        var optional = false
+        if let flag = value["optional"] {
+            guard case .bool(let set) = flag else { throw invalid("\"optional\" must be true or false", entity: entity, field: name) }
+            optional = set
+        }
+        var jsonKey: String?
+        if let key = value["json"] {
+            guard case .string(let text) = key else { throw invalid("\"json\" must be a JSON key", entity: entity, field: name) }
+            jsonKey = text
+        }
+        var dateFormat: DateFormat?
+        if let format = value["dateFormat"] {
+            guard case .string(let text) = format, let parsed = DateFormat(rawValue: text) else {
+                throw invalid("\"dateFormat\" must be one of automatic, iso8601, secondsSince1970, millisecondsSince1970", entity: entity, field: name)
+            }
+            dateFormat = parsed
+        }
+        return FieldDescription(name, type, optional: optional, jsonKey: jsonKey, dateFormat: dateFormat)
+    }
+
+    private static let typeNames: [String: FieldType] = [
+        "string": .string, "int": .integer, "integer": .integer, "double": .double, "float": .float, "bool": .bool,
+        "date": .date, "data": .data, "uuid": .uuid, "url": .url, "decimal": .decimal, "any": .any, "object": .any,
+    ]
+
+    private static func type(_ name: String, entity: String, field: String) throws -> FieldType {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix("["), trimmed.hasSuffix("]") {
+            return .array(try type(String(trimmed.dropFirst().dropLast()), entity: entity, field: field))
+        }
+        guard let type = typeNames[trimmed] else {
+            throw invalid("unknown type '\(name)'; one of string int double float bool date data uuid url decimal any object, or [T]",
+                          entity: entity, field: field)
+        }
+        return type
+    }
+
+    private static let collations: [String: IndexCollation] = [
+        "binary": .binary, "caseInsensitive": .caseInsensitive,
+        "caseDiacriticInsensitive": .caseAndDiacriticInsensitive, "caseAndDiacriticInsensitive": .caseAndDiacriticInsensitive,
+    ]
+
+    private static func index(_ value: JSONValue, entity: String) throws -> IndexDescription {
+        guard case .array(let names)? = value["fields"], !names.isEmpty else {
+            throw invalid("an index needs \"fields\", an array of field names", entity: entity)
+        }
+        let fields = try names.map { name -> String in
+            guard case .string(let text) = name else { throw invalid("index fields are field names", entity: entity) }
+            return text
+        }
+        var collation = IndexCollation.binary
+        if let given = value["collation"] {
+            guard case .string(let text) = given, let known = collations[text] else {
+                throw invalid("an index collation is binary, caseInsensitive or caseDiacriticInsensitive", entity: entity)
+            }
+            collation = known
+        }
+        func flag(_ key: String) throws -> Bool {
+            guard let value = value[key] else { return false }
+            guard case .bool(let set) = value else { throw invalid("\"\(key)\" must be true or false", entity: entity) }
+            return set
+        }
+        return IndexDescription(fields: fields, collation: collation, unique: try flag("unique"), multiValue: try flag("multiValue"))
+    }
+
+    // MARK: Writing
+
+    private static func json(_ entity: EntityDescription) -> JSONValue {
+        var members = [
+            JSONMember(key: "primaryKey", value: .string(entity.primaryKey)),
+            JSONMember(key: "fields", value: .object(entity.fields.map { JSONMember(key: $0.name, value: json($0)) })),
+        ]
+        if !entity.indexes.isEmpty {
+            members.append(JSONMember(key: "indexes", value: .array(entity.indexes.map { index in
+                var parts = [JSONMember(key: "fields", value: .array(index.fields.map(JSONValue.string)))]
+                if index.collation != .binary {
+                    parts.append(JSONMember(key: "collation", value: .string(collationName(index.collation))))
+                }
+                if index.isUnique { parts.append(JSONMember(key: "unique", value: .bool(true))) }
+                if index.isMultiValue { parts.append(JSONMember(key: "multiValue", value: .bool(true))) }
+                return .object(parts)
+            })))
+        }
+        return .object(members)
+    }
+
+    /// The collation's name in schema files (the issue's spelling of `[cd]`).
+    public static func collationName(_ collation: IndexCollation) -> String {
+        switch collation {
+        case .binary: "binary"
+        case .caseInsensitive: "caseInsensitive"
+        case .caseAndDiacriticInsensitive: "caseDiacriticInsensitive"
+        }
+    }
+
+    /// The collation a schema file or command line names, in either spelling of `[cd]`.
+    public static func collation(named name: String) -> IndexCollation? { collations[name] }
+
+    private static func json(_ field: FieldDescription) -> JSONValue {
+        var members = [JSONMember(key: "type", value: .string(typeName(field.type)))]
+        if case .object(let nested) = field.type {
+            members.append(JSONMember(key: "fields", value: .object(nested.map { JSONMember(key: $0.name, value: json($0)) })))
+        }
+        if field.isOptional { members.append(JSONMember(key: "optional", value: .bool(true))) }
+        if let key = field.jsonKey { members.append(JSONMember(key: "json", value: .string(key))) }
+        if let format = field.dateFormat { members.append(JSONMember(key: "dateFormat", value: .string(format.rawValue))) }
+        return .object(members)
+    }
+
+    private static func typeName(_ type: FieldType) -> String {
+        switch type {
+        case .array(let element): "[\(typeName(element))]"
+        case .object: "object"
+        case .integer: "int"
+        default: "\(type)"
+        }
+    }
+}
+
+extension JSONValue {
+    /// The value as JSON text indented by two spaces, one member or element a line, except that
+    /// containers whose compact text fits in 72 characters stay on one line.
+    public var prettyText: String {
+        var text = ""
+        writePretty(into: &text, indent: "")
+        return text
+    }
+
+    private func writePretty(into text: inout String, indent: String) {
+        let inner = indent + "  "
+        let inline = inlineText
+        if inline.count <= 72 {
+            text += inline
+            return
+        }
+        switch self {
+        case .array(let elements) where !elements.isEmpty:
+            text += "[\n"
+            for (position, element) in elements.enumerated() {
+                text += inner
+                element.writePretty(into: &text, indent: inner)
+                text += position == elements.count - 1 ? "\n" : ",\n"
+            }
+            text += indent + "]"
+        case .object(let members) where !members.isEmpty:
+            text += "{\n"
+            for (position, member) in members.enumerated() {
+                text += inner + JSONValue.quoted(member.key) + ": "
+                member.value.writePretty(into: &text, indent: inner)
+                text += position == members.count - 1 ? "\n" : ",\n"
+            }
+            text += indent + "}"
+        default:
+            text += jsonText
+        }
+    }
+
+    /// One line, with a space after each comma and colon.
+    private var inlineText: String {
+        switch self {
+        case .array(let elements): "[" + elements.map(\.inlineText).joined(separator: ", ") + "]"
+        case .object(let members): "{" + members.map { JSONValue.quoted($0.key) + ": " + $0.value.inlineText }.joined(separator: ", ") + "}"
+        default: jsonText
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import LMDB
+
+extension ReadTransaction {
+    /// The names of the store's entities, sorted.
+    public func entityNames() throws -> [String] {
+        checkOpen()
+        let prefix = Array("entity/".utf8)
+        return try lmdb(entity: nil) {
+            try raw.withCursor(store.catalog) { cursor in
+                var names: [String] = []
+                var more = try cursor.seek(atLeast: prefix)
+                while more, cursor.key.starts(with: prefix) {
+                    names.append(String(decoding: cursor.key.dropFirst(prefix.count), as: UTF8.self))
+                    more = try cursor.next()
+                }
+                return names
+            }
+        }
+    }
+
+    /// An untyped query over the records of the entity named `name`, to narrow with predicate
+    /// format strings, order with sort strings and read as ``StoredRecord``s: what the
+    /// command-line tool runs. The planner and executor are those of typed queries.
+    ///
+    /// Throws `.notFound` when the store has no such entity, listing the ones it has.
+    public func query(entity name: String) throws -> QueryRequest<StoredRecord> {
+        _ = try existingContext(named: name)
+        return QueryRequest(transaction: self, entity: name)
+    }
+
+    /// The record of entity `name` whose primary key is `key`, or nil. `key` is converted to the
+    /// entity's key kind (an integer given as text for an integer key, and so on).
+    public func record(entity name: String, key: QueryValue) throws -> StoredRecord? {
+        let context = try existingContext(named: name)
+        let storedKey = try storedPrimaryKey(key, context)
+        guard let bytes = try lmdb(entity: name, { try raw.value(forKey: storedKey, in: context.records) }) else { return nil }
+        return try StoredRecord(key: storedKey, bytes: bytes, fields: context.schema.fields, entity: name)
+    }
+
+    /// The number of records of entity `name` (O(1)); 0 when there is no such entity.
+    public func count(entity name: String) throws -> Int {
+        guard let context = try context(named: name) else { return 0 }
+        return try lmdb(entity: name) { try raw.count(in: context.records) }
+    }
+
+    /// The context of `name`, or `.notFound` naming the entities there are.
+    func existingContext(named name: String) throws -> EntityContext {
+        if let context = try context(named: name) { return context }
+        let known = try entityNames()
+        throw StrataError(.notFound, "the store has no entity '\(name)'; "
+            + (known.isEmpty ? "it has none yet" : "it has \(known.joined(separator: ", "))"), entity: name)
+    }
+
+    /// The stored key of a primary key value given loosely (as a command line gives it).
+    func storedPrimaryKey(_ value: QueryValue, _ context: EntityContext) throws -> [UInt8] {
+        let kind = try primaryKeyKind(of: context)
+        let converted = value.converted(toKind: kind) ?? value
+        guard kind == .other || kind.accepts(converted), let key = IndexKey.encode(converted, kind: kind, collation: .binary) else {
+            throw StrataError(.invalidValue, "\(context.name): '\(value.plainDescription)' is not a valid \(kind.rawValue) primary key",
+                              entity: context.name, field: context.schema.primaryKey, key: value.plainDescription)
+        }
+        return key
+    }
+}
+
+extension QueryValue {
+    /// This value as a value of `kind`, when it is text that spells one (`"42"` for an integer
+    /// key); nil when no conversion applies.
+    func converted(toKind kind: ValueKind) -> QueryValue? {
+        guard case .string(let text) = self else { return nil }
+        switch kind {
+        case .integer: return Int64(text).map(QueryValue.int)
+        case .double: return Double(text).map(QueryValue.double)
+        case .bool: return text == "true" ? .bool(true) : text == "false" ? .bool(false) : nil
+        case .uuid: return UUID(uuidString: text).map(QueryValue.uuid)
+        case .date: return DateParsing.seconds(.string(text), format: .automatic).map { .date(Date(timeIntervalSince1970: $0)) }
+        case .string, .other: return nil
+        }
+    }
+}
+
+extension QueryRequest where Root == StoredRecord {
+    /// Every matching record, in order.
+    public func all() throws -> [StoredRecord] {
+        var records: [StoredRecord] = []
+        try forEach { records.append($0) }
+        return records
+    }
+
+    /// Calls `body` with each matching record in order; memory stays flat.
+    public func forEach(_ body: (StoredRecord) throws -> Void) throws {
+        guard let context = try resolvedContext() else { return }
+        try execute(query) { match in
+            try body(try StoredRecord(key: match.key, bytes: match.bytes, fields: context.schema.fields, entity: entity))
+            return true
+        }
+    }
+
+    /// The stored primary keys of the matching records, in order; nothing is decoded.
+    func storedKeys() throws -> [[UInt8]] {
+        var keys: [[UInt8]] = []
+        try execute(query) { match in keys.append(match.key); return true }
+        return keys
+    }
+}

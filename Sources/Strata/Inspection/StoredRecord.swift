@@ -1,0 +1,136 @@
+import Foundation
+
+/// A record read without its Swift type: its primary key and its fields by stored name, each
+/// value as JSON carries it. What `strata query`, `get` and `export` print.
+///
+/// Values map as the importer reads them back: dates become ISO 8601 text in UTC with `Z`
+/// (fractional seconds when there are any), UUIDs and URLs their text, `Data` base64 text,
+/// embedded structs objects keyed by their field names. So an export imports again unchanged.
+public struct StoredRecord: Sendable, Hashable {
+    /// The primary key value.
+    public var key: QueryValue
+    /// The stored fields, in field id order (the order they were first written). A field written
+    /// as nil is `.null`; a field the record never had is absent.
+    public var fields: [JSONMember]
+
+    public init(key: QueryValue, fields: [JSONMember]) {
+        self.key = key
+        self.fields = fields
+    }
+
+    /// The value of the field named `name`, when the record has it.
+    public subscript(name: String) -> JSONValue? {
+        fields.first { $0.key == name }?.value
+    }
+
+    /// The record as a JSON object; `keys` renames fields (stored name → JSON key), as an export
+    /// with the import's key mapping reversed does.
+    public func jsonObject(renaming keys: [String: String] = [:]) -> JSONValue {
+        .object(fields.map { JSONMember(key: keys[$0.key] ?? $0.key, value: $0.value) })
+    }
+
+    /// Reads a stored record; throws `.corruptRecord` naming the entity, the key and the byte.
+    init(key: [UInt8], bytes: [UInt8], fields table: FieldTable, entity: String) throws(StrataError) {
+        var position = 0
+        let keyValue: QueryValue
+        do throws(StrataError) {
+            keyValue = try OrderedKey.queryValue(from: key, at: &position)
+            guard position == key.count else { throw OrderedKey.corrupt("\(key.count - position) bytes after the key's value", at: position) }
+        } catch {
+            throw StrataError(.corruptRecord, "\(entity): a primary key does not decode (\(key.hex)): \(error.message)", entity: entity)
+        }
+        self.key = keyValue
+        let reader = CBORReader(bytes: bytes)
+        var members: [JSONMember] = []
+        do {
+            var offset = 0
+            let head = try reader.readHead(at: &offset)
+            guard head.major == .map else { throw CBORReadFailure.corrupt(offset: 0, reason: "a record is a map, found \(reader.describeItem(at: 0))") }
+            let count = try reader.checkedLength(head, at: offset, start: 0, perItem: 2)
+            members.reserveCapacity(count)
+            for _ in 0..<count {
+                let idStart = offset
+                let id = try reader.readInteger(Int.self, at: &offset)
+                guard let name = table.names[id] else {
+                    throw CBORReadFailure.corrupt(offset: idStart, reason: "field id \(id) is not in the entity's field table")
+                }
+                members.append(JSONMember(key: name, value: try reader.jsonValue(at: &offset)))
+            }
+            guard offset == bytes.count else { throw CBORReadFailure.corrupt(offset: offset, reason: "\(bytes.count - offset) bytes after the record") }
+        } catch {
+            let described = keyValue.plainDescription
+            throw StrataError(.corruptRecord, "\(entity) \(described): the record does not decode: \(error)", entity: entity, key: described)
+        }
+        fields = members
+    }
+}
+
+extension CBORReader {
+    /// The item at `offset` as a JSON value (see ``StoredRecord`` for the mapping), advancing
+    /// past it. Nesting is bounded by `CBOR.maximumDepth`.
+    func jsonValue(at offset: inout Int, depth: Int = 0) throws(CBORReadFailure) -> JSONValue {
+        guard depth < CBOR.maximumDepth else { throw .corrupt(offset: offset, reason: "nesting too deep") }
+        let start = offset
+        let head = try readHead(at: &offset)
+        switch head.major {
+        case .unsigned:
+            return head.argument <= UInt64(Int64.max) ? .int(Int64(head.argument)) : .double(Double(head.argument))
+        case .negative:
+            return head.argument <= UInt64(Int64.max) ? .int(-1 - Int64(head.argument)) : .double(-1 - Double(head.argument))
+        case .text:
+            offset = start
+            return .string(try readString(at: &offset))
+        case .bytes:
+            offset = start
+            return .string(Data(bytes[try readStringRange(.bytes, at: &offset)]).base64EncodedString())
+        case .array:
+            let count = try checkedLength(head, at: offset, start: start, perItem: 1)
+            var elements: [JSONValue] = []
+            elements.reserveCapacity(count)
+            for _ in 0..<count { elements.append(try jsonValue(at: &offset, depth: depth + 1)) }
+            return .array(elements)
+        case .map:
+            let count = try checkedLength(head, at: offset, start: start, perItem: 2)
+            var members: [JSONMember] = []
+            members.reserveCapacity(count)
+            for _ in 0..<count {
+                let key: String
+                switch try jsonValue(at: &offset, depth: depth + 1) {
+                case .string(let text): key = text
+                case let other: key = other.jsonText
+                }
+                members.append(JSONMember(key: key, value: try jsonValue(at: &offset, depth: depth + 1)))
+            }
+            return .object(members)
+        case .tag:
+            switch head.argument {
+            case CBOR.epochDateTag:
+                let seconds = try readDouble(at: &offset)
+                return .string(Self.isoText(Date(timeIntervalSince1970: seconds)))
+            case CBOR.uuidTag:
+                let range = try readStringRange(.bytes, at: &offset)
+                guard range.count == 16 else { throw .corrupt(offset: range.lowerBound, reason: "a UUID of \(range.count) bytes") }
+                let b = Array(bytes[range])
+                return .string(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])).uuidString)
+            default:
+                return try jsonValue(at: &offset, depth: depth + 1)   // a URL's text, or a tag Strata does not write
+            }
+        case .simple:
+            switch head.info {
+            case 20: return .bool(false)
+            case 21: return .bool(true)
+            case 22, 23: return .null
+            case 25, 26, 27:
+                let value = floatValue(head)
+                return value.isFinite ? .double(value) : .null
+            default: throw .corrupt(offset: start, reason: "simple value \(head.info)")
+            }
+        }
+    }
+
+    /// ISO 8601 in UTC with `Z`; fractional seconds (milliseconds) only when the date has them.
+    static func isoText(_ date: Date) -> String {
+        let whole = date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
+        return date.formatted(whole ? .iso8601 : Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}

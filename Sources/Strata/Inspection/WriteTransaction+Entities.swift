@@ -1,0 +1,82 @@
+import LMDB
+
+extension WriteTransaction {
+    /// Deletes the record of entity `name` whose primary key is `key`, keeping its indexes in
+    /// step; false when there is none. `key` is converted as ``ReadTransaction/record(entity:key:)``
+    /// converts it.
+    @discardableResult
+    public func delete(entity name: String, key: QueryValue) throws -> Bool {
+        let context = try existingContext(named: name)
+        return try deleteStored(try storedPrimaryKey(key, context), context)
+    }
+
+    /// Deletes every record of entity `name` that matches a predicate in the format language
+    /// (with its optional `ORDER BY`/`LIMIT`/`OFFSET` window) and returns how many it deleted.
+    @discardableResult
+    public func delete(entity name: String, where format: String, arguments: [any Sendable] = []) throws -> Int {
+        let context = try existingContext(named: name)
+        let keys = try query(entity: name).where(format, arguments: arguments).storedKeys()
+        var deleted = 0
+        for key in keys where try deleteStored(key, context) { deleted += 1 }
+        return deleted
+    }
+
+    /// Builds a new index on entity `name` from its stored records and maintains it from then on,
+    /// as if the record type or schema had declared it. Throws `.invalidValue` for an unknown
+    /// field or an index that exists, `.uniqueViolation` when a unique index finds two records
+    /// with one value (nothing is built then).
+    public func addIndex(_ index: IndexDescription, toEntity name: String) throws {
+        let context = try existingContext(named: name)
+        var description = try entityDescription(named: name, sampleLimit: 1_000)
+        description.indexes = [index]
+        try description.validate()
+        guard let descriptor = description.indexDescriptors.first else { return }
+        guard !context.schema.indexes.contains(where: { $0.name == descriptor.name }) else {
+            throw StrataError(.invalidValue, "\(name) already has the index '\(descriptor.name)'", entity: name)
+        }
+        guard StoredIndexMaintainer.canMaintain(descriptor) else {
+            throw StrataError(.invalidValue, "\(name): the index '\(descriptor.name)' has a field whose values have no standard key encoding",
+                              entity: name)
+        }
+        try migrate(context, to: context.schema.indexes + [descriptor]) { toBuild in try buildStored(toBuild, context) }
+        if var stored = context.schema.description {
+            stored.indexes.append(index)
+            context.schema.description = stored
+        }
+    }
+
+    /// Drops the index named `index` (as `strata index list` names it) from entity `name`.
+    /// Throws `.notFound` when it has no such index. A record type that declares the index
+    /// builds it again on its next write.
+    public func dropIndex(named index: String, fromEntity name: String) throws {
+        let context = try existingContext(named: name)
+        guard context.schema.indexes.contains(where: { $0.name == index }) else {
+            throw StrataError(.notFound, "\(name) has no index '\(index)'; it has "
+                + (context.schema.indexes.isEmpty ? "none" : context.schema.indexes.map { "'\($0.name)'" }.joined(separator: ", ")),
+                entity: name)
+        }
+        try migrate(context, to: context.schema.indexes.filter { $0.name != index }) { _ in }
+        if var stored = context.schema.description {
+            let remaining = Set(context.schema.indexes.map(\.name))
+            stored.indexes = stored.indexes.filter { described in
+                EntityDescription(name: name, primaryKey: stored.primaryKey, fields: stored.fields, indexes: [described])
+                    .indexDescriptors.allSatisfy { remaining.contains($0.name) }
+            }
+            context.schema.description = stored
+        }
+    }
+
+    /// Deletes one stored record and its index entries.
+    private func deleteStored(_ key: [UInt8], _ context: EntityContext) throws -> Bool {
+        guard let old = try lmdb(entity: context.name, { try raw.value(forKey: key, in: context.records) }) else { return false }
+        if !context.schema.indexes.isEmpty {
+            guard context.schema.indexes.allSatisfy(StoredIndexMaintainer.canMaintain) else {
+                throw StrataError(.invalidValue, "\(context.name): an index has a field with a custom key encoding; delete through the record type",
+                                  entity: context.name)
+            }
+            try StoredIndexMaintainer(self, context).update(old: old, new: nil, primaryKey: key)
+        }
+        _ = try lmdb(entity: context.name) { try raw.delete(key, in: context.records) }
+        return true
+    }
+}

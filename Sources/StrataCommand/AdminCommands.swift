@@ -1,0 +1,197 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+struct SchemaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: "Print the store's entities in the schema-file format (for editing and `import --schema`).",
+        discussion: "Entities imported with a schema show it; others show one read from their stored records."
+    )
+
+    @Argument(help: "The store directory.") var store: String
+    @Flag(help: "Print the schema file as one line of JSON instead of indented.") var json = false
+
+    func run() throws {
+        let file = try Store(path: store).read { tx in
+            SchemaFile(entities: try tx.entityNames().map { try tx.entityDescription(named: $0) })
+        }
+        // The schema file is JSON either way: pretty for people, one line with --json.
+        Terminal.write((json ? file.jsonValue.jsonText : file.jsonText) + "\n")
+    }
+}
+
+struct IndexCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "index",
+        abstract: "Add, drop or list the secondary indexes of an entity.",
+        discussion: """
+            Examples:
+              strata index add app.strata User lastName --collation caseDiacriticInsensitive
+              strata index add app.strata User lastName,luckyNumber
+              strata index add app.strata User email --unique
+              strata index list app.strata User
+              strata index drop app.strata User 'lastName[cd]'
+            """,
+        subcommands: [Add.self, Drop.self, List.self]
+    )
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Build a new index from the stored records; it is kept in step from then on.")
+        @Argument(help: "The store directory.") var store: String
+        @Argument(help: "The entity.") var entity: String
+        @Argument(help: "The indexed fields, comma-separated (dotted paths for embedded values).") var fields: String
+        @Option(help: "binary (default), caseInsensitive or caseDiacriticInsensitive.") var collation = "binary"
+        @Flag(help: "Refuse two records with the same value.") var unique = false
+        @Flag(help: "One entry per element of an array field.") var multiValue = false
+
+        func validate() throws {
+            guard SchemaFile.collation(named: collation) != nil else {
+                throw ValidationError("--collation must be binary, caseInsensitive or caseDiacriticInsensitive")
+            }
+        }
+
+        func run() throws {
+            let names = fields.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let index = IndexDescription(fields: names, collation: SchemaFile.collation(named: collation)!, unique: unique, multiValue: multiValue)
+            let bar = ProgressBar("indexing \(entity)", unit: "records")
+            var configuration = Store.Configuration()
+            configuration.indexBuildProgress = { progress in bar.update(fraction: progress.fractionCompleted, count: progress.completed) }
+            let store = try Store(path: self.store, configuration: configuration)
+            let total = try store.read { tx in try tx.count(entity: entity) }
+            defer { bar.finish() }
+            try store.write { tx in try tx.addIndex(index, toEntity: entity) }
+            Terminal.write("built index on \(names.joined(separator: ",")) of \(entity) (\(total) records)\n")
+        }
+    }
+
+    struct Drop: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Drop an index, by the name `strata index list` shows.")
+        @Argument(help: "The store directory.") var store: String
+        @Argument(help: "The entity.") var entity: String
+        @Argument(help: "The index name, e.g. lastName[cd] or lastName,luckyNumber.") var name: String
+
+        func run() throws {
+            try Store(path: store).write { tx in try tx.dropIndex(named: name, fromEntity: entity) }
+            Terminal.write("dropped index \(name) of \(entity)\n")
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List an entity's indexes with their entries and sizes.")
+        @Argument(help: "The store directory.") var store: String
+        @Argument(help: "The entity.") var entity: String
+        @Flag(help: "Print a JSON array.") var json = false
+
+        func run() throws {
+            let statistics = try Store(path: store).statistics()
+            guard let found = statistics.entities.first(where: { $0.name == entity }) else {
+                throw CommandFailure(message: "the store has no entity '\(entity)'")
+            }
+            if json {
+                Terminal.write(JSONValue.array(found.indexes.map(StatsCommand.json)).jsonText + "\n")
+                return
+            }
+            Terminal.write(RecordOutput.table(header: ["index", "entries", "bytes", "unique", "multiValue"], rows: found.indexes.map {
+                [$0.name, $0.entries.formatted(), $0.bytes.formatted(), $0.unique ? "yes" : "", $0.multiValue ? "yes" : ""]
+            }))
+        }
+    }
+}
+
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Print per entity its records and bytes, per index its entries and bytes, and the map's size, use and readers."
+    )
+
+    @Argument(help: "The store directory.") var store: String
+    @Flag(help: "Print one JSON object.") var json = false
+
+    func run() throws {
+        let statistics = try Store(path: store).statistics()
+        if json {
+            Terminal.write(JSONValue.object([
+                JSONMember(key: "path", value: .string(statistics.path)),
+                JSONMember(key: "mapSize", value: .int(Int64(statistics.mapSize))),
+                JSONMember(key: "usedBytes", value: .int(Int64(statistics.usedBytes))),
+                JSONMember(key: "readers", value: .int(Int64(statistics.readers))),
+                JSONMember(key: "maxReaders", value: .int(Int64(statistics.maxReaders))),
+                JSONMember(key: "entities", value: .array(statistics.entities.map { entity in
+                    .object([
+                        JSONMember(key: "name", value: .string(entity.name)),
+                        JSONMember(key: "records", value: .int(Int64(entity.records))),
+                        JSONMember(key: "bytes", value: .int(Int64(entity.bytes))),
+                        JSONMember(key: "indexes", value: .array(entity.indexes.map(Self.json))),
+                    ])
+                })),
+            ]).jsonText + "\n")
+            return
+        }
+        var rows: [[String]] = []
+        for entity in statistics.entities {
+            rows.append([entity.name, "records", entity.records.formatted(), entity.bytes.formatted()])
+            for index in entity.indexes {
+                rows.append(["", "index " + index.name + (index.unique ? " (unique)" : ""), index.entries.formatted(), index.bytes.formatted()])
+            }
+        }
+        Terminal.write(RecordOutput.table(header: ["entity", "what", "entries", "bytes"], rows: rows))
+        let percent = statistics.mapSize > 0 ? Double(statistics.usedBytes) * 100 / Double(statistics.mapSize) : 0
+        Terminal.write("map: \(statistics.usedBytes.formatted()) of \(statistics.mapSize.formatted()) bytes used (\(String(format: "%.1f", percent)) %); "
+            + "readers: \(statistics.readers) of \(statistics.maxReaders)\n")
+    }
+
+    static func json(_ index: IndexStatistics) -> JSONValue {
+        .object([
+            JSONMember(key: "name", value: .string(index.name)),
+            JSONMember(key: "entries", value: .int(Int64(index.entries))),
+            JSONMember(key: "bytes", value: .int(Int64(index.bytes))),
+            JSONMember(key: "unique", value: .bool(index.unique)),
+            JSONMember(key: "multiValue", value: .bool(index.multiValue)),
+        ])
+    }
+}
+
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Check that every record decodes and every index entry matches its record and back (exit status 1 when not)."
+    )
+
+    @Argument(help: "The store directory.") var store: String
+
+    func run() throws {
+        let store = try Store(path: self.store)
+        var problems = 0
+        try store.read { tx in
+            for entity in try tx.entityNames() {
+                let result = try tx.verifyIndexes(entity: entity)
+                Terminal.write("\(entity): \(result.recordsChecked.formatted()) records, \(result.entriesExpected.formatted()) index entries: "
+                    + (result.isConsistent ? "ok" : "\(result.problems.count) problem\(result.problems.count == 1 ? "" : "s")") + "\n")
+                for problem in result.problems { Terminal.write("  \(problem)\n") }
+                problems += result.problems.count
+            }
+        }
+        guard problems == 0 else { throw CommandFailure(message: "verify found \(problems) problem\(problems == 1 ? "" : "s")") }
+    }
+}
+
+struct BackupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Write a consistent copy of the store while readers and a writer work.",
+        discussion: "DEST must be a new or empty directory. --compact leaves out free pages, so the copy may be smaller."
+    )
+
+    @Argument(help: "The store directory.") var store: String
+    @Argument(help: "The directory to write the copy into.") var destination: String
+    @Flag(help: "Leave out free pages.") var compact = false
+
+    func run() throws {
+        let store = try Store(path: self.store)
+        let start = Date()
+        try store.backup(to: destination, compact: compact)
+        let size = (try? FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.size] as? Int) ?? 0
+        Terminal.write("backed up \(self.store) to \(destination): \(size.formatted()) bytes in \(String(format: "%.2f", Date().timeIntervalSince(start))) s\n")
+    }
+}

@@ -1,0 +1,195 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// The arguments every query-shaped command shares.
+struct QueryArguments: ParsableArguments {
+    @Argument(help: "The store directory.") var store: String
+    @Argument(help: "The entity to query.") var entity: String
+    @Argument(help: "A predicate in the format language; may end with ORDER BY ... LIMIT n OFFSET n.") var predicate: String?
+    @Option(help: "Sort order, e.g. \"lastName desc,luckyNumber\".") var sort: String?
+    @Option(help: "At most N records.") var limit: Int?
+    @Option(help: "Skip the first N records.") var offset: Int?
+
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+        if let offset, offset < 0 { throw ValidationError("--offset must not be negative") }
+    }
+
+    /// The query these arguments describe, in `tx`.
+    func request(_ tx: ReadTransaction) throws -> QueryRequest<StoredRecord> {
+        var request = try tx.query(entity: entity)
+        if let predicate { request = try request.where(predicate, arguments: []) }
+        if let sort { request = try request.sorted(by: sort) }
+        if let offset { request = request.offset(offset) }
+        if let limit { request = request.limit(limit) }
+        return request
+    }
+
+    func openStore() throws -> Store { try Store(path: store) }
+}
+
+struct QueryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Print the records of an entity that match a predicate.",
+        discussion: """
+            Examples:
+              strata query app.strata User 'lastName ==[cd] "bluth" ORDER BY luckyNumber DESC LIMIT 3'
+              strata query app.strata User --sort "lastName desc,luckyNumber" --limit 10 --format csv
+              strata query app.strata User 'luckyNumber > 5' --count
+            """
+    )
+
+    @OptionGroup var query: QueryArguments
+    @Flag(help: "Print only the number of matching records.") var count = false
+    @Option(help: "The fields to print, comma-separated (default: all).") var fields: String?
+    @Option(help: "table (default on a terminal), json (default otherwise), jsonl or csv.") var format: OutputFormat?
+
+    func run() throws {
+        let store = try query.openStore()
+        try store.read { tx in
+            let request = try query.request(tx)
+            if count {
+                Terminal.write("\(try request.count())\n")
+                return
+            }
+            let columns = try outputColumns(fields, entity: query.entity, tx)
+            var output = RecordOutput(format: format ?? .automatic, columns: columns)
+            output.begin()
+            try request.forEach { output.add($0) }
+            output.end()
+        }
+    }
+}
+
+/// The fields to print: those named by `--fields` (each must exist), else every field the entity has.
+func outputColumns(_ fields: String?, entity: String, _ tx: ReadTransaction) throws -> [String] {
+    let known = try tx.entityDescription(named: entity, sampleLimit: 1_000).fields.map(\.name)
+    guard let fields else { return known }
+    let named = fields.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    for name in named where !known.contains(name) {
+        throw ValidationError("--fields names '\(name)', which \(entity) does not have; it has \(known.joined(separator: ", "))")
+    }
+    return named
+}
+
+struct ExplainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Print the plan the query planner chooses for a query, without running it.",
+        discussion: "Example: strata explain app.strata User 'lastName == \"Bluth\" AND luckyNumber > 5' --sort luckyNumber --limit 10"
+    )
+
+    @OptionGroup var query: QueryArguments
+    @Flag(help: "Print the plan as one JSON object.") var json = false
+
+    func run() throws {
+        let plan = try query.openStore().read { tx in try query.request(tx).explain() }
+        Terminal.write(json ? plan.jsonSummary.jsonText + "\n" : "\(plan)\nestimated rows: \(plan.estimatedRows)\n")
+    }
+}
+
+struct GetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Print one record by primary key (exit status 1 when there is none)."
+    )
+
+    @Argument(help: "The store directory.") var store: String
+    @Argument(help: "The entity.") var entity: String
+    @Argument(help: "The primary key value.") var key: String
+    @Option(help: "json (default) or table.") var format: SingleRecordFormat = .json
+
+    func run() throws {
+        let record = try Store(path: store).read { tx in try tx.record(entity: entity, key: .string(key)) }
+        guard let record else { throw CommandFailure(message: "\(entity) has no record with key \(key)") }
+        switch format {
+        case .json: Terminal.write(record.jsonObject().prettyText + "\n")
+        case .table:
+            Terminal.write(RecordOutput.table(header: ["field", "value"], rows: record.fields.map { [$0.key, RecordOutput.cell($0.value)] }))
+        }
+    }
+}
+
+enum SingleRecordFormat: String, ExpressibleByArgument, CaseIterable { case json, table }
+
+struct DeleteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete one record by key, or every record matching a predicate, in one write transaction.",
+        discussion: """
+            Examples:
+              strata delete app.strata User --key 42
+              strata delete app.strata User 'active == false AND updatedAt < CAST("2020-01-01T00:00:00Z", "NSDate")'
+            """
+    )
+
+    @Argument(help: "The store directory.") var store: String
+    @Argument(help: "The entity.") var entity: String
+    @Argument(help: "Delete the records matching this predicate.") var predicate: String?
+    @Option(help: "Delete the record with this primary key.") var key: String?
+
+    func validate() throws {
+        if (key == nil) == (predicate == nil) { throw ValidationError("give either --key KEY or a PREDICATE") }
+    }
+
+    func run() throws {
+        let store = try Store(path: store)
+        if let key {
+            let deleted = try store.write { tx in try tx.delete(entity: entity, key: .string(key)) }
+            guard deleted else { throw CommandFailure(message: "\(entity) has no record with key \(key)") }
+            Terminal.write("deleted 1 record\n")
+        } else if let predicate {
+            let deleted = try store.write { tx in try tx.delete(entity: entity, where: predicate) }
+            Terminal.write("deleted \(deleted) record\(deleted == 1 ? "" : "s")\n")
+        }
+    }
+}
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Print every record of an entity as JSON, in primary key order.",
+        discussion: "With --json-keys, fields are named by the JSON keys they were imported from, so the export imports again."
+    )
+
+    @Argument(help: "The store directory.") var store: String
+    @Argument(help: "The entity.") var entity: String
+    @Option(help: "json (an array, default) or jsonl (one object a line).") var format: ExportFormat = .json
+    @Flag(help: "Name fields by their JSON keys, the import's mapping reversed.") var jsonKeys = false
+
+    func run() throws {
+        try Store(path: store).read { tx in
+            let description = try tx.entityDescription(named: entity, sampleLimit: 1_000)
+            var renamed: [String: String] = [:]
+            if jsonKeys {
+                for field in description.fields {
+                    renamed[field.name] = field.jsonKey ?? (field.name == description.primaryKey ? "id" : Self.snakeCase(field.name))
+                }
+            }
+            var output = RecordOutput(format: format == .json ? .json : .jsonl, columns: description.fields.map(\.name), renamed: renamed)
+            output.begin()
+            try tx.query(entity: entity).forEach { output.add($0) }
+            output.end()
+        }
+    }
+
+    /// `createdDate` → `created_date`, `avatarURL` → `avatar_url`: the JSON key that the import's
+    /// convention maps back to the field.
+    static func snakeCase(_ name: String) -> String {
+        var result = ""
+        let characters = Array(name)
+        for (position, character) in characters.enumerated() {
+            if character.isUppercase, position > 0 {
+                let previousIsLower = characters[position - 1].isLowercase || characters[position - 1].isNumber
+                let nextIsLower = position + 1 < characters.count && characters[position + 1].isLowercase
+                if previousIsLower || nextIsLower { result += "_" }
+            }
+            result += character.lowercased()
+        }
+        return result
+    }
+}
+
+enum ExportFormat: String, ExpressibleByArgument, CaseIterable { case json, jsonl }

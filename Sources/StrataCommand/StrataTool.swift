@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata`: import JSON into a store, query it, explain plans, inspect, verify and back it up.
+///
+/// Exit status: 0 success; 1 the work failed (bad input under `--on-error abort`, a verify
+/// mismatch, a key not found); 2 a usage error. Errors go to stderr as `error: ...`.
+@main
+struct StrataTool: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "strata",
+        abstract: "Import JSON into a Strata store, query it, explain plans, inspect, verify and back it up.",
+        discussion: """
+            A store is a directory (created when missing). ENTITY names a record type, as a program \
+            or an import named it. PREDICATE is the predicate format language (`lastName ==[cd] "bluth" \
+            AND luckyNumber > 5`) and may end with ORDER BY ... LIMIT n OFFSET n; a sort SPEC is \
+            "lastName desc,luckyNumber".
+
+            Exit status: 0 success, 1 the work failed, 2 usage error.
+            """,
+        version: "0.3.0",
+        subcommands: [
+            ImportCommand.self, QueryCommand.self, ExplainCommand.self, GetCommand.self, DeleteCommand.self,
+            ExportCommand.self, SchemaCommand.self, IndexCommand.self, StatsCommand.self, VerifyCommand.self,
+            BackupCommand.self, DemoCommand.self,
+        ]
+    )
+
+    static func main() {
+        let command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            // Help and version requests print and exit 0; usage errors print with the usage and exit 2.
+            if exitCode(for: error) == .success { exit(withError: error) }
+            Terminal.error(fullMessage(for: error))
+            Foundation.exit(2)
+        }
+        do {
+            var runnable = command
+            try runnable.run()
+        } catch let failure as CommandFailure {
+            if !failure.message.isEmpty { Terminal.error("error: " + failure.message) }
+            Foundation.exit(1)
+        } catch let error as StrataError {
+            Terminal.error("error: " + error.message)   // positions of parse errors are in the message
+            Foundation.exit(1)
+        } catch let error as ValidationError {
+            Terminal.error("error: \(error)\n" + type(of: command).helpMessage(columns: nil).split(separator: "\n").prefix(3).joined(separator: "\n"))
+            Foundation.exit(2)
+        } catch {
+            // `strata help ...` and `--help` arrive here as a clean exit that prints the help.
+            if exitCode(for: error) == .success { exit(withError: error) }
+            Terminal.error("error: \(error)")
+            Foundation.exit(1)
+        }
+    }
+}
+
+/// The work failed in a way already explained (the message, when not empty, is printed as
+/// `error: ...`); exit status 1.
+struct CommandFailure: Error {
+    var message: String
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+/// Runs the built `strata` binary, as a user's shell would.
+enum StrataCLI {
+    /// The binary next to this test bundle (SwiftPM builds every product of the package, the
+    /// test target depends on the command's target).
+    static var binary: String {
+        let testBinary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        return testBinary.deletingLastPathComponent().appendingPathComponent("strata").path
+    }
+
+    struct Result {
+        var status: Int32
+        var output: String
+        var error: String
+    }
+
+    /// Runs `strata arguments...` with `input` on standard input and waits for it.
+    @discardableResult
+    static func run(_ arguments: [String], input: Data? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> Result {
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            Issue.record("the strata binary is missing at \(binary); build the package (swift build) first", sourceLocation: sourceLocation)
+            return Result(status: -1, output: "", error: "")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let output = Pipe(), error = Pipe(), stdin = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = stdin
+        try process.run()
+        // Read both pipes while the process runs, so that neither fills up and blocks it.
+        let errorData = LockedData()
+        let reader = Thread { errorData.set(error.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        if let input { stdin.fileHandleForWriting.write(input) }
+        try stdin.fileHandleForWriting.close()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !errorData.isSet { usleep(1000) }
+        return Result(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+                      error: String(decoding: errorData.value, as: UTF8.self))
+    }
+
+    /// Parses `text` as JSON.
+    static func json(_ text: String) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+    }
+}
+
+/// Bytes one thread hands to another.
+final class LockedData: @unchecked Sendable {
+    // @unchecked: both properties are only touched under `lock`.
+    private let lock = NSLock()
+    private var data: Data?
+
+    func set(_ value: Data) { lock.withLock { data = value } }
+    var isSet: Bool { lock.withLock { data != nil } }
+    var value: Data { lock.withLock { data ?? Data() } }
+}
