@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import Synchronization
 
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -165,7 +166,12 @@ struct VerifyCommand: ParsableCommand {
         var problems = 0
         try store.read { tx in
             for entity in try tx.entityNames() {
-                let result = try tx.verifyIndexes(entity: entity)
+                let total = try tx.count(entity: entity)
+                let bar = ProgressBar("verifying \(entity)", unit: "records")
+                let result = try tx.verifyIndexes(entity: entity) { checked in
+                    bar.update(fraction: Double(checked) / Double(max(total, 1)), count: checked)
+                }
+                bar.finish()
                 Terminal.write("\(entity): \(result.recordsChecked.formatted()) records, \(result.entriesExpected.formatted()) index entries: "
                     + (result.isConsistent ? "ok" : "\(result.problems.count) problem\(result.problems.count == 1 ? "" : "s")") + "\n")
                 for problem in result.problems { Terminal.write("  \(problem)\n") }
@@ -190,7 +196,22 @@ struct BackupCommand: ParsableCommand {
     func run() throws {
         let store = try Store(path: self.store)
         let start = Date()
+        // LMDB's copy reports nothing while it runs: the bar follows the copy's file size.
+        let expected = try store.statistics().usedBytes
+        let bar = ProgressBar("backing up", unit: "bytes")
+        let done = Atomic<Bool>(false)
+        let watcher = Thread { [destination] in
+            while !done.load(ordering: .acquiring) {
+                usleep(200_000)
+                let size = (try? FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.size] as? Int) ?? 0
+                if !done.load(ordering: .acquiring) { bar.update(fraction: min(Double(size) / Double(max(expected, 1)), 1), count: size) }
+            }
+        }
+        if Terminal.errorIsTerminal { watcher.start() }
+        defer { done.store(true, ordering: .releasing); bar.finish() }
         try store.backup(to: destination, compact: compact)
+        done.store(true, ordering: .releasing)
+        bar.finish()
         let size = (try? FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.size] as? Int) ?? 0
         Terminal.write("backed up \(self.store) to \(destination): \(size.formatted()) bytes in \(String(format: "%.2f", Date().timeIntervalSince(start))) s\n")
     }

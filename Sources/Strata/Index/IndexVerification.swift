@@ -21,7 +21,8 @@ extension ReadTransaction {
     /// fields have standard key encodings; others are reported as not checked.
     ///
     /// Reads every record once; memory does not grow with the entity.
-    public func verifyIndexes(entity: String) throws -> IndexVerification {
+    /// `progress`, when given, is called every 10,000 records with the records checked so far.
+    public func verifyIndexes(entity: String, progress: ((Int) -> Void)? = nil) throws -> IndexVerification {
         var result = IndexVerification(entity: entity)
         guard let context = try context(named: entity) else {
             throw StrataError(.notFound, "the store has no entity '\(entity)'", entity: entity)
@@ -47,6 +48,7 @@ extension ReadTransaction {
                 while more {
                     let key = records.key
                     result.recordsChecked += 1
+                    if result.recordsChecked % 10_000 == 0 { progress?(result.recordsChecked) }
                     let fields: SelectedFieldValues
                     do {
                         // The whole record, not only the indexed fields: every value must decode.
