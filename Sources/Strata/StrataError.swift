@@ -55,6 +55,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         /// An imported record cannot be mapped to its entity: a value of the wrong type, a missing
         /// primary key, an explicit null for a required field. ``StrataError/record`` names it.
         public static let invalidRecord = Code("invalidRecord")
+        /// A delete was refused by a relationship's ``DeleteRule/deny`` rule: records still refer
+        /// to the record. ``StrataError/entity`` and ``StrataError/key`` name it.
+        public static let deleteDenied = Code("deleteDenied")
     }
 
     /// What kind of failure this is.

@@ -23,9 +23,15 @@ extension WriteTransaction {
     func migrateIndexes<T: Record>(_ type: T.Type, _ context: EntityContext) throws {
         guard !context.indexesChecked else { return }
         context.indexesChecked = true
-        let declared = T.indexes
-        precondition(Set(declared.map(\.name)).count == declared.count,
+        precondition(Set(T.indexes.map(\.name)).count == T.indexes.count,
                      "\(T.self).indexes declares two indexes with the same name")
+        let declared = T.maintainedIndexes
+        let descriptors = T.relationships.map(\.descriptor)
+        if context.schema.relationships != descriptors {
+            context.schema.relationships = descriptors
+            context.needsSaving = true
+            relationshipsByTarget = [:]
+        }
         try migrate(context, to: declared.map(\.descriptor)) { toBuild in
             try build(declared.filter { toBuild.contains($0.descriptor) }, of: type, context)
         }

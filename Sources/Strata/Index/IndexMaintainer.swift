@@ -14,7 +14,7 @@ struct IndexMaintainer<Root: Record> {
     init(_ transaction: WriteTransaction, _ context: EntityContext, only definitions: [IndexDefinition<Root>]? = nil) {
         self.transaction = transaction
         self.context = context
-        self.definitions = definitions ?? Root.indexes
+        self.definitions = definitions ?? Root.maintainedIndexes
     }
 
     var isEmpty: Bool { definitions.isEmpty }

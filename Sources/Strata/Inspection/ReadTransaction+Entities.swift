@@ -2,11 +2,11 @@ import Foundation
 import LMDB
 
 extension ReadTransaction {
-    /// The names of the store's entities, sorted.
+    /// The names of the store's entities, sorted; in a write transaction, with those it created.
     public func entityNames() throws -> [String] {
         checkOpen()
         let prefix = Array("entity/".utf8)
-        return try lmdb(entity: nil) {
+        let stored = try lmdb(entity: nil) {
             try raw.withCursor(store.catalog) { cursor in
                 var names: [String] = []
                 var more = try cursor.seek(atLeast: prefix)
@@ -17,6 +17,7 @@ extension ReadTransaction {
                 return names
             }
         }
+        return Set(stored).union(contexts.keys).sorted()
     }
 
     /// An untyped query over the records of the entity named `name`, to narrow with predicate

@@ -7,7 +7,8 @@ extension WriteTransaction {
     @discardableResult
     public func delete(entity name: String, key: QueryValue) throws -> Bool {
         let context = try existingContext(named: name)
-        return try deleteStored(try storedPrimaryKey(key, context), context)
+        var deleting = Set<[UInt8]>()
+        return try deleteStoredRecord(try storedPrimaryKey(key, context), context, deleting: &deleting)
     }
 
     /// Deletes every record of entity `name` that matches a predicate in the format language
@@ -17,7 +18,8 @@ extension WriteTransaction {
         let context = try existingContext(named: name)
         let keys = try query(entity: name).where(format, arguments: arguments).storedKeys()
         var deleted = 0
-        for key in keys where try deleteStored(key, context) { deleted += 1 }
+        var deleting = Set<[UInt8]>()
+        for key in keys where try deleteStoredRecord(key, context, deleting: &deleting) { deleted += 1 }
         return deleted
     }
 
@@ -64,19 +66,5 @@ extension WriteTransaction {
             }
             context.schema.description = stored
         }
-    }
-
-    /// Deletes one stored record and its index entries.
-    private func deleteStored(_ key: [UInt8], _ context: EntityContext) throws -> Bool {
-        guard let old = try lmdb(entity: context.name, { try raw.value(forKey: key, in: context.records) }) else { return false }
-        if !context.schema.indexes.isEmpty {
-            guard context.schema.indexes.allSatisfy(StoredIndexMaintainer.canMaintain) else {
-                throw StrataError(.invalidValue, "\(context.name): an index has a field with a custom key encoding; delete through the record type",
-                                  entity: context.name)
-            }
-            try StoredIndexMaintainer(self, context).update(old: old, new: nil, primaryKey: key)
-        }
-        _ = try lmdb(entity: context.name) { try raw.delete(key, in: context.records) }
-        return true
     }
 }

@@ -5,7 +5,10 @@ extension QueryRequest {
             return QueryPlan(entity: entity, access: .fullScan, reversed: false, residual: query.predicate, sort: query.orderings,
                              orderFromAccess: true, offset: query.offset, limit: query.limit, estimatedRows: 0)
         }
-        return try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
+        let prepared = try prepare(context)
+        var plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(prepared.query)
+        plan.semiJoins = prepared.joins
+        return plan
     }
 
     /// The number of matching records (after offset and limit); no record is decoded. Without a
@@ -28,6 +31,11 @@ extension QueryRequest {
     /// Runs `query`, passing each match's stored key and bytes to `body` until it returns false.
     func execute(_ query: Query<Root>, _ body: (QueryExecutor<Root>.Match) throws -> Bool) throws {
         guard let context = try resolvedContext() else { return }
+        try execute(try prepare(context, query).query, context: context, body)
+    }
+
+    /// Runs a query whose relationship conditions are resolved, on `context`'s entity.
+    func execute(_ query: Query<Root>, context: EntityContext, _ body: (QueryExecutor<Root>.Match) throws -> Bool) throws {
         let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
         try QueryExecutor<Root>(transaction: transaction, context: context, plan: plan, predicate: query.predicate)
             .forEachResult(body)

@@ -122,9 +122,11 @@ public struct QueryRequest<Root> {
         return try transaction.context(named: entity)
     }
 
+    /// The names a condition may start with: stored fields and relationships (nil when the
+    /// store has no such entity yet, so that nothing can be checked).
     var knownFields: Set<String>? {
         guard let context = try? resolvedContext() else { return nil }
-        return Set(context.schema.fields.names.values)
+        return Set(context.schema.fields.names.values).union((try? transaction.relationshipNames(of: context)) ?? [])
     }
 }
 

@@ -38,6 +38,11 @@ public protocol Record: Codable, Sendable {
     /// `static let jsonKeys: JSONKeys<User> = [\.luckyNumber: "lucky"]`. Defaults to none.
     /// Declare it with its type, `JSONKeys<Self>`: a plain dictionary would not be this requirement.
     static var jsonKeys: JSONKeys<Self> { get }
+
+    /// The relationships whose reference fields this type holds (``ToOne``, ``ToMany``),
+    /// recorded in the catalog at the type's first write, with an index on each reference field.
+    /// Defaults to none.
+    static var relationships: [AnyRelationship<Self>] { get }
 }
 
 extension Record {
@@ -46,6 +51,8 @@ extension Record {
     public static var indexes: [IndexDefinition<Self>] { [] }
 
     public static var jsonKeys: JSONKeys<Self> { [:] }
+
+    public static var relationships: [AnyRelationship<Self>] { [] }
 
     /// This record's primary key value.
     @inlinable

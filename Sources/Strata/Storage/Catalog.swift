@@ -104,6 +104,8 @@ struct EntitySchema: Codable, Equatable, Sendable {
     /// when it was created or imported through an ``EntityDescription``; what `strata schema`
     /// prints and later imports reuse.
     var description: EntityDescription?
+    /// The relationships whose reference fields this entity holds.
+    var relationships: [RelationshipDescriptor] = []
 
     init(name: String, primaryKey: String, recordsDatabase: String, fields: FieldTable, indexes: [IndexDescriptor] = [],
          primaryKeyKind: ValueKind? = nil) {
@@ -115,7 +117,7 @@ struct EntitySchema: Codable, Equatable, Sendable {
         self.primaryKeyKind = primaryKeyKind
     }
 
-    private enum CodingKeys: String, CodingKey { case name, primaryKey, recordsDatabase, fields, indexes, primaryKeyKind, description }
+    private enum CodingKeys: String, CodingKey { case name, primaryKey, recordsDatabase, fields, indexes, primaryKeyKind, description, relationships }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -126,6 +128,7 @@ struct EntitySchema: Codable, Equatable, Sendable {
         indexes = try container.decodeIfPresent([IndexDescriptor].self, forKey: .indexes) ?? []
         primaryKeyKind = try container.decodeIfPresent(ValueKind.self, forKey: .primaryKeyKind)
         description = try container.decodeIfPresent(EntityDescription.self, forKey: .description)
+        relationships = try container.decodeIfPresent([RelationshipDescriptor].self, forKey: .relationships) ?? []
     }
 
     static func recordsDatabaseName(for entity: String) -> String { "records/\(entity)" }

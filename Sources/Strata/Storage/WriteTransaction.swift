@@ -17,6 +17,9 @@ public final class WriteTransaction: ReadTransaction {
     }
 
     private let encoder = RecordEncoder()
+    /// The relationships that refer to each entity, read from the catalog once per transaction
+    /// and forgotten when a relationship is declared (see ``incomingRelationships(of:)``).
+    var relationshipsByTarget: [String: [(holder: String, relationship: RelationshipDescriptor)]] = [:]
 
     /// The entity of `type`, created in the store when it has none yet.
     func writableContext<T: Record>(for type: T.Type) throws -> EntityContext {
@@ -165,6 +168,10 @@ public final class WriteTransaction: ReadTransaction {
         guard let context = try context(for: type) else { return false }
         try migrateIndexes(type, context)
         let storedKey = try recordKey(key, entity: context.name)
+        if try !incomingRelationships(of: context.name).isEmpty {
+            var deleting = Set<[UInt8]>()
+            return try deleteStoredRecord(storedKey, context, deleting: &deleting)
+        }
         let maintainer = IndexMaintainer<T>(self, context)
         if !maintainer.isEmpty {
             guard let old = try record(type, storedKey: storedKey, context) else { return false }
@@ -192,6 +199,21 @@ public final class WriteTransaction: ReadTransaction {
     public func deleteAll<T: Record>(_ type: T.Type) throws -> Int {
         guard let context = try context(for: type) else { return 0 }
         try migrateIndexes(type, context)
+        if try !incomingRelationships(of: context.name).isEmpty {
+            // Each record's delete rules apply: one by one.
+            let keys = try lmdb(entity: context.name) {
+                try raw.withCursor(context.records) { cursor in
+                    var keys: [[UInt8]] = []
+                    var more = try cursor.first()
+                    while more { keys.append(cursor.key); more = try cursor.next() }
+                    return keys
+                }
+            }
+            var deleting = Set<[UInt8]>()
+            var deleted = 0
+            for key in keys where try deleteStoredRecord(key, context, deleting: &deleting) { deleted += 1 }
+            return deleted
+        }
         return try lmdb(entity: context.name) { () throws -> Int in
             let count = try raw.count(in: context.records)
             try raw.drop(context.records)

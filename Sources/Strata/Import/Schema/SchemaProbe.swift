@@ -23,11 +23,7 @@ extension EntityDescription {
         var fields = recorder.fields(at: [])
         let keys = T.jsonKeys.names
         for index in fields.indices { fields[index].jsonKey = keys[fields[index].name] }
-        let indexes = T.indexes.map { definition in
-            IndexDescription(fields: definition.fields.map { $0.path.joined(separator: ".") },
-                             collation: definition.fields.first { $0.collation != .binary }?.collation ?? .binary,
-                             unique: definition.isUnique, multiValue: definition.isMultiValue)
-        }
+        let indexes = T.maintainedIndexes.map { IndexDescription($0.descriptor) }
         self.init(name: T.entityName, primaryKey: T.primaryKeyName, fields: fields, indexes: indexes)
     }
 }

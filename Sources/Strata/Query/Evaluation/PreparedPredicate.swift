@@ -7,6 +7,10 @@ indirect enum PreparedPredicate {
     case comparison(FieldComparison)
     /// `comparison` is `field == text`; `slot` is the field's place in the selection.
     case textEquality(slot: Int, utf8: [UInt8], comparison: FieldComparison)
+    /// `comparison` is `field IN {…}` with many values and no string options: membership is a
+    /// hash lookup of the value's ``QueryValue/membershipKey`` (relationship semi-joins produce
+    /// lists of thousands of keys).
+    case membership(FieldComparison, Set<QueryValue>)
     case and([PreparedPredicate])
     case or([PreparedPredicate])
     case not(PreparedPredicate)
@@ -18,6 +22,8 @@ indirect enum PreparedPredicate {
             if c.op == .equal, c.options.isEmpty, c.quantifier == nil, c.field.count == 1, case .string(let text) = c.value,
                let slot = selection.names.firstIndex(of: c.field[0]) {
                 self = .textEquality(slot: slot, utf8: Array(text.utf8), comparison: c)
+            } else if c.op == .in, c.options.isEmpty, case .list(let candidates) = c.value, candidates.count >= 8 {
+                self = .membership(c, Set(candidates.map(\.membershipKey)))
             } else {
                 self = .comparison(c)
             }
@@ -33,6 +39,8 @@ indirect enum PreparedPredicate {
         case .comparison(let comparison): comparison.evaluate(on: values)
         case .textEquality(let slot, let utf8, let comparison):
             values.textEquals(slot: slot, utf8) ?? comparison.evaluate(on: values)
+        case .membership(let comparison, let keys):
+            comparison.evaluate(on: values) { keys.contains($0.membershipKey) }
         case .and(let operands): operands.allSatisfy { $0.evaluate(on: values) }
         case .or(let operands): operands.contains { $0.evaluate(on: values) }
         case .not(let operand): !operand.evaluate(on: values)
@@ -51,5 +59,17 @@ extension SelectedFieldValues {
         guard reader.bytes.count - offset >= utf8.count else { return nil }
         for index in utf8.indices where reader.bytes[offset + index] != utf8[index] { return false }
         return true
+    }
+}
+
+extension QueryValue {
+    /// A value that is equal, as `IN` compares, exactly when the keys are equal: numbers of any
+    /// kind with an integral value in `Int64` become `.int`.
+    var membershipKey: QueryValue {
+        switch self {
+        case .uint(let value) where value <= UInt64(Int64.max): .int(Int64(value))
+        case .double(let value) where value.rounded() == value && abs(value) < 9.2e18: .int(Int64(value))
+        default: self
+        }
     }
 }

@@ -21,6 +21,12 @@ extension FieldComparison {
     /// null none; `ALL` of nothing is true), or an implicit `ANY` when the field holds an array, except
     /// for `==`/`!=` against a list or nil, which compare the whole array.
     package func evaluate(on record: some FieldValues) -> Bool {
+        evaluate(on: record) { self.holds(for: $0) }
+    }
+
+    /// As ``evaluate(on:)``, with `holds` deciding whether one value (or element) meets the
+    /// comparison: what a prepared `IN` with a hashed set of values plugs in.
+    func evaluate(on record: some FieldValues, holds test: (QueryValue) -> Bool) -> Bool {
         let fieldValue = record.value(at: field) ?? .null
         if let quantifier {
             let elements: [QueryValue]
@@ -30,19 +36,19 @@ extension FieldComparison {
             default: elements = [fieldValue]
             }
             switch quantifier {
-            case .any: return elements.contains { holds(for: $0) }
-            case .all: return elements.allSatisfy { holds(for: $0) }
-            case .none: return !elements.contains { holds(for: $0) }
+            case .any: return elements.contains { test($0) }
+            case .all: return elements.allSatisfy { test($0) }
+            case .none: return !elements.contains { test($0) }
             }
         }
         guard case .list(let elements) = fieldValue, !comparesWholeValue else {
-            return holds(for: fieldValue)
+            return test(fieldValue)
         }
         if op == .notEqual {
             // Keeps `!=` the negation of `==` on arrays too: "no element equals".
             return !elements.contains { Self.equal($0, value, options) }
         }
-        return elements.contains { holds(for: $0) }
+        return elements.contains { test($0) }
     }
 
     private var comparesWholeValue: Bool {

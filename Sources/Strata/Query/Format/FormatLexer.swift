@@ -35,6 +35,10 @@ struct FormatLexer {
                 lexIdentifier(escaped: true, start: start)
             case "%": try lexPlaceholder()
             case "[": try lexModifier()
+            case "@" where peek(1).map(Self.isIdentifierStart) == true:
+                // `notes.@count`: a collection operator, lexed as a name that keeps its '@'.
+                index += 1
+                lexIdentifier(escaped: false, start: start, keeping: "@")
             default:
                 if Self.isIdentifierStart(c) {
                     lexIdentifier(escaped: false, start: start)
@@ -60,10 +64,10 @@ struct FormatLexer {
         tokens.append(FormatToken(kind: kind, column: start + 1, text: text))
     }
 
-    private mutating func lexIdentifier(escaped: Bool, start: Int) {
+    private mutating func lexIdentifier(escaped: Bool, start: Int, keeping prefix: String = "") {
         let nameStart = index
         while let c = peek(), Self.isIdentifierPart(c) { index += 1 }
-        let name = String(String.UnicodeScalarView(scalars[nameStart..<index]))
+        let name = prefix + String(String.UnicodeScalarView(scalars[nameStart..<index]))
         emit(.identifier(name, escaped: escaped), from: start)
     }
 

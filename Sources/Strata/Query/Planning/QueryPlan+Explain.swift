@@ -3,7 +3,7 @@ import Foundation
 extension QueryPlan {
     /// One stable line: the access path, then each later step, joined by arrows.
     public var description: String {
-        var steps = [accessDescription]
+        var steps = semiJoins.map(\.description) + [accessDescription]
         if residual != .constant(true) { steps.append("Filter(\(residual.explained))") }
         if !orderFromAccess, !sort.isEmpty {
             let keys = sort.map(\.explained).joined(separator: ", ")
@@ -138,7 +138,15 @@ extension QueryValue {
         case .date(let value): return "CAST('\(ISO8601DateFormatter().string(from: value))', 'NSDate')"
         case .uuid(let value): return "'\(value.uuidString)'"
         case .data(let value): return "<\(value.count) bytes>"
+        case .list(let values) where values.count > 8:
+            return "{" + values.prefix(5).map(\.explained).joined(separator: ", ") + ", … \(values.count - 5) more}"
         case .list(let values): return "{" + values.map(\.explained).joined(separator: ", ") + "}"
         }
+    }
+}
+
+extension QueryPlan.SemiJoin: CustomStringConvertible {
+    public var description: String {
+        "SemiJoin(\(relationship) via \(through): \(plan.map { "\($0)" } ?? "count of index entries") ⇒ \(keys) keys)"
     }
 }

@@ -69,6 +69,35 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
     public var limit: Int?
     /// The planner's estimate of the candidate records the access path yields.
     public var estimatedRows: Int
+    /// The relationship conditions run first, each as a query of the related entity whose
+    /// result became a set of keys in this plan's predicate (see ``SemiJoin``).
+    public var semiJoins: [SemiJoin] = []
+
+    /// A relationship condition (`ANY notes.text == 'x'`, `company.name BEGINSWITH 'ac'`,
+    /// `notes.@count > 2`) answered by a query of the related entity, with its own plan, whose
+    /// matches' keys replace the condition: `id IN {…}` or `companyID IN {…}`.
+    public struct SemiJoin: Sendable, Hashable {
+        /// The relationship as the predicate names it (`notes`).
+        public var relationship: String
+        /// How the keys were found: `Note.userID`, the reference field read from the matches.
+        public var through: String
+        /// The plan of the related entity's query; nil for `@count`, which counts index entries.
+        public var plan: QueryPlan? {
+            get { boxedPlan.first }
+            set { boxedPlan = newValue.map { [$0] } ?? [] }
+        }
+        /// An array, as a struct cannot hold an optional of itself.
+        private var boxedPlan: [QueryPlan] = []
+        /// The keys it produced.
+        public var keys: Int
+
+        public init(relationship: String, through: String, plan: QueryPlan?, keys: Int) {
+            self.relationship = relationship
+            self.through = through
+            self.keys = keys
+            self.plan = plan
+        }
+    }
 }
 
 extension QueryPlan.Access {

@@ -1,0 +1,269 @@
+/// Turns relationship conditions into conditions on the queried entity's own fields, by running a
+/// query of the related entity first (a semi-join):
+///
+/// | condition on `User`                 | related query                         | becomes                      |
+/// |-------------------------------------|---------------------------------------|------------------------------|
+/// | `company.name BEGINSWITH 'ac'` (to-one) | `Company`: `name BEGINSWITH 'ac'` | `companyID IN {company keys}` |
+/// | `ANY notes.text == 'x'` (inverse)   | `Note`: `text == 'x'`, its `userID`s  | `id IN {user keys}`          |
+/// | `ANY tags.name == 'x'` (key list)   | `Tag`: `name == 'x'`                  | `ANY tagIDs IN {tag keys}`   |
+/// | `NONE …`                            | the same                              | `NOT (… IN {…})`             |
+/// | `ALL notes.text == 'x'`             | `Note`: `NOT text == 'x'`             | `NOT id IN {…}` (true for none) |
+/// | `notes.@count > 2`                  | index entries of `Note.userID` counted | `id IN {…}` or `NOT id IN {…}` |
+///
+/// The related query has its own plan (its entity's indexes); the rewritten one then looks keys
+/// up by primary key or through the reference field's index. ``QueryPlan/semiJoins`` shows both.
+/// Names of stored fields win over relationship names.
+struct RelationshipResolver {
+    let transaction: ReadTransaction
+    let context: EntityContext
+    /// How deep relationship conditions may nest (`ANY notes.user.company.name …`).
+    let depth: Int
+    private(set) var joins: [QueryPlan.SemiJoin] = []
+
+    init(transaction: ReadTransaction, context: EntityContext, depth: Int = 0) {
+        self.transaction = transaction
+        self.context = context
+        self.depth = depth
+    }
+
+    /// `predicate` with every relationship condition replaced.
+    mutating func resolve(_ predicate: QueryPredicate) throws -> QueryPredicate {
+        switch predicate {
+        case .constant: return predicate
+        case .and(let operands): return .and(try operands.map { try resolve($0) })
+        case .or(let operands): return .or(try operands.map { try resolve($0) })
+        case .not(let operand): return .not(try resolve(operand))
+        case .comparison(let comparison):
+            guard let first = comparison.field.first, context.schema.fields.id(for: first) == nil,
+                  let link = try link(named: first) else { return predicate }
+            guard depth < 8 else {
+                throw StrataError(.invalidQuery, "\(context.name): relationship conditions nest too deep in '\(comparison.fieldName)'",
+                                  entity: context.name, field: comparison.fieldName)
+            }
+            return try resolve(comparison, through: link)
+        }
+    }
+
+    /// The relationship called `name` from the queried entity, or nil.
+    private func link(named name: String) throws -> Link? {
+        if let own = context.schema.relationships.first(where: { $0.name == name }) {
+            return own.kind == .toOne ? .toOne(own) : .keyList(own)
+        }
+        for holder in try transaction.entityNames() {
+            guard let holderContext = try transaction.context(named: holder) else { continue }
+            for relationship in holderContext.schema.relationships where relationship.target == context.name && relationship.inverse == name {
+                return relationship.kind == .toOne ? .children(relationship, holder: holder) : .listedBy(relationship, holder: holder)
+            }
+        }
+        return nil
+    }
+
+    /// The ways an entity reaches related records.
+    private enum Link {
+        /// Its own reference field holds the related key.
+        case toOne(RelationshipDescriptor)
+        /// Its own key list holds the related keys.
+        case keyList(RelationshipDescriptor)
+        /// The related records' reference fields hold its key (the inverse of their to-one).
+        case children(RelationshipDescriptor, holder: String)
+        /// The related records' key lists hold its key (the inverse of their key list).
+        case listedBy(RelationshipDescriptor, holder: String)
+    }
+
+    private mutating func resolve(_ comparison: FieldComparison, through link: Link) throws -> QueryPredicate {
+        let name = comparison.field[0]
+        let rest = Array(comparison.field.dropFirst())
+        let ownKey = [context.schema.primaryKey]
+        if rest == ["@count"] { return try count(comparison, through: link) }
+        switch link {
+        case .toOne(let relationship):
+            let keyField = Self.path(relationship.keyField)
+            guard !rest.isEmpty else {
+                // `company == nil`, `company == 7`: the reference itself.
+                return .comparison(FieldComparison(field: keyField, op: comparison.op, value: comparison.value, options: comparison.options))
+            }
+            let keys = try relatedKeys(relationship.target, where: inner(comparison, rest), name: name,
+                                       through: "\(relationship.target).\(transaction.primaryKeyName(of: relationship.target))") { [$0.key] }
+            return .comparison(FieldComparison(field: keyField, op: .in, value: .list(keys)))
+        case .keyList(let relationship):
+            let keyField = Self.path(relationship.keyField)
+            return try quantified(comparison, rest: rest, name: name) { condition in
+                let keys = try relatedKeys(relationship.target, where: condition, name: name,
+                                           through: "\(relationship.target).\(transaction.primaryKeyName(of: relationship.target))") { [$0.key] }
+                return FieldComparison(field: keyField, op: .in, value: .list(keys), quantifier: .any)
+            }
+        case .children(let relationship, let holder):
+            let keyField = Self.path(relationship.keyField)
+            return try quantified(comparison, rest: rest, name: name) { condition in
+                let keys = try relatedKeys(holder, where: condition, name: name, through: "\(holder).\(relationship.keyField)") { match in
+                    match.fields.value(at: keyField).map { [$0] } ?? []
+                }
+                return FieldComparison(field: ownKey, op: .in, value: .list(keys))
+            }
+        case .listedBy(let relationship, let holder):
+            let keyField = Self.path(relationship.keyField)
+            return try quantified(comparison, rest: rest, name: name) { condition in
+                let keys = try relatedKeys(holder, where: condition, name: name, through: "\(holder).\(relationship.keyField)") { match in
+                    if case .list(let listed)? = match.fields.value(at: keyField) { return listed }
+                    return []
+                }
+                return FieldComparison(field: ownKey, op: .in, value: .list(keys))
+            }
+        }
+    }
+
+    /// ANY (the default), NONE and ALL over related records, given how to turn a condition on
+    /// them into a membership test of this entity.
+    private func quantified(_ comparison: FieldComparison, rest: [String], name: String,
+                            _ membership: (QueryPredicate) throws -> FieldComparison) throws -> QueryPredicate {
+        guard !rest.isEmpty else {
+            throw StrataError(.invalidQuery, "\(context.name): '\(name)' is a to-many relationship; compare a field of it (ANY \(name).field == …) or its @count",
+                              entity: context.name, field: name)
+        }
+        let condition = inner(comparison, rest)
+        switch comparison.quantifier ?? .any {
+        case .any: return .comparison(try membership(condition))
+        case .none: return .not(.comparison(try membership(condition)))
+        case .all: return .not(.comparison(try membership(.not(condition))))
+        }
+    }
+
+    /// The comparison applied to the related entity's field `rest`.
+    private func inner(_ comparison: FieldComparison, _ rest: [String]) -> QueryPredicate {
+        .comparison(FieldComparison(field: rest, op: comparison.op, value: comparison.value, options: comparison.options))
+    }
+
+    /// One stored match of a related query: its key and its fields.
+    private struct Match {
+        var key: QueryValue
+        var fields: StoredFieldValues
+    }
+
+    /// Runs `condition` on entity `entity` and collects `extract` of each match, distinct; records
+    /// the semi-join for explain. An entity the store does not have yields no keys.
+    private mutating func relatedKeys(_ entity: String, where condition: QueryPredicate, name: String, through: String,
+                                      _ extract: (Match) throws -> [QueryValue]) throws -> [QueryValue] {
+        guard let related = try transaction.context(named: entity) else {
+            joins.append(QueryPlan.SemiJoin(relationship: name, through: through, plan: nil, keys: 0))
+            return []
+        }
+        let request = QueryRequest<StoredRecord>(transaction: transaction, entity: entity).filtered(by: condition)
+        let prepared = try request.prepare(related, depth: depth + 1)
+        var seen = Set<QueryValue>()
+        var keys: [QueryValue] = []
+        try request.execute(prepared.query, context: related) { match in
+            var position = 0
+            let key = try OrderedKey.queryValue(from: match.key, at: &position)
+            let fields = try StoredFieldValues(bytes: match.bytes, fields: related.schema.fields, entity: entity)
+            for value in try extract(Match(key: key, fields: fields)) where value != .null && seen.insert(value.membershipKey).inserted {
+                keys.append(value)
+            }
+            return true
+        }
+        var plan = try QueryPlanner<StoredRecord>(transaction: transaction, context: related).plan(prepared.query)
+        plan.semiJoins = prepared.joins
+        joins.append(QueryPlan.SemiJoin(relationship: name, through: through, plan: plan, keys: keys.count))
+        return keys
+    }
+
+    /// `name.@count op n`: counts the related records per record of this entity from the
+    /// reference field's index (keys and their duplicate counts, no records read), then keeps
+    /// the records whose count meets the comparison, zero included for those with none.
+    private mutating func count(_ comparison: FieldComparison, through link: Link) throws -> QueryPredicate {
+        let name = comparison.field[0]
+        var counts: [QueryValue: Int] = [:]
+        let through: String
+        switch link {
+        case .children(let relationship, let holder), .listedBy(let relationship, let holder):
+            through = "\(holder).\(relationship.keyField)"
+            if let holderContext = try transaction.context(named: holder),
+               let index = holderContext.schema.indexes.first(where: { $0.fields.first?.path == Self.path(relationship.keyField) }),
+               let database = holderContext.indexes[index.name] {
+                try transaction.lmdb(entity: holder) {
+                    try transaction.raw.withCursor(database) { cursor in
+                        guard try cursor.first() else { return }
+                        try cursor.forEachKey { key, entries in
+                            var bytes: [UInt8] = []
+                            for index in key.indices { bytes.append(key[index]) }
+                            var position = 0
+                            if let value = try? OrderedKey.queryValue(from: bytes, at: &position), value != .null {
+                                counts[value.membershipKey, default: 0] += entries
+                            }
+                            return true
+                        }
+                    }
+                }
+            }
+        case .keyList(let relationship):
+            // The list's length, read from each record of this entity.
+            through = "\(context.name).\(relationship.keyField)"
+            try transaction.lmdb(entity: context.name) {
+                try transaction.raw.withCursor(context.records) { cursor in
+                    var more = try cursor.first()
+                    while more {
+                        let fields = try StoredFieldValues(bytes: cursor.value, fields: context.schema.fields, entity: context.name)
+                        var position = 0
+                        let key = try OrderedKey.queryValue(from: cursor.key, at: &position)
+                        if case .list(let listed)? = fields.value(at: Self.path(relationship.keyField)) { counts[key.membershipKey] = listed.count }
+                        more = try cursor.next()
+                    }
+                }
+            }
+        case .toOne:
+            throw StrataError(.invalidQuery, "\(context.name): '\(name)' is a to-one relationship; @count applies to to-many ones",
+                              entity: context.name, field: name)
+        }
+        let test = FieldComparison(field: ["count"], op: comparison.op, value: comparison.value)
+        let holds = { (count: Int) in test.evaluate(on: CountValue(count: count)) }
+        let keys: [QueryValue]
+        let predicate: QueryPredicate
+        let ownKey = [context.schema.primaryKey]
+        if holds(0) {
+            // Records without related ones qualify: exclude those whose count fails instead.
+            keys = counts.filter { !holds($0.value) }.map(\.key)
+            predicate = .not(.comparison(FieldComparison(field: ownKey, op: .in, value: .list(keys))))
+        } else {
+            keys = counts.filter { holds($0.value) }.map(\.key)
+            predicate = .comparison(FieldComparison(field: ownKey, op: .in, value: .list(keys)))
+        }
+        joins.append(QueryPlan.SemiJoin(relationship: "\(name).@count", through: through, plan: nil, keys: keys.count))
+        return predicate
+    }
+
+    static func path(_ field: String) -> [String] { field.split(separator: ".").map(String.init) }
+}
+
+/// A one-field record holding a count, to evaluate `@count` comparisons with the predicate code.
+private struct CountValue: FieldValues {
+    let count: Int
+    func value(at path: [String]) -> QueryValue? { .int(Int64(count)) }
+}
+
+extension ReadTransaction {
+    /// The relationships a query of `context`'s entity may name: its own, and the inverses
+    /// other entities declare for it.
+    func relationshipNames(of context: EntityContext) throws -> [String] {
+        var names = context.schema.relationships.map(\.name)
+        for holder in try entityNames() {
+            guard let holderContext = try self.context(named: holder) else { continue }
+            names += holderContext.schema.relationships.filter { $0.target == context.name }.compactMap(\.inverse)
+        }
+        return names
+    }
+
+    /// The primary key field name of entity `name`, or `id` when the store has no such entity.
+    func primaryKeyName(of name: String) -> String {
+        ((try? context(named: name)) ?? nil)?.schema.primaryKey ?? "id"
+    }
+}
+
+extension QueryRequest {
+    /// The query with its relationship conditions resolved, and the semi-joins that did it.
+    func prepare(_ context: EntityContext, _ query: Query<Root>? = nil, depth: Int = 0) throws -> (query: Query<Root>, joins: [QueryPlan.SemiJoin]) {
+        let query = query ?? self.query
+        var resolver = RelationshipResolver(transaction: transaction, context: context, depth: depth)
+        var resolved = query
+        resolved.predicate = try resolver.resolve(query.predicate)
+        return (resolved, resolver.joins)
+    }
+}
