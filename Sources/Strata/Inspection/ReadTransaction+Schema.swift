@@ -18,6 +18,7 @@ extension ReadTransaction {
                                             fields: try inferredFields(context, sampleLimit: sampleLimit))
         }
         description.indexes = context.schema.indexes.map(IndexDescription.init)
+        description.relationships = context.schema.relationships.map(RelationshipDescription.init)
         return description
     }
 

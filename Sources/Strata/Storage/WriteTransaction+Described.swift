@@ -22,7 +22,20 @@ extension WriteTransaction {
             context.schema.description = description
             context.needsSaving = true
         }
-        let wanted = description.indexDescriptors
+        // The reference fields of relationships are indexed, unless an index leads with them.
+        var wanted = description.indexDescriptors
+        for relationship in description.relationships {
+            let path = RelationshipResolver.path(relationship.keyField)
+            guard !wanted.contains(where: { $0.fields.first?.path == path }) else { continue }
+            var implied = description
+            implied.indexes = [IndexDescription(fields: [relationship.keyField], multiValue: relationship.kind == .toMany)]
+            wanted += implied.indexDescriptors
+        }
+        if !description.relationships.isEmpty, context.schema.relationships != description.relationshipDescriptors {
+            context.schema.relationships = description.relationshipDescriptors
+            context.needsSaving = true
+            relationshipsByTarget = [:]
+        }
         let missing = wanted.filter { want in !context.schema.indexes.contains { $0.name == want.name } }
         if !missing.isEmpty {
             try migrate(context, to: context.schema.indexes + missing) { toBuild in try buildStored(toBuild, context) }

@@ -94,3 +94,60 @@ import Testing
         #expect(error?.message.contains(expected) == true, "\(error?.message ?? "")")
     }
 }
+
+/// Relationships described in schema files: declared, stored, queried and enforced without Swift types.
+@Suite struct DescribedRelationshipTests {
+    let schema = #"""
+        { "entities": {
+            "Company": {"primaryKey": "id", "fields": {"id": {"type": "int"}, "name": {"type": "string"}}},
+            "Employee": {"primaryKey": "id",
+                "fields": {"id": {"type": "int"}, "name": {"type": "string"}, "companyID": {"type": "int", "optional": true},
+                           "groupIDs": {"type": "[string]"}},
+                "relationships": {
+                    "company": {"toOne": "Company", "field": "companyID", "inverse": "employees", "deleteRule": "cascade"},
+                    "groups": {"toMany": "Group", "field": "groupIDs", "inverse": "members"}}},
+            "Group": {"primaryKey": "id", "fields": {"id": {"type": "string"}, "title": {"type": "string"}}} } }
+        """#
+
+    @Test func relationshipsReadWriteAndWork() throws {
+        let file = try SchemaFile(json: Data(schema.utf8))
+        let employee = try #require(file.entity("Employee"))
+        #expect(employee.relationships == [
+            RelationshipDescription("company", .toOne, target: "Company", keyField: "companyID", inverse: "employees", deleteRule: .cascade),
+            RelationshipDescription("groups", .toMany, target: "Group", keyField: "groupIDs", inverse: "members"),
+        ])
+        #expect(try SchemaFile(json: Data(file.jsonText.utf8)) == file)
+
+        let (store, dir) = try makeStore()
+        _ = dir
+        try store.importJSON(Data(#"[{"id": 1, "name": "Acme"}, {"id": 2, "name": "Bluth"}]"#.utf8), entity: file.entity("Company")!)
+        try store.importJSON(Data(#"[{"id": "g1", "title": "Chess"}, {"id": "g2", "title": "Magic"}]"#.utf8), entity: file.entity("Group")!)
+        try store.importJSON(Data(#"""
+            [{"id": 10, "name": "Wile", "company_id": 1, "group_ids": ["g1"]},
+             {"id": 11, "name": "Gob", "company_id": 2, "group_ids": ["g1", "g2"]},
+             {"id": 12, "name": "Buster", "company_id": 2, "group_ids": []}]
+            """#.utf8), entity: employee)
+        try store.read { tx throws in
+            #expect(try tx.query(entity: "Employee").where("company.name == 'Bluth'", arguments: []).all().map(\.key) == [.int(11), .int(12)])
+            #expect(try tx.query(entity: "Company").where("employees.@count > 1", arguments: []).all().map(\.key) == [.int(2)])
+            #expect(try tx.query(entity: "Group").where("ANY members.name == 'Gob'", arguments: []).all().map(\.key) == [.string("g1"), .string("g2")])
+            #expect(try tx.entityDescription(named: "Employee").relationships == employee.relationships)
+            #expect(try tx.entityDescription(named: "Employee").indexes.map(\.fields) == [["companyID"], ["groupIDs"]])
+        }
+        try store.write { tx throws in
+            #expect(try tx.delete(entity: "Company", key: .int(2)))   // cascades to Gob and Buster
+            #expect(try tx.delete(entity: "Group", key: .string("g1")))  // nullify: leaves Wile's list
+        }
+        try store.read { tx throws in
+            #expect(try tx.query(entity: "Employee").all().map(\.key) == [.int(10)])
+            #expect(try tx.record(entity: "Employee", key: .int(10))?["groupIDs"] == .array([]))
+        }
+        #expect(try store.indexesConsistent("Employee"))
+    }
+
+    @Test func invalidRelationshipsNameTheProblem() throws {
+        let bad = #"{"entities": {"E": {"primaryKey": "id", "fields": {"id": {"type": "int"}, "x": {"type": "int"}}, "relationships": {"r": {"toMany": "F", "field": "x"}}}}}"#
+        let error = #expect(throws: StrataError.self) { try SchemaFile(json: Data(bad.utf8)) }
+        #expect(error?.message.contains("needs an array of keys") == true, "\(error?.message ?? "")")
+    }
+}

@@ -30,15 +30,19 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     public var fields: [FieldDescription]
     /// The secondary indexes.
     public var indexes: [IndexDescription]
+    /// The relationships whose reference fields this entity holds (each field is indexed).
+    public var relationships: [RelationshipDescription]
 
-    public init(name: String, primaryKey: String, fields: [FieldDescription], indexes: [IndexDescription] = []) {
+    public init(name: String, primaryKey: String, fields: [FieldDescription], indexes: [IndexDescription] = [],
+                relationships: [RelationshipDescription] = []) {
         self.name = name
         self.primaryKey = primaryKey
         self.fields = fields
         self.indexes = indexes
+        self.relationships = relationships
     }
 
-    private enum CodingKeys: String, CodingKey { case name, primaryKey, fields, indexes }
+    private enum CodingKeys: String, CodingKey { case name, primaryKey, fields, indexes, relationships }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -46,6 +50,7 @@ public struct EntityDescription: Sendable, Hashable, Codable {
         primaryKey = try container.decode(String.self, forKey: .primaryKey)
         fields = try container.decode([FieldDescription].self, forKey: .fields)
         indexes = try container.decodeIfPresent([IndexDescription].self, forKey: .indexes) ?? []
+        relationships = try container.decodeIfPresent([RelationshipDescription].self, forKey: .relationships) ?? []
     }
 
     /// The field named `name`.
@@ -74,6 +79,29 @@ public struct EntityDescription: Sendable, Hashable, Codable {
                 }
             }
             if index.isMultiValue, index.fields.count != 1 { throw invalid("a multi-value index has exactly one field") }
+        }
+        var names = Set<String>()
+        for relationship in relationships {
+            guard names.insert(relationship.name).inserted else { throw invalid("the relationship '\(relationship.name)' is declared twice") }
+            guard field(relationship.name) == nil else { throw invalid("the relationship '\(relationship.name)' has the name of a field") }
+            guard let type = fieldType(at: relationship.keyField) else {
+                throw invalid("the relationship '\(relationship.name)' names the unknown field '\(relationship.keyField)'")
+            }
+            switch (relationship.kind, type) {
+            case (.toOne, .array): throw invalid("the to-one relationship '\(relationship.name)' needs a single key field, not the array '\(relationship.keyField)'")
+            case (.toMany, .array): break
+            case (.toMany, _): throw invalid("the to-many relationship '\(relationship.name)' needs an array of keys, not '\(relationship.keyField)'")
+            case (.toOne, _): break
+            }
+        }
+    }
+
+    /// The catalog's form of the relationships.
+    var relationshipDescriptors: [RelationshipDescriptor] {
+        relationships.map { relationship in
+            RelationshipDescriptor(name: relationship.name, kind: relationship.kind == .toOne ? .toOne : .keyList,
+                                   target: relationship.target, keyField: relationship.keyField,
+                                   inverse: relationship.inverse, deleteRule: relationship.deleteRule)
         }
     }
 
@@ -262,4 +290,35 @@ public enum DateFormat: String, Sendable, Hashable, Codable {
     case secondsSince1970
     /// A number (or numeric string) of milliseconds since 1970.
     case millisecondsSince1970
+}
+
+/// A relationship of an ``EntityDescription``, held by one of its fields: a to-one reference (the
+/// target's key, optional) or a to-many key list (an array of the target's keys).
+public struct RelationshipDescription: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable { case toOne, toMany }
+    /// The name queries use (`company.name`, `ANY ingredients.name`).
+    public var name: String
+    public var kind: Kind
+    /// The entity referred to.
+    public var target: String
+    /// The field holding the key or keys.
+    public var keyField: String
+    /// The name of the inverse relationship on the target (`employees`, `recipes`), if any.
+    public var inverse: String?
+    /// What happens to this entity's records when a target record is deleted.
+    public var deleteRule: DeleteRule
+
+    public init(_ name: String, _ kind: Kind, target: String, keyField: String, inverse: String? = nil, deleteRule: DeleteRule = .nullify) {
+        self.name = name
+        self.kind = kind
+        self.target = target
+        self.keyField = keyField
+        self.inverse = inverse
+        self.deleteRule = deleteRule
+    }
+
+    init(_ descriptor: RelationshipDescriptor) {
+        self.init(descriptor.name, descriptor.kind == .toOne ? .toOne : .toMany, target: descriptor.target,
+                  keyField: descriptor.keyField, inverse: descriptor.inverse, deleteRule: descriptor.deleteRule)
+    }
 }

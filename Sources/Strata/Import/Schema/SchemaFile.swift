@@ -14,8 +14,14 @@ import Foundation
 ///     },
 ///     "indexes": [ {"fields": ["lastName"], "collation": "caseDiacriticInsensitive"},
 ///                  {"fields": ["email"], "unique": true},
-///                  {"fields": ["tags"], "multiValue": true} ] } } }
+///                  {"fields": ["tags"], "multiValue": true} ],
+///     "relationships": {
+///       "company": {"toOne": "Company", "field": "companyID", "inverse": "employees", "deleteRule": "nullify"},
+///       "groups":  {"toMany": "Group", "field": "groupIDs", "inverse": "members"} } } } }
 /// ```
+/// A relationship is declared on the entity whose field holds the key (`toOne`, an optional
+/// key) or keys (`toMany`, an array of keys); `inverse` names it from the other side
+/// (`ANY employees.name == 'x'` on Company); `deleteRule` is nullify (default), cascade or deny.
 /// Types: `string int double float bool date data uuid url decimal any`, arrays `[T]`, `object`
 /// (with `fields`, an embedded value; without, any JSON object). Fields keep the order they are
 /// written in. Collations: `binary`, `caseInsensitive`, `caseDiacriticInsensitive`.
@@ -66,7 +72,38 @@ public struct SchemaFile: Sendable, Hashable {
             guard case .array(let elements) = list else { throw invalid("\"indexes\" must be an array", entity: name) }
             indexes = try elements.map { try index($0, entity: name) }
         }
-        return EntityDescription(name: name, primaryKey: primaryKey, fields: fields, indexes: indexes)
+        var relationships: [RelationshipDescription] = []
+        if let declared = value["relationships"] {
+            guard case .object(let members) = declared else { throw invalid("\"relationships\" must be an object", entity: name) }
+            relationships = try members.map { try relationship($0.key, $0.value, entity: name) }
+        }
+        return EntityDescription(name: name, primaryKey: primaryKey, fields: fields, indexes: indexes, relationships: relationships)
+    }
+
+    private static func relationship(_ name: String, _ value: JSONValue, entity: String) throws -> RelationshipDescription {
+        let kind: RelationshipDescription.Kind
+        let target: String
+        switch (value["toOne"], value["toMany"]) {
+        case (.string(let one)?, nil): (kind, target) = (.toOne, one)
+        case (nil, .string(let many)?): (kind, target) = (.toMany, many)
+        default: throw invalid("relationship '\(name)' needs \"toOne\" or \"toMany\" naming the related entity", entity: entity)
+        }
+        guard case .string(let field)? = value["field"] else {
+            throw invalid("relationship '\(name)' needs \"field\", the field holding the key(s)", entity: entity)
+        }
+        var inverse: String?
+        if let given = value["inverse"] {
+            guard case .string(let text) = given else { throw invalid("relationship '\(name)': \"inverse\" must be a name", entity: entity) }
+            inverse = text
+        }
+        var rule = DeleteRule.nullify
+        if let given = value["deleteRule"] {
+            guard case .string(let text) = given, let parsed = DeleteRule(rawValue: text) else {
+                throw invalid("relationship '\(name)': \"deleteRule\" is nullify, cascade or deny", entity: entity)
+            }
+            rule = parsed
+        }
+        return RelationshipDescription(name, kind, target: target, keyField: field, inverse: inverse, deleteRule: rule)
     }
 
     private static func field(_ name: String, _ value: JSONValue, entity: String) throws -> FieldDescription {
@@ -157,6 +194,15 @@ public struct SchemaFile: Sendable, Hashable {
                 if index.isUnique { parts.append(JSONMember(key: "unique", value: .bool(true))) }
                 if index.isMultiValue { parts.append(JSONMember(key: "multiValue", value: .bool(true))) }
                 return .object(parts)
+            })))
+        }
+        if !entity.relationships.isEmpty {
+            members.append(JSONMember(key: "relationships", value: .object(entity.relationships.map { relationship in
+                var parts = [JSONMember(key: relationship.kind == .toOne ? "toOne" : "toMany", value: .string(relationship.target)),
+                             JSONMember(key: "field", value: .string(relationship.keyField))]
+                if let inverse = relationship.inverse { parts.append(JSONMember(key: "inverse", value: .string(inverse))) }
+                parts.append(JSONMember(key: "deleteRule", value: .string(relationship.deleteRule.rawValue)))
+                return JSONMember(key: relationship.name, value: .object(parts))
             })))
         }
         return .object(members)

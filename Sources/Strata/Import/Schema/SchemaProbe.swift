@@ -24,7 +24,8 @@ extension EntityDescription {
         let keys = T.jsonKeys.names
         for index in fields.indices { fields[index].jsonKey = keys[fields[index].name] }
         let indexes = T.maintainedIndexes.map { IndexDescription($0.descriptor) }
-        self.init(name: T.entityName, primaryKey: T.primaryKeyName, fields: fields, indexes: indexes)
+        self.init(name: T.entityName, primaryKey: T.primaryKeyName, fields: fields, indexes: indexes,
+                  relationships: T.relationships.map { RelationshipDescription($0.descriptor) })
     }
 }
 
