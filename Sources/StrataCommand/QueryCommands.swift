@@ -158,37 +158,29 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: "The entity.") var entity: String
     @Option(help: "json (an array, default) or jsonl (one object a line).") var format: ExportFormat = .json
     @Flag(help: "Name fields by their JSON keys, the import's mapping reversed.") var jsonKeys = false
+    @Flag(help: "Nest each record's related records (to-one as an object, to-many as arrays), one level deep.") var nested = false
 
     func run() throws {
         try Store(path: store).read { tx in
             let description = try tx.entityDescription(named: entity, sampleLimit: 1_000)
-            var renamed: [String: String] = [:]
-            if jsonKeys {
-                for field in description.fields {
-                    renamed[field.name] = field.jsonKey ?? (field.name == description.primaryKey ? "id" : Self.snakeCase(field.name))
+            let renamed = jsonKeys ? description.exportedKeys : [:]
+            if nested {
+                // Each record with its related records, one JSON value per record.
+                var count = 0
+                if format == .json { Terminal.write("[") }
+                try tx.query(entity: entity).forEach { record in
+                    guard let value = try tx.exportJSON(entity: entity, key: record.key, jsonKeys: jsonKeys) else { return }
+                    Terminal.write(format == .json ? (count == 0 ? "\n  " : ",\n  ") + value.jsonText : value.jsonText + "\n")
+                    count += 1
                 }
+                if format == .json { Terminal.write(count == 0 ? "]\n" : "\n]\n") }
+                return
             }
             var output = RecordOutput(format: format == .json ? .json : .jsonl, columns: description.fields.map(\.name), renamed: renamed)
             output.begin()
             try tx.query(entity: entity).forEach { output.add($0) }
             output.end()
         }
-    }
-
-    /// `createdDate` → `created_date`, `avatarURL` → `avatar_url`: the JSON key that the import's
-    /// convention maps back to the field.
-    static func snakeCase(_ name: String) -> String {
-        var result = ""
-        let characters = Array(name)
-        for (position, character) in characters.enumerated() {
-            if character.isUppercase, position > 0 {
-                let previousIsLower = characters[position - 1].isLowercase || characters[position - 1].isNumber
-                let nextIsLower = position + 1 < characters.count && characters[position + 1].isLowercase
-                if previousIsLower || nextIsLower { result += "_" }
-            }
-            result += character.lowercased()
-        }
-        return result
     }
 }
 

@@ -145,6 +145,26 @@ import TestSupport
         }
     }
 
+    @Test func recordsExportWithTheirRelatedRecordsNested() throws {
+        try store.read { tx throws in
+            let author = try #require(try tx.get(Author.self, key: 7))
+            let gob = try #require(try tx.exportJSON(author))
+            #expect(gob.jsonText == #"{"id":7,"name":"Gob Bluth","company_id":2,"company":{"id":2,"name":"Bluth Company"},"#
+                + #""notes":[{"id":2,"text":"Illusions","score":9,"author_id":7},{"id":3,"text":"Magic tricks","score":2,"author_id":7},"#
+                + #"{"id":4,"text":"More illusions","score":7,"author_id":7}]}"#)
+            let ann = try #require(try tx.exportJSON(entity: "Author", key: .int(9)))
+            #expect(ann.jsonText == #"{"id":9,"name":"Ann Veal","company":null,"notes":[]}"#)
+            #expect(try tx.exportJSON(entity: "Author", key: .int(99)) == nil)
+        }
+        // The export imports again: the nested objects are ignored keys for a plain import.
+        let (copy, copyDir) = try makeStore()
+        _ = copyDir
+        let exported = try store.read { tx in try tx.exportJSON(entity: "Author", key: .int(6), jsonKeys: true) }
+        let report = try copy.importJSON(Data(try #require(exported).jsonText.utf8), as: Author.self)
+        #expect(report.inserted == 1)
+        #expect(try copy.read { tx in try tx.get(Author.self, key: 6) } == Author(id: 6, name: "Shawn Merrill", email: "shawn@example.com", companyID: 1))
+    }
+
     @Test func unknownRelationshipsAndMisuseAreQueryErrors() throws {
         let unknown = #expect(throws: StrataError.self) { try authors("ANY notez.text == 'x'") }
         #expect(unknown?.code == .invalidQuery)
