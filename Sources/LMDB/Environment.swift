@@ -108,6 +108,14 @@ public final class Environment: @unchecked Sendable {
         return (info.me_last_pgno + 1) * Int(stat.ms_psize)
     }
 
+    /// The id of the last committed write transaction, by any process (`mdb_env_info`): it
+    /// grows by one with every commit, which is how a process notices another's writes.
+    public var lastTransactionID: Int {
+        var info = MDB_envinfo()
+        mdb_env_info(handle, &info)
+        return info.me_last_txnid
+    }
+
     /// Reader slots in use and available (`mdb_env_info`).
     public var readers: (used: Int, max: Int) {
         var info = MDB_envinfo()

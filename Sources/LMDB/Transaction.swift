@@ -77,6 +77,9 @@ public final class Transaction {
         mdb_txn_abort(txn)
     }
 
+    /// The transaction's id (`mdb_txn_id`): for a write transaction, the id its commit gets.
+    public var id: Int { Int(mdb_txn_id(usableHandle())) }
+
     // MARK: Databases
 
     /// Opens the database `name` (nil: the unnamed main database), or returns nil when it does not

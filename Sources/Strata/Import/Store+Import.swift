@@ -143,6 +143,7 @@ extension ImportTarget {
         return ImportTarget(description: description, context: { tx in
             let context = try tx.writableContext(for: type)
             tx.assignFieldIDs(description, context)
+            tx.changes.note(context.name, key: nil)   // the importer writes without noting keys
             return context
         }, indexer: { tx, context in
             if context.schema.indexes.allSatisfy(StoredIndexMaintainer.canMaintain) {
@@ -165,6 +166,7 @@ extension ImportTarget {
         ImportTarget(description: description, context: { tx in
             let context = try tx.writableContext(for: description)
             tx.assignFieldIDs(description, context)
+            tx.changes.note(context.name, key: nil)   // the importer writes without noting keys
             return context
         }, indexer: { tx, context in .stored(StoredIndexMaintainer(tx, context)) })
     }

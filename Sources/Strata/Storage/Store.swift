@@ -31,6 +31,8 @@ public final class Store: Sendable {
     let published: Mutex<PublishedState>
     /// The thread the async `write` runs writes on.
     let writerQueue: DispatchQueue
+    /// Who is told of commits (see ``observe(_:_:)``).
+    let observers: ObservationCenter
 
     /// Opens the store in the directory `path`, creating the directory and the store when missing.
     ///
@@ -68,6 +70,7 @@ public final class Store: Sendable {
         catalog = opened.0
         published = Mutex(PublishedState())
         writerQueue = DispatchQueue(label: "strata.writer")
+        observers = ObservationCenter { [environment] in environment.lastTransactionID }
         configuration.logger.debug("opened store", metadata: [
             "path": "\(path)", "entities": "\(opened.1.keys.sorted().joined(separator: ","))",
             "mapSize": "\(environment.currentMapSize)",
@@ -122,6 +125,7 @@ public final class Store: Sendable {
     @discardableResult
     public func write<R>(durability: Durability = .synchronous, _ body: (WriteTransaction) throws -> R) throws -> R {
         var committed: WriteTransaction?
+        var transactionID = 0
         let mapSizeBefore = environment.currentMapSize
         let result = try translatingLMDBErrors(path: path) {
             try environment.write(durability: durability == .synchronous ? .synchronous : .deferred) { txn in
@@ -130,10 +134,14 @@ public final class Store: Sendable {
                 let value = try body(tx)
                 try tx.saveCatalogChanges()
                 committed = tx
+                transactionID = txn.id
                 return value
             }
         }
-        if let committed { publish(committed) }
+        if let committed {
+            publish(committed)
+            observers.didCommit(committed.changes, transactionID: transactionID)
+        }
         let mapSizeAfter = environment.currentMapSize
         if mapSizeAfter != mapSizeBefore {
             configuration.logger.notice("grew the map", metadata: ["path": "\(path)", "bytes": "\(mapSizeAfter)"])

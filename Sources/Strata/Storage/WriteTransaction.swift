@@ -20,6 +20,8 @@ public final class WriteTransaction: ReadTransaction {
     /// The relationships that refer to each entity, read from the catalog once per transaction
     /// and forgotten when a relationship is declared (see ``incomingRelationships(of:)``).
     var relationshipsByTarget: [String: [(holder: String, relationship: RelationshipDescriptor)]] = [:]
+    /// What this transaction changed, for observers (see ``ChangeSet``).
+    var changes = ChangeSet()
 
     /// The entity of `type`, created in the store when it has none yet.
     func writableContext<T: Record>(for type: T.Type) throws -> EntityContext {
@@ -149,15 +151,20 @@ public final class WriteTransaction: ReadTransaction {
                 do {
                     try raw.put(bytes, forKey: key, in: context.records, options: .append)
                     context.largestKey = key
+                    changes.note(context.name, key: key)
                     return (.inserted, nil)
                 } catch let error as LMDBError where error.isKeyExists {
                     context.largestKey = nil   // stale (a savepoint rolled back): look it up again next time
                 }
             }
-            guard let old = try raw.putIfAbsent(bytes, forKey: key, in: context.records) else { return (.inserted, nil) }
+            guard let old = try raw.putIfAbsent(bytes, forKey: key, in: context.records) else {
+                changes.note(context.name, key: key)
+                return (.inserted, nil)
+            }
             if !replacing { return (.updated, nil) }
             if old == bytes { return (.unchanged, nil) }
             try raw.put(bytes, forKey: key, in: context.records)
+            changes.note(context.name, key: key)
             return (.updated, old)
         }
     }
@@ -177,6 +184,7 @@ public final class WriteTransaction: ReadTransaction {
             guard let old = try record(type, storedKey: storedKey, context) else { return false }
             try maintainer.update(old: old, new: nil, primaryKey: storedKey)
         }
+        changes.note(context.name, key: storedKey)
         return try lmdb(entity: context.name, key: "\(key)") { try raw.delete(storedKey, in: context.records) }
     }
 
@@ -214,6 +222,7 @@ public final class WriteTransaction: ReadTransaction {
             for key in keys where try deleteStoredRecord(key, context, deleting: &deleting) { deleted += 1 }
             return deleted
         }
+        changes.note(context.name, key: nil)
         return try lmdb(entity: context.name) { () throws -> Int in
             let count = try raw.count(in: context.records)
             try raw.drop(context.records)
@@ -246,6 +255,7 @@ public final class WriteTransaction: ReadTransaction {
                 // What the savepoint learned (entities, field ids, indexes) holds only if it succeeds.
                 contexts = child.contexts
                 typedContexts = child.typedContexts
+                changes.merge(child.changes)
                 return value
             }
         }
