@@ -49,9 +49,16 @@ final class ImportPipeline: Sendable {
                 batch.reserveCapacity(batchSize)
                 var index = 0
                 while true {
-                    guard let (record, position) = try parser.nextRecordWithStart(rootKey: options.rootKey) else { break }
-                    batch.append(mapper.item(record, index: index, position: position, endOffset: parser.offset,
-                                             maximumKeySize: maximumKeySize))
+                    guard let (record, position) = try parser.nextPendingRecordWithStart(rootKey: options.rootKey) else { break }
+                    switch record {
+                    case .parsed(let value):
+                        batch.append(mapper.item(value, index: index, position: position, endOffset: parser.offset,
+                                                 maximumKeySize: maximumKeySize))
+                    case .atValue:
+                        // Straight from the parser's bytes, without a JSONValue tree.
+                        batch.append(try mapper.item(reading: &parser, index: index, position: position,
+                                                     maximumKeySize: maximumKeySize))
+                    }
                     index += 1
                     if batch.count == batchSize {
                         guard channel.send(.records(batch)) else { return }

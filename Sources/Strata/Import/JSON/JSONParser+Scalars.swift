@@ -1,8 +1,50 @@
+import Foundation
+
 extension JSONParser {
-    /// Parses a string at its opening quote. A string that ends in the current chunk without
-    /// escapes becomes a `String` straight from the chunk; others are gathered in the scratch
-    /// buffer. Either way the bytes are checked to be UTF-8.
+    /// A string just read: its bytes (escapes decoded) in the current chunk or in the scratch
+    /// buffer. Valid only until the parser reads on: use it (``withBytes(of:_:)``) first.
+    struct StringToken {
+        var range: Range<Int>
+        var inScratch: Bool
+        /// The string, made when its raw bytes were not all ASCII (that is when its UTF-8 was
+        /// checked). Either way the bytes are valid UTF-8.
+        var text: String?
+    }
+
+    /// Parses a string at its opening quote.
     mutating func parseString() throws(StrataError) -> String {
+        // Two statements: `string(of: try parseStringToken())` would read `self` before the
+        // argument changes it.
+        let token = try parseStringToken()
+        return string(of: token)
+    }
+
+    /// The `String` of a token.
+    func string(of token: StringToken) -> String {
+        if let text = token.text { return text }
+        return withBytes(of: token) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the bytes of `token`, which must be the string read last.
+    @inline(__always)
+    func withBytes<R>(of token: StringToken, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        (token.inScratch ? scratch : buffer).withUnsafeBufferPointer { bytes in
+            body(UnsafeBufferPointer(rebasing: bytes[token.range]))
+        }
+    }
+
+    /// Whether `bytes` and `other` hold the same bytes.
+    @inline(__always)
+    static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ other: [UInt8]) -> Bool {
+        guard bytes.count == other.count else { return false }
+        guard let base = bytes.baseAddress else { return true }
+        return other.withUnsafeBufferPointer { memcmp(base, $0.baseAddress!, bytes.count) == 0 }
+    }
+
+    /// Parses a string at its opening quote without making a `String` of ASCII text. A string
+    /// that ends in the current chunk without escapes stays in the chunk; others are gathered in
+    /// the scratch buffer. Either way the bytes are checked to be UTF-8.
+    mutating func parseStringToken() throws(StrataError) -> StringToken {
         let start = position
         advance()   // the opening quote
         var runStart = index
@@ -12,9 +54,9 @@ extension JSONParser {
         ascii = allASCII
         index = stop
         if index < buffer.count, buffer[index] == UInt8(ascii: "\"") {
-            let bytes = buffer[runStart..<index]
+            let range = runStart..<index
             advance()
-            return try makeString(bytes, ascii: ascii, start)
+            return StringToken(range: range, inScratch: false, text: ascii ? nil : try validated(buffer[range], start))
         }
         try checkLength(index - runStart, start)
         clearScratch()
@@ -24,8 +66,8 @@ extension JSONParser {
             runStart = index
             if byte == UInt8(ascii: "\"") {
                 advance()
-                try checkLength(scratchBytes.count, start)
-                return try makeString(scratchBytes[...], ascii: ascii, start)
+                try checkLength(scratch.count, start)
+                return StringToken(range: 0..<scratch.count, inScratch: true, text: ascii ? nil : try validated(scratch[...], start))
             }
             if byte == UInt8(ascii: "\\") {
                 advance()
@@ -38,7 +80,7 @@ extension JSONParser {
                 index = stop
                 appendScratch(buffer[runStart..<index])
             }
-            try checkLength(scratchBytes.count, start)
+            try checkLength(scratch.count, start)
         }
     }
 
@@ -66,8 +108,8 @@ extension JSONParser {
         }
     }
 
-    private func makeString(_ bytes: ArraySlice<UInt8>, ascii: Bool, _ start: InputPosition) throws(StrataError) -> String {
-        if ascii { return String(decoding: bytes, as: UTF8.self) }
+    /// The string of bytes that are not all ASCII, checked to be UTF-8.
+    private func validated(_ bytes: ArraySlice<UInt8>, _ start: InputPosition) throws(StrataError) -> String {
         guard let string = String(validating: bytes, as: UTF8.self) else {
             throw StrataError.malformed("a string is not valid UTF-8", at: start)
         }
@@ -125,6 +167,61 @@ extension JSONParser {
 
     /// Parses a number by the JSON grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
     mutating func parseNumber() throws(StrataError) -> JSONValue {
+        if let (value, end) = numberInChunk() {
+            index = end
+            return value
+        }
+        return try parseNumberCarefully()
+    }
+
+    /// The number at the current byte and the index after it, when it is valid, ends inside this
+    /// chunk and is in range; nil otherwise, for ``parseNumberCarefully()`` to parse or report.
+    /// Integers of up to 18 digits are read without making text.
+    private func numberInChunk() -> (JSONValue, Int)? {
+        buffer.withUnsafeBufferPointer { bytes -> (JSONValue, Int)? in
+            let count = bytes.count
+            var position = index
+            let negative = position < count && bytes[position] == UInt8(ascii: "-")
+            if negative { position += 1 }
+            let digitsStart = position
+            guard position < count, isDigit(bytes[position]) else { return nil }
+            if bytes[position] == UInt8(ascii: "0") {
+                position += 1
+                if position < count, isDigit(bytes[position]) { return nil }
+            } else {
+                while position < count, isDigit(bytes[position]) { position += 1 }
+            }
+            let digitsEnd = position
+            var isInteger = true
+            if position < count, bytes[position] == UInt8(ascii: ".") {
+                isInteger = false
+                position += 1
+                guard position < count, isDigit(bytes[position]) else { return nil }
+                while position < count, isDigit(bytes[position]) { position += 1 }
+            }
+            if position < count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+                isInteger = false
+                position += 1
+                if position < count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+                guard position < count, isDigit(bytes[position]) else { return nil }
+                while position < count, isDigit(bytes[position]) { position += 1 }
+            }
+            // A number that reaches the end of the chunk may go on in the next one.
+            guard position < count, position - index <= 400 else { return nil }
+            if isInteger, digitsEnd - digitsStart <= 18 {
+                var value: Int64 = 0
+                for digit in bytes[digitsStart..<digitsEnd] { value = value &* 10 &+ Int64(digit &- UInt8(ascii: "0")) }
+                return (.int(negative ? -value : value), position)
+            }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<position]), as: UTF8.self)
+            if isInteger, let integer = Int64(text) { return (.int(integer), position) }
+            guard let double = Double(text), double.isFinite else { return nil }
+            return (.double(double), position)
+        }
+    }
+
+    /// ``parseNumber()`` a byte at a time, across chunks, with its errors.
+    private mutating func parseNumberCarefully() throws(StrataError) -> JSONValue {
         let start = position
         clearScratch()
         var isInteger = true
@@ -149,8 +246,8 @@ extension JSONParser {
             guard let digit = try peek(), isDigit(digit) else { throw failure("expected a digit in the exponent") }
             while let byte = try peek(), isDigit(byte) { try take() }
         }
-        if scratchBytes.count > 400 { throw StrataError.malformed("a number has more than 400 characters", at: start) }
-        let text = String(decoding: scratchBytes, as: UTF8.self)
+        if scratch.count > 400 { throw StrataError.malformed("a number has more than 400 characters", at: start) }
+        let text = String(decoding: scratch, as: UTF8.self)
         if isInteger, let integer = Int64(text) { return .int(integer) }
         guard let double = Double(text), double.isFinite else {
             throw StrataError.malformed("the number \(text.prefix(40)) is out of range", at: start)

@@ -48,6 +48,12 @@ enum DateParsing {
         }
     }
 
+    /// ``iso8601(_:)`` of UTF-8 bytes.
+    static func iso8601(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        var cursor = ByteCursor(bytes: bytes)
+        return cursor.iso8601()
+    }
+
     /// A reading position in UTF-8 bytes.
     private struct ByteCursor {
         let bytes: UnsafeBufferPointer<UInt8>

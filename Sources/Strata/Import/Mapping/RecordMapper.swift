@@ -18,7 +18,7 @@ final class RecordMapper {
     let primaryKeyIndex: Int
     let primaryKeyKind: ValueKind
     /// JSON keys that filled no field, with how often they occurred.
-    @exclusivity(unchecked) private(set) var ignoredKeys: [String: Int] = [:]
+    @exclusivity(unchecked) var ignoredKeys: [String: Int] = [:]
 
     /// One top-level field of a mapped record.
     enum Slot: Sendable {
@@ -27,12 +27,23 @@ final class RecordMapper {
         case value(Range<Int>)
     }
 
-    // Exclusivity: this buffer is touched only by `map`, which calls no code that could reach it
-    // again (value transforms cannot see the mapper), so accesses never overlap; the runtime
-    // checks would otherwise run on every element access.
-    @exclusivity(unchecked) private var chosen: [(key: String, value: JSONValue)?]
+    // Exclusivity: these buffers are touched only while mapping one record (`map` or
+    // `item(reading:…)`), which calls no code that could reach them again (value transforms
+    // cannot see the mapper), so accesses never overlap; the runtime checks would otherwise run
+    // on every element access.
+    /// The JSON key and value of each top-level field, the last of duplicate keys winning.
+    @exclusivity(unchecked) var chosen: [(key: String, value: JSONValue)?]
     /// The JSON keys of the previous record by position, with the field each filled (-1: none).
     @exclusivity(unchecked) private var keyOrder: [(key: String, field: Int)] = []
+
+    // The direct path's state (RecordMapper+Direct.swift).
+    /// How each top-level field's value is read.
+    let directKinds: [DirectKind]
+    /// Per top-level field of the record being read: where its value stands.
+    @exclusivity(unchecked) var pending: [Pending]
+    /// The previous record's JSON keys by position as bytes, and the field each filled (-1: none).
+    @exclusivity(unchecked) var directKeys: [(bytes: [UInt8], key: String)] = []
+    @exclusivity(unchecked) var directKeyFields: [Int] = []
 
     /// A mapped record: its encoded primary key and its fields, ready to merge with the stored one.
     struct Mapped: Sendable {
@@ -53,6 +64,12 @@ final class RecordMapper {
         self.primaryKeyIndex = description.fields.firstIndex { $0.name == description.primaryKey } ?? 0
         self.primaryKeyKind = ValueKind(description.fields[primaryKeyIndex].type)
         chosen = Array(repeating: nil, count: description.fields.count)
+        pending = Array(repeating: .absent, count: description.fields.count)
+        let converter = self.converter, transforms = self.transforms, primaryKeyIndex = self.primaryKeyIndex
+        directKinds = description.fields.enumerated().map { index, field in
+            guard transforms[index] == nil, index != primaryKeyIndex else { return .general }
+            return DirectKind(field, dateFormats: converter.dateFormats)
+        }
     }
 
     /// The pipeline item of one record: mapped, or failed with the reason.
@@ -96,31 +113,39 @@ final class RecordMapper {
         }
         var values = CBORWriter(capacity: 256)
         var slots = [Slot](repeating: .absent, count: description.fields.count)
-        for (index, field) in description.fields.enumerated() {
-            guard let (key, given) = chosen[index] else {
-                slots[index] = .absent
-                continue
-            }
-            var value = given
-            if let transform = transforms[index] {
-                do { value = try transform(value) } catch {
-                    throw ConversionFailure(message: "'\(key)': the transform of '\(field.name)' failed: \(error)")
-                }
-            }
-            if case .null = value {
-                guard field.isOptional else { throw ConversionFailure(message: "'\(key)' is null, but '\(field.name)' is not optional") }
-                slots[index] = .null
-                continue
-            }
-            let start = values.count
-            do {
-                try converter.write(value, as: field.type, dateFormat: field.dateFormat, path: field.name, into: &values,
-                                    owner: (mapping, index))
-            } catch let failure as ConversionFailure {
-                throw ConversionFailure(message: "'\(key)' " + failure.message)
-            }
-            slots[index] = .value(start..<values.count)
+        for index in description.fields.indices {
+            guard let (key, given) = chosen[index] else { continue }
+            slots[index] = try convert(given, key: key, field: index, into: &values)
         }
+        return try finish(slots: slots, values: values, maximumKeySize: maximumKeySize)
+    }
+
+    /// The slot of the top-level field at `index` given `value` under the JSON key `key`: the
+    /// field's transform applied, null checked, the value converted into `values`.
+    func convert(_ value: JSONValue, key: String, field index: Int, into values: inout CBORWriter) throws -> Slot {
+        let field = description.fields[index]
+        var value = value
+        if let transform = transforms[index] {
+            do { value = try transform(value) } catch {
+                throw ConversionFailure(message: "'\(key)': the transform of '\(field.name)' failed: \(error)")
+            }
+        }
+        if case .null = value {
+            guard field.isOptional else { throw ConversionFailure(message: "'\(key)' is null, but '\(field.name)' is not optional") }
+            return .null
+        }
+        let start = values.count
+        do {
+            try converter.write(value, as: field.type, dateFormat: field.dateFormat, path: field.name, into: &values,
+                                owner: (mapping, index))
+        } catch let failure as ConversionFailure {
+            throw ConversionFailure(message: "'\(key)' " + failure.message)
+        }
+        return .value(start..<values.count)
+    }
+
+    /// The mapped record of converted fields, with the primary key from `chosen`.
+    func finish(slots: [Slot], values: CBORWriter, maximumKeySize: Int) throws -> Mapped {
         guard let (key, value) = chosen[primaryKeyIndex], value != .null else {
             throw ConversionFailure(message: "has no primary key (field '\(description.primaryKey)', JSON key 'id' or '\(description.primaryKey)')")
         }
