@@ -257,7 +257,7 @@ import TestSupport
                 run.items.append(outcome(item))
                 index += 1
             }
-        } catch let error as StrataError {
+        } catch {
             run.error = Failure(message: error.message, position: error.position)
         }
         run.ignoredKeys = mapper.ignoredKeys

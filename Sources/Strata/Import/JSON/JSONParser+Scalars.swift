@@ -92,6 +92,17 @@ extension JSONParser {
             let limit = min(bytes.count, start + limits.maximumStringLength + 1)
             var position = start
             var high: UInt8 = 0
+            // Eight bytes at a time while none is a quote, a backslash, a control character or
+            // beyond ASCII; the loop below finds which one is.
+            if let base = bytes.baseAddress {
+                let raw = UnsafeRawPointer(base)
+                while position + 8 <= limit {
+                    let word = raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                    if Self.hasByteLess(than: 0x20, word) | Self.hasZeroByte(word ^ 0x2222_2222_2222_2222)
+                        | Self.hasZeroByte(word ^ 0x5C5C_5C5C_5C5C_5C5C) | (word & 0x8080_8080_8080_8080) != 0 { break }
+                    position += 8
+                }
+            }
             while position < limit {
                 let byte = bytes[position]
                 if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
@@ -100,6 +111,18 @@ extension JSONParser {
             }
             return (position, high < 0x80)
         }
+    }
+
+    /// Nonzero when a byte of `word` is zero (exact as to whether one is, not which).
+    @inline(__always)
+    private static func hasZeroByte(_ word: UInt64) -> UInt64 {
+        (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+    }
+
+    /// Nonzero when a byte of `word` is below `bound` (at most 128).
+    @inline(__always)
+    private static func hasByteLess(than bound: UInt8, _ word: UInt64) -> UInt64 {
+        (word &- 0x0101_0101_0101_0101 &* UInt64(bound)) & ~word & 0x8080_8080_8080_8080
     }
 
     private func checkLength(_ count: Int, _ start: InputPosition) throws(StrataError) {
@@ -213,12 +236,65 @@ extension JSONParser {
                 for digit in bytes[digitsStart..<digitsEnd] { value = value &* 10 &+ Int64(digit &- UInt8(ascii: "0")) }
                 return (.int(negative ? -value : value), position)
             }
+            if !isInteger, let value = Self.exactDouble(UnsafeBufferPointer(rebasing: bytes[digitsStart..<position])) {
+                return (.double(negative ? -value : value), position)
+            }
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<position]), as: UTF8.self)
             if isInteger, let integer = Int64(text) { return (.int(integer), position) }
             guard let double = Double(text), double.isFinite else { return nil }
             return (.double(double), position)
         }
     }
+
+    /// The value of a valid unsigned JSON number with a fraction or an exponent when it is exact
+    /// by Clinger's fast path: at most 15 significant digits times or over a power of ten up to
+    /// 10^22, both exact doubles, so that one correctly rounded operation gives what `strtod`
+    /// gives. Nil otherwise.
+    private static func exactDouble(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var scale = 0
+        var position = 0
+        var seenPoint = false
+        while position < text.count {
+            let byte = text[position]
+            if byte == UInt8(ascii: ".") {
+                seenPoint = true
+            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                if mantissa != 0 || byte != UInt8(ascii: "0") { digits += 1 }
+                guard digits <= 15 else { return nil }
+                mantissa = mantissa * 10 + UInt64(byte - UInt8(ascii: "0"))
+                if seenPoint { scale -= 1 }
+            } else {
+                break   // the exponent
+            }
+            position += 1
+        }
+        if position < text.count {
+            position += 1   // e or E
+            var negative = false
+            if text[position] == UInt8(ascii: "-") || text[position] == UInt8(ascii: "+") {
+                negative = text[position] == UInt8(ascii: "-")
+                position += 1
+            }
+            guard text.count - position <= 3 else { return nil }
+            var exponent = 0
+            while position < text.count {
+                exponent = exponent * 10 + Int(text[position] - UInt8(ascii: "0"))
+                position += 1
+            }
+            scale += negative ? -exponent : exponent
+        }
+        guard scale >= -22, scale <= 22 else { return nil }
+        let value = Double(mantissa)
+        return scale < 0 ? value / powersOfTen[-scale] : value * powersOfTen[scale]
+    }
+
+    /// 10^0 through 10^22, every one an exact double.
+    private static let powersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
 
     /// ``parseNumber()`` a byte at a time, across chunks, with its errors.
     private mutating func parseNumberCarefully() throws(StrataError) -> JSONValue {

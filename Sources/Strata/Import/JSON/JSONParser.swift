@@ -178,30 +178,20 @@ struct JSONParser {
 
     /// The next member key of an object whose `{` was read, with its `:`; nil after the `}`.
     private mutating func nextMemberKey(first: inout Bool) throws(StrataError) -> String? {
-        switch try nextMemberKey(first: &first, expecting: nil) {
-        case .end: nil
-        case .key(let key, _): key
-        }
+        guard try nextMember(first: &first) else { return nil }
+        let key = try parseString()
+        try expectColon(after: key)
+        return key
     }
 
-    /// A member key, read by ``nextMemberKey(first:expecting:)``.
-    enum MemberKey {
-        /// The `}` closing the object.
-        case end
-        /// A key; `expected` when its bytes were the expected ones (then no `String` was made:
-        /// the key is the expected one's).
-        case key(String, expected: Bool)
-    }
-
-    /// The next member key of an object whose `{` was read, with its `:`; `.end` after the `}`.
-    /// When the key's bytes (escapes decoded) equal `expected.bytes`, it is `.expected` and costs
-    /// no `String`: records of one payload repeat their keys.
-    mutating func nextMemberKey(first: inout Bool, expecting expected: (bytes: [UInt8], key: String)?) throws(StrataError) -> MemberKey {
+    /// Moves to the next member of an object whose `{` was read: to the opening quote of its key
+    /// (read it with ``parseStringToken()``, then ``expectColon(after:)``); false after the `}`.
+    mutating func nextMember(first: inout Bool) throws(StrataError) -> Bool {
         try skipWhitespace()
         guard let byte = try peek() else { throw failure("unexpected end of input inside an object") }
         if byte == UInt8(ascii: "}") {
             index += 1
-            return .end
+            return false
         }
         if !first {
             guard byte == UInt8(ascii: ",") else { throw failure("expected ',' or '}' after an object member, found \(describe(byte))") }
@@ -213,20 +203,21 @@ struct JSONParser {
         guard quote == UInt8(ascii: "\"") else {
             throw failure(quote == UInt8(ascii: "}") ? "a trailing comma before '}' is not JSON" : "expected a member name in double quotes, found \(describe(quote))")
         }
-        let token = try parseStringToken()
-        let key: String
-        let isExpected: Bool
-        if let expected, withBytes(of: token, { Self.equal($0, expected.bytes) }) {
-            (key, isExpected) = (expected.key, true)
-        } else {
-            (key, isExpected) = (string(of: token), false)
+        return true
+    }
+
+    /// The `:` after the member key `key`.
+    @inline(__always)
+    mutating func expectColon(after key: @autoclosure () -> String) throws(StrataError) {
+        if index < buffer.count, buffer[index] == UInt8(ascii: ":") {
+            index += 1
+            return
         }
         try skipWhitespace()
         guard let colon = try peek(), colon == UInt8(ascii: ":") else {
-            throw failure("expected ':' after the member name \(JSONValue.quoted(key))")
+            throw failure("expected ':' after the member name \(JSONValue.quoted(key()))")
         }
         index += 1
-        return .key(key, expected: isExpected)
     }
 
     /// Checks that only whitespace remains.
@@ -366,7 +357,14 @@ struct JSONParser {
         return !buffer.isEmpty
     }
 
+    /// Skips whitespace; inlined for the usual case of none.
+    @inline(__always)
     mutating func skipWhitespace() throws(StrataError) {
+        if index < buffer.count, buffer[index] > UInt8(ascii: " ") { return }
+        try skipWhitespaceSlowly()
+    }
+
+    private mutating func skipWhitespaceSlowly() throws(StrataError) {
         while true {
             while index < buffer.count {
                 switch buffer[index] {

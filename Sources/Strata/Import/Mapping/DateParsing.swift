@@ -62,6 +62,7 @@ enum DateParsing {
         var atEnd: Bool { position >= bytes.count }
         var current: UInt8? { position < bytes.count ? bytes[position] : nil }
 
+        @inline(__always)
         mutating func digits(_ count: Int) -> Int? {
             guard position + count <= bytes.count else { return nil }
             var value = 0
@@ -74,6 +75,7 @@ enum DateParsing {
             return value
         }
 
+        @inline(__always)
         mutating func take(_ character: Unicode.Scalar) -> Bool {
             guard current == UInt8(character.value) else { return false }
             position += 1

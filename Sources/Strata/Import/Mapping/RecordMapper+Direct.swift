@@ -4,9 +4,9 @@
 /// every key and string. Here the mapper reads a record member by member instead: keys are
 /// compared as bytes with the previous record's keys at the same position, and JSON strings bound
 /// for `String` and `Date` fields (alone or in arrays) go from the parser's bytes into the CBOR
-/// output. Every other value (numbers, booleans, null, objects, values of a field with a
-/// transform, the primary key, values a field must coerce) is parsed into a ``JSONValue`` and
-/// converted by the general path's own code.
+/// output, as do numbers and booleans bound for fields of their own kind. Every other value
+/// (null, objects, values of a field with a transform, the primary key, values a field must
+/// coerce) is parsed into a ``JSONValue`` and converted by the general path's own code.
 ///
 /// The result is the general path's, byte for byte and failure for failure: values are converted
 /// as the record is read, but what can fail is kept and thrown only after the whole record has
@@ -21,6 +21,12 @@ extension RecordMapper {
         case text
         /// A JSON string in ISO 8601 is written as a date (the field's format tries ISO 8601 first).
         case iso8601Date
+        /// A JSON integer is written as is.
+        case integer
+        /// A JSON number is written as a double, or as a float.
+        case double, float
+        /// `true` or `false` is written as is.
+        case bool
         /// A JSON array is read element by element, each as `element` says.
         indirect case array(element: DirectKind, type: FieldType)
 
@@ -32,6 +38,10 @@ extension RecordMapper {
             switch type {
             case .string: .text
             case .date where format == .automatic || format == .iso8601: .iso8601Date
+            case .integer: .integer
+            case .double: .double
+            case .float: .float
+            case .bool: .bool
             case .array(let element) where !nested: .array(element: of(element, format: format, nested: true), type: element)
             default: .general
             }
@@ -45,8 +55,8 @@ extension RecordMapper {
         case general
         /// Converted: its CBOR is this range of the values.
         case converted(Range<Int>)
-        /// Its conversion failed with this error, thrown if it stays the field's value.
-        case failed(any Error)
+        /// Its conversion failed with the error in ``failures``, thrown if it stays the field's value.
+        case failed
     }
 
     /// The pipeline item of the record that starts at the parser's next value, read straight from
@@ -82,15 +92,17 @@ extension RecordMapper {
         }
         var first = true
         var position = 0
-        while true {
+        while try parser.nextMember(first: &first) {
             // Records of one payload list their keys in one order: the previous record's key at
-            // this position usually matches, byte for byte.
-            let expected = position < directKeys.count ? directKeys[position] : nil
-            guard case .key(let key, let isExpected) = try parser.nextMemberKey(first: &first, expecting: expected) else { return }
+            // this position usually matches, byte for byte, and answers without a String.
+            let token = try parser.parseStringToken()
+            let key: String
             let field: Int
-            if isExpected {
+            if position < directKeys.count, parser.withBytes(of: token, { JSONParser.equal($0, directKeys[position].bytes) }) {
+                key = directKeys[position].key
                 field = directKeyFields[position]
             } else {
+                key = parser.string(of: token)
                 field = mapping.field(for: key) ?? -1
                 if position < directKeys.count {
                     directKeys[position] = (Array(key.utf8), key)
@@ -100,6 +112,7 @@ extension RecordMapper {
                     directKeyFields.append(field)
                 }
             }
+            try parser.expectColon(after: key)
             position += 1
             if field < 0 {
                 ignoredKeys[key, default: 0] += 1
@@ -130,15 +143,53 @@ extension RecordMapper {
             ValueConverter.writeDate(seconds, into: &values)
         case (.array(let element, let type), UInt8(ascii: "[")):
             if let failure = try readArray(&parser, element: element, type: type, key: key, field: field, into: &values) {
-                pending[field] = .failed(failure)
+                failures[field] = failure
+                pending[field] = .failed
                 return
             }
         default:
-            chosen[field] = (key, try parser.parseValue(depth: 2))
-            pending[field] = .general
-            return
+            let value = try Self.readScalarOrValue(&parser, byte, depth: 2)
+            guard Self.write(value, kind, into: &values) else {
+                chosen[field] = (key, value)
+                pending[field] = .general
+                return
+            }
         }
         pending[field] = .converted(start..<values.count)
+    }
+
+    /// The value at the parser's `byte` (whitespace skipped), at `depth`: numbers and literals
+    /// without ``JSONParser/parseValue(depth:)``'s set-up.
+    @inline(__always)
+    private static func readScalarOrValue(_ parser: inout JSONParser, _ byte: UInt8, depth: Int) throws(StrataError) -> JSONValue {
+        switch byte {
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return try parser.parseNumber()
+        case UInt8(ascii: "t"):
+            try parser.expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try parser.expectLiteral("false")
+            return .bool(false)
+        default:
+            return try parser.parseValue(depth: depth)
+        }
+    }
+
+    /// Writes a number or boolean the way ``ValueConverter`` writes it for a field of `kind`,
+    /// when that kind takes it as it is; false (nothing written) otherwise.
+    @inline(__always)
+    private static func write(_ value: JSONValue, _ kind: DirectKind, into values: inout CBORWriter) -> Bool {
+        switch (kind, value) {
+        case (.integer, .int(let number)): values.writeInteger(number)
+        case (.double, .int(let number)): values.writeDouble(Double(number))
+        case (.double, .double(let number)): values.writeDouble(number)
+        case (.float, .int(let number)): values.writeFloat(Float(Double(number)))
+        case (.float, .double(let number)): values.writeFloat(Float(number))
+        case (.bool, .bool(let flag)): values.writeBool(flag)
+        default: return false
+        }
+        return true
     }
 
     /// Reads the array at the parser's `[` (depth 2) into a CBOR array of `type` elements; the
@@ -175,7 +226,8 @@ extension RecordMapper {
                         item = .string(parser.string(of: token))
                     }
                 default:
-                    item = try parser.parseValue(depth: 3)
+                    let value = try Self.readScalarOrValue(&parser, byte, depth: 3)
+                    if !Self.write(value, element, into: &values) { item = value }
                 }
                 if let item {
                     let description = description.fields[field]
@@ -218,8 +270,8 @@ extension RecordMapper {
                 continue
             case .converted(let range):
                 slots[index] = .value(range)
-            case .failed(let error):
-                throw error
+            case .failed:
+                throw failures[index] ?? ConversionFailure(message: "cannot be mapped")
             case .general:
                 guard let (key, value) = chosen[index] else { continue }
                 slots[index] = try convert(value, key: key, field: index, into: &values)

@@ -41,6 +41,8 @@ final class RecordMapper {
     let directKinds: [DirectKind]
     /// Per top-level field of the record being read: where its value stands.
     @exclusivity(unchecked) var pending: [Pending]
+    /// The conversion failure of each field whose value is `.failed`.
+    @exclusivity(unchecked) var failures: [(any Error)?]
     /// The previous record's JSON keys by position as bytes, and the field each filled (-1: none).
     @exclusivity(unchecked) var directKeys: [(bytes: [UInt8], key: String)] = []
     @exclusivity(unchecked) var directKeyFields: [Int] = []
@@ -65,6 +67,7 @@ final class RecordMapper {
         self.primaryKeyKind = ValueKind(description.fields[primaryKeyIndex].type)
         chosen = Array(repeating: nil, count: description.fields.count)
         pending = Array(repeating: .absent, count: description.fields.count)
+        failures = Array(repeating: nil, count: description.fields.count)
         let converter = self.converter, transforms = self.transforms, primaryKeyIndex = self.primaryKeyIndex
         directKinds = description.fields.enumerated().map { index, field in
             guard transforms[index] == nil, index != primaryKeyIndex else { return .general }
