@@ -240,6 +240,52 @@ struct RecordLayout: Sendable {
         return writer.bytes
     }
 
+    /// Whether `stored` is what ``encode(_:merging:entity:)`` would store again, when that is
+    /// cheap to tell: every field is given (none absent) and `stored` holds exactly those fields
+    /// in the same bytes. False when it cannot tell; ``encode(_:merging:entity:)`` then decides.
+    func isUnchanged(_ mapped: RecordMapper.Mapped, stored: UnsafeBufferPointer<UInt8>) -> Bool {
+        var count = 0
+        for slot in mapped.slots {
+            switch slot {
+            case .absent: return false
+            case .null: continue
+            case .value: count += 1
+            }
+        }
+        var position = 0
+        guard Self.matchHead(.map, UInt64(count), stored, &position) else { return false }
+        return mapped.values.withUnsafeBufferPointer { values in
+            for (index, slot) in mapped.slots.enumerated() {
+                guard case .value(let range) = slot else { continue }
+                guard Self.matchHead(.unsigned, UInt64(fieldIDs[index]), stored, &position),
+                      range.count <= stored.count - position,
+                      memcmp(values.baseAddress! + range.lowerBound, stored.baseAddress! + position, range.count) == 0 else { return false }
+                position += range.count
+            }
+            return position == stored.count
+        }
+    }
+
+    /// Whether the CBOR head `major`/`value` in its shortest form is at `position`; moves past it.
+    @inline(__always)
+    private static func matchHead(_ major: CBOR.Major, _ value: UInt64, _ bytes: UnsafeBufferPointer<UInt8>,
+                                  _ position: inout Int) -> Bool {
+        let m = major.rawValue << 5
+        let (first, extra): (UInt8, Int) = switch value {
+        case ..<24: (m | UInt8(value), 0)
+        case ...0xFF: (m | 24, 1)
+        case ...0xFFFF: (m | 25, 2)
+        case ...0xFFFF_FFFF: (m | 26, 4)
+        default: (m | 27, 8)
+        }
+        guard bytes.count - position > extra, bytes[position] == first else { return false }
+        for index in 0..<extra where bytes[position + 1 + index] != UInt8(truncatingIfNeeded: value >> (8 * (extra - 1 - index))) {
+            return false
+        }
+        position += 1 + extra
+        return true
+    }
+
     /// The top-level entries of a stored record: field id and the byte range of its value.
     static func topLevelFields(of bytes: [UInt8], entity: String, key: String) throws(StrataError) -> [(id: Int, value: Range<Int>)] {
         var entries: [(id: Int, value: Range<Int>)] = []
