@@ -213,6 +213,13 @@ private final class ImportSession {
         if report.failures.count < 100 { report.failures.append(error) }
     }
 
+    /// `tx.lmdb(entity:key:)`, with the key's text made only for an error.
+    private func lmdb<R>(_ mapped: RecordMapper.Mapped, _ body: () throws -> R) throws -> R {
+        do { return try body() } catch let error as LMDBError {
+            throw StrataError(error, path: tx.store.path, entity: context.name, key: mapped.keyText)
+        }
+    }
+
     /// Records the key in `seen`; false when the payload had it before.
     private func markSeen(_ key: [UInt8]) throws -> Bool {
         let raw = tx.raw
@@ -245,7 +252,7 @@ private final class ImportSession {
             if report.duplicateKeys.count < 20 { report.duplicateKeys.append(mapped.keyText) }
         }
         // An unchanged record is recognised in the memory map, without copying or decoding it.
-        let found = try tx.lmdb(entity: context.name, key: mapped.keyText) {
+        let found = try lmdb(mapped) {
             try raw.withValue(forKey: key, in: context.records) { value in
                 value.withUnsafeBufferPointer { bytes in
                     layout.isUnchanged(mapped, stored: bytes) ? StoredRecord.unchanged : .bytes(Array(bytes))
@@ -275,7 +282,7 @@ private final class ImportSession {
             return
         }
         if !indexer.isEmpty { try indexer.checkUnique(bytes, key) { mapped.keyText } }
-        try tx.lmdb(entity: context.name, key: mapped.keyText) {
+        try lmdb(mapped) {
             if stored == nil, let largest = context.largestKey, largest.lexicographicallyPrecedes(key) {
                 try raw.put(bytes, forKey: key, in: context.records, options: .append)
                 context.largestKey = key

@@ -235,6 +235,21 @@ import TestSupport
         }
     }
 
+    /// Integer primary keys are encoded without IndexKey.encode's detours, to the same bytes.
+    @Test func integerPrimaryKeysEncodeAsIndexKeysDo() throws {
+        let ids: [(String, Int64)] = [("0", 0), ("1", 1), ("-1", -1), ("255", 255), ("256", 256), ("-9223372036854775808", .min),
+                                      ("9223372036854775807", .max), ("\"17\"", 17), ("2.0", 2), ("1e3", 1000)]
+        let texts = ids.map { $0.0 == "1e3" ? "1000.0" : $0.0 == "\"17\"" ? "17" : $0.0 }   // as the general path writes them
+        let text = "[" + ids.map { #"{"id": \#($0.0), "name": "n"}"# }.joined(separator: ",") + "]"
+        let run = try Self.run(text, chunk: 1 << 20, direct: true)
+        #expect(run.items.count == ids.count)
+        for ((item, (json, id)), keyText) in zip(zip(run.items, ids), texts) {
+            #expect(item.failure == nil)
+            #expect(item.key == IndexKey.encode(.int(id), kind: ValueKind(.integer), collation: .binary), "\(json)")
+            #expect(item.keyText == keyText)
+        }
+    }
+
     // MARK: Running both paths
 
     /// One pipeline item, with its fields' bytes rather than ranges of the values buffer.

@@ -97,10 +97,18 @@ extension JSONParser {
             if let base = bytes.baseAddress {
                 let raw = UnsafeRawPointer(base)
                 while position + 8 <= limit {
-                    let word = raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-                    if Self.hasByteLess(than: 0x20, word) | Self.hasZeroByte(word ^ 0x2222_2222_2222_2222)
-                        | Self.hasZeroByte(word ^ 0x5C5C_5C5C_5C5C_5C5C) | (word & 0x8080_8080_8080_8080) != 0 { break }
-                    position += 8
+                    let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+                    let found = Self.hasByteLess(than: 0x20, word) | Self.hasZeroByte(word ^ 0x2222_2222_2222_2222)
+                        | Self.hasZeroByte(word ^ 0x5C5C_5C5C_5C5C_5C5C) | (word & 0x8080_8080_8080_8080)
+                    if found == 0 {
+                        position += 8
+                        continue
+                    }
+                    // The lowest flag marks the first such byte (the tests only err above a true one).
+                    position += found.trailingZeroBitCount >> 3
+                    guard bytes[position] >= 0x80 else { return (position, high < 0x80) }
+                    high = 0x80
+                    position += 1
                 }
             }
             while position < limit {

@@ -186,7 +186,16 @@ struct JSONParser {
 
     /// Moves to the next member of an object whose `{` was read: to the opening quote of its key
     /// (read it with ``parseStringToken()``, then ``expectColon(after:)``); false after the `}`.
+    @inline(__always)
     mutating func nextMember(first: inout Bool) throws(StrataError) -> Bool {
+        if !first, index + 1 < buffer.count, buffer[index] == UInt8(ascii: ","), buffer[index + 1] == UInt8(ascii: "\"") {
+            index += 1
+            return true
+        }
+        return try nextMemberSlowly(first: &first)
+    }
+
+    private mutating func nextMemberSlowly(first: inout Bool) throws(StrataError) -> Bool {
         try skipWhitespace()
         guard let byte = try peek() else { throw failure("unexpected end of input inside an object") }
         if byte == UInt8(ascii: "}") {

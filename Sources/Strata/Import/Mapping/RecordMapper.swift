@@ -17,6 +17,8 @@ final class RecordMapper {
     let transforms: [JSONValueTransform?]
     let primaryKeyIndex: Int
     let primaryKeyKind: ValueKind
+    /// The primary key field is an integer.
+    let primaryKeyIsInteger: Bool
     /// JSON keys that filled no field, with how often they occurred.
     @exclusivity(unchecked) var ignoredKeys: [String: Int] = [:]
 
@@ -50,8 +52,13 @@ final class RecordMapper {
     /// A mapped record: its encoded primary key and its fields, ready to merge with the stored one.
     struct Mapped: Sendable {
         var primaryKey: [UInt8]
-        /// The primary key as the JSON gave it, for messages and the report.
-        var keyText: String
+        /// The primary key's JSON value.
+        var keyValue: JSONValue
+        /// The primary key as the JSON gave it, for messages and the report (made when asked).
+        var keyText: String {
+            if case .string(let string) = keyValue { return string }
+            return keyValue.jsonText
+        }
         /// Per top-level field: absent, null, or the range of its CBOR value in `values`.
         var slots: [Slot]
         var values: [UInt8]
@@ -65,6 +72,7 @@ final class RecordMapper {
         self.transforms = description.fields.map { options.transforms[$0.name] }
         self.primaryKeyIndex = description.fields.firstIndex { $0.name == description.primaryKey } ?? 0
         self.primaryKeyKind = ValueKind(description.fields[primaryKeyIndex].type)
+        self.primaryKeyIsInteger = description.fields[primaryKeyIndex].type == .integer
         chosen = Array(repeating: nil, count: description.fields.count)
         pending = Array(repeating: .absent, count: description.fields.count)
         failures = Array(repeating: nil, count: description.fields.count)
@@ -152,15 +160,23 @@ final class RecordMapper {
         guard let (key, value) = chosen[primaryKeyIndex], value != .null else {
             throw ConversionFailure(message: "has no primary key (field '\(description.primaryKey)', JSON key 'id' or '\(description.primaryKey)')")
         }
-        guard let keyValue = primaryKeyValue(value), let bytes = IndexKey.encode(keyValue, kind: primaryKeyKind, collation: .binary) else {
-            throw ConversionFailure(message: "'\(key)' is \(value), which is not a valid primary key")
+        let bytes: [UInt8]
+        if case .int(let integer) = value, primaryKeyIsInteger {
+            // What IndexKey.encode(.int(integer), kind: .integer) gives, in a buffer of the right size.
+            var key: [UInt8] = []
+            key.reserveCapacity(9)
+            integer.appendOrderedKey(to: &key)
+            bytes = key
+        } else {
+            guard let keyValue = primaryKeyValue(value), let encoded = IndexKey.encode(keyValue, kind: primaryKeyKind, collation: .binary) else {
+                throw ConversionFailure(message: "'\(key)' is \(value), which is not a valid primary key")
+            }
+            bytes = encoded
         }
         guard bytes.count <= maximumKeySize else {
             throw ConversionFailure(message: "'\(key)': the primary key encodes to \(bytes.count) bytes; LMDB keys are limited to \(maximumKeySize)")
         }
-        let text: String
-        if case .string(let string) = value { text = string } else { text = value.jsonText }
-        return Mapped(primaryKey: bytes, keyText: text, slots: slots, values: values.bytes)
+        return Mapped(primaryKey: bytes, keyValue: value, slots: slots, values: values.bytes)
     }
 
     /// The primary key as a query value, converted as its field's type asks.
