@@ -91,7 +91,9 @@ final class ImportPipeline: Sendable {
 final class HandoffChannel<Element: Sendable>: @unchecked Sendable {
     // @unchecked: every stored property is guarded by `condition`.
     private let condition = NSCondition()
-    private var queue: [Element] = []
+    /// Taken elements are cleared at once, so that a batch lives no longer than its consumer
+    /// holds it.
+    private var queue: [Element?] = []
     private var head = 0
     private var cancelled = false
     private let capacity: Int
@@ -116,7 +118,7 @@ final class HandoffChannel<Element: Sendable>: @unchecked Sendable {
         defer { condition.unlock() }
         while head == queue.count && !cancelled { condition.wait() }
         guard head < queue.count else { return nil }
-        let element = queue[head]
+        let element = queue[head].take()
         head += 1
         if head > 64 {
             queue.removeFirst(head)
