@@ -174,6 +174,7 @@ import TestSupport
             (#"[{"id": 1}]"#, JSONLimits(maximumDepth: 1)),
             (#"[{"id": 1, "name": "abcdef"}]"#, JSONLimits(maximumStringLength: 4)),
             (#"[{"id": 1, "name": "ab\ncd"}]"#, JSONLimits(maximumStringLength: 4)),
+            (#"[{"id": 1, "tags": ["abcd", "abcde"]}]"#, JSONLimits(maximumStringLength: 4)),
             (#"[{"id": 1, "longkey": 1}]"#, JSONLimits(maximumStringLength: 4)),
         ]
         for (text, limits) in cases {

@@ -173,6 +173,19 @@ func parseFailure(_ text: String, rootKey: String? = nil, limits: JSONLimits = J
         var parser = JSONParser(source: EndlessString(), limits: limits)
         #expect(throws: StrataError.self) { _ = try parser.nextRecord(rootKey: nil) }
     }
+
+    /// A string one byte over the limit is refused however it falls in the chunks.
+    @Test(arguments: [1, 3, 1 << 20])
+    func aStringOneByteOverTheLimitIsRefused(chunk: Int) throws {
+        let limits = JSONLimits(maximumStringLength: 4)
+        #expect(try parseRecords(#"["abcd", {"abcd": "a\nbc"}]"#, chunk: chunk, limits: limits).count == 2)
+        for text in [#"["abcde"]"#, #"[{"abcde": 1}]"#, #"["abc\nd"]"#] {
+            #expect(throws: StrataError.self, "\(text)") { _ = try parseRecords(text, chunk: chunk, limits: limits) }
+            do { _ = try parseRecords(text, chunk: chunk, limits: limits) } catch let error as StrataError {
+                #expect(error.message.contains("longer than the limit of 4 bytes"), "\(text)")
+            }
+        }
+    }
 }
 
 /// `[{"a": "xxxx…` forever: a string longer than any limit.

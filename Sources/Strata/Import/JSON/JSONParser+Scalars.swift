@@ -53,7 +53,8 @@ extension JSONParser {
         let (stop, allASCII) = scanPlainRun(from: index)
         ascii = allASCII
         index = stop
-        if index < buffer.count, buffer[index] == UInt8(ascii: "\"") {
+        // (The run stops one byte past the limit: a quote there ends a string that is too long.)
+        if index < buffer.count, buffer[index] == UInt8(ascii: "\""), index - runStart <= limits.maximumStringLength {
             let range = runStart..<index
             advance()
             return StringToken(range: range, inScratch: false, text: ascii ? nil : try validated(buffer[range], start))
