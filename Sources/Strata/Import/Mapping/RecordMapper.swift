@@ -221,8 +221,7 @@ struct RecordLayout: Sendable {
     /// no key, then stored fields the description does not know, in their stored order. Throws
     /// ``ConversionFailure`` when a new record lacks a required field.
     func encode(_ mapped: RecordMapper.Mapped, merging stored: [UInt8]?, entity: String) throws -> [UInt8] {
-        let key = mapped.keyText
-        let storedFields = try stored.map { try Self.topLevelFields(of: $0, entity: entity, key: key) } ?? []
+        let storedFields = try stored.map { try Self.topLevelFields(of: $0, entity: entity, key: mapped.keyText) } ?? []
         var writer = CBORWriter(capacity: mapped.values.count + (stored?.count ?? 0) + 16)
         writer.bytes.append(CBOR.emptyMapByte)
         var count = 0
@@ -254,6 +253,19 @@ struct RecordLayout: Sendable {
         }
         writer.patchHead(at: 0, .map, count: count)
         return writer.bytes
+    }
+
+    /// The top-level entries of a stored record: field id and the byte range of its value.
+    static func topLevelFields(of bytes: [UInt8], entity: String, key: @autoclosure () -> String) throws(StrataError) -> [(id: Int, value: Range<Int>)] {
+        var entries: [(id: Int, value: Range<Int>)] = []
+        do {
+            try CBORReader(bytes: bytes).forEachTopLevelField { id, value in entries.append((id, value)) }
+        } catch {
+            let key = key()
+            throw StrataError(.corruptRecord, "\(entity): the stored record with key \(key) is not a valid CBOR map",
+                              entity: entity, key: key, cause: error)
+        }
+        return entries
     }
 
     /// Whether `stored` is what ``encode(_:merging:entity:)`` would store again, when that is
@@ -300,17 +312,5 @@ struct RecordLayout: Sendable {
         }
         position += 1 + extra
         return true
-    }
-
-    /// The top-level entries of a stored record: field id and the byte range of its value.
-    static func topLevelFields(of bytes: [UInt8], entity: String, key: String) throws(StrataError) -> [(id: Int, value: Range<Int>)] {
-        var entries: [(id: Int, value: Range<Int>)] = []
-        do {
-            try CBORReader(bytes: bytes).forEachTopLevelField { id, value in entries.append((id, value)) }
-        } catch {
-            throw StrataError(.corruptRecord, "\(entity): the stored record with key \(key) is not a valid CBOR map",
-                              entity: entity, key: key, cause: error)
-        }
-        return entries
     }
 }
