@@ -49,9 +49,16 @@ final class ImportPipeline: Sendable {
                 batch.reserveCapacity(batchSize)
                 var index = 0
                 while true {
-                    guard let (record, position) = try parser.nextRecordWithStart(rootKey: options.rootKey) else { break }
-                    batch.append(mapper.item(record, index: index, position: position, endOffset: parser.offset,
-                                             maximumKeySize: maximumKeySize))
+                    guard let (record, position) = try parser.nextPendingRecordWithStart(rootKey: options.rootKey) else { break }
+                    switch record {
+                    case .parsed(let value):
+                        batch.append(mapper.item(value, index: index, position: position, endOffset: parser.offset,
+                                                 maximumKeySize: maximumKeySize))
+                    case .atValue:
+                        // Straight from the parser's bytes, without a JSONValue tree.
+                        batch.append(try mapper.item(reading: &parser, index: index, position: position,
+                                                     maximumKeySize: maximumKeySize))
+                    }
                     index += 1
                     if batch.count == batchSize {
                         guard channel.send(.records(batch)) else { return }
@@ -84,7 +91,9 @@ final class ImportPipeline: Sendable {
 final class HandoffChannel<Element: Sendable>: @unchecked Sendable {
     // @unchecked: every stored property is guarded by `condition`.
     private let condition = NSCondition()
-    private var queue: [Element] = []
+    /// Taken elements are cleared at once, so that a batch lives no longer than its consumer
+    /// holds it.
+    private var queue: [Element?] = []
     private var head = 0
     private var cancelled = false
     private let capacity: Int
@@ -109,7 +118,7 @@ final class HandoffChannel<Element: Sendable>: @unchecked Sendable {
         defer { condition.unlock() }
         while head == queue.count && !cancelled { condition.wait() }
         guard head < queue.count else { return nil }
-        let element = queue[head]
+        let element = queue[head].take()
         head += 1
         if head > 64 {
             queue.removeFirst(head)

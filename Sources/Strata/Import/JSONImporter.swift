@@ -157,6 +157,10 @@ private final class ImportSession {
     /// The primary keys seen in this import's payload: an LMDB database emptied at the start and
     /// the end, so that duplicate detection and a sync's deletions cost no memory per record.
     let seen: Database
+    /// The largest key in `seen` while every key went in at its end (nil: `seen` is empty, or
+    /// its largest key is unknown): a larger key is appended, without a search.
+    var largestSeen: [UInt8]?
+    var seenIsOrdered: Bool
     let maximumKeySize: Int
 
     init(_ tx: WriteTransaction, _ target: ImportTarget, _ options: ImportOptions, keepSeen: Bool = false) throws {
@@ -178,6 +182,7 @@ private final class ImportSession {
             }
         }
         if !keepSeen { try tx.lmdb(entity: context.name) { try tx.raw.drop(seen) } }
+        seenIsOrdered = !keepSeen
     }
 
     /// Writes one mapped record; a failed one is skipped or thrown as the options say.
@@ -208,15 +213,60 @@ private final class ImportSession {
         if report.failures.count < 100 { report.failures.append(error) }
     }
 
+    /// `tx.lmdb(entity:key:)`, with the key's text made only for an error.
+    private func lmdb<R>(_ mapped: RecordMapper.Mapped, _ body: () throws -> R) throws -> R {
+        do { return try body() } catch let error as LMDBError {
+            throw StrataError(error, path: tx.store.path, entity: context.name, key: mapped.keyText)
+        }
+    }
+
+    /// Records the key in `seen`; false when the payload had it before.
+    private func markSeen(_ key: [UInt8]) throws -> Bool {
+        let raw = tx.raw
+        return try tx.lmdb(entity: context.name) {
+            // Payloads often come in key order: then each key goes at the end, without a search.
+            if seenIsOrdered, largestSeen.map({ $0.lexicographicallyPrecedes(key) }) ?? true {
+                try raw.put([], forKey: key, in: seen, options: .append)
+                largestSeen = key
+                return true
+            }
+            seenIsOrdered = false
+            return try raw.putIfAbsent([], forKey: key, in: seen) == nil
+        }
+    }
+
+    /// What the records database holds under a key.
+    private enum StoredRecord {
+        case absent
+        /// The mapped record would store exactly these bytes again.
+        case unchanged
+        case bytes([UInt8])
+    }
+
     private func write(_ mapped: RecordMapper.Mapped, into report: inout ImportReport) throws {
         let key = mapped.primaryKey
         let raw = tx.raw
-        let firstTime = try tx.lmdb(entity: context.name) { try raw.putIfAbsent([], forKey: key, in: seen) == nil }
+        let firstTime = try markSeen(key)
         if !firstTime {
             report.duplicates += 1
             if report.duplicateKeys.count < 20 { report.duplicateKeys.append(mapped.keyText) }
         }
-        let stored = try tx.lmdb(entity: context.name, key: mapped.keyText) { try raw.value(forKey: key, in: context.records) }
+        // An unchanged record is recognised in the memory map, without copying or decoding it.
+        let found = try lmdb(mapped) {
+            try raw.withValue(forKey: key, in: context.records) { value in
+                value.withUnsafeBufferPointer { bytes in
+                    layout.isUnchanged(mapped, stored: bytes) ? StoredRecord.unchanged : .bytes(Array(bytes))
+                }
+            }
+        } ?? .absent
+        let stored: [UInt8]?
+        switch found {
+        case .unchanged:
+            if firstTime { report.unchanged += 1 }
+            return
+        case .absent: stored = nil
+        case .bytes(let bytes): stored = bytes
+        }
         let bytes = try layout.encode(mapped, merging: stored, entity: context.name)
         if let stored {
             if stored == bytes {
@@ -232,7 +282,7 @@ private final class ImportSession {
             return
         }
         if !indexer.isEmpty { try indexer.checkUnique(bytes, key) { mapped.keyText } }
-        try tx.lmdb(entity: context.name, key: mapped.keyText) {
+        try lmdb(mapped) {
             if stored == nil, let largest = context.largestKey, largest.lexicographicallyPrecedes(key) {
                 try raw.put(bytes, forKey: key, in: context.records, options: .append)
                 context.largestKey = key

@@ -45,6 +45,24 @@ import TestSupport
         #expect(try store.indexesConsistent())
     }
 
+    /// The seen-keys database takes keys in ascending order at its end and others by search:
+    /// duplicates and a sync's deletions come out the same either way, and across batches.
+    @Test func duplicatesAndMissingKeysAreFoundInAndOutOfKeyOrder() throws {
+        func payload(_ ids: [Int]) -> Data { membersJSON(ids.map { ($0, "F\($0)", "L\($0)", "Berlin") }) }
+        let ordered = try store.importJSON(payload([1, 2, 3, 3, 4]), as: Member.self)
+        #expect((ordered.inserted, ordered.duplicates, ordered.duplicateKeys) == (4, 1, ["3"]))
+        let shuffled = try store.importJSON(payload([5, 6, 2, 7, 6, 5, 8, 2]), as: Member.self)
+        #expect((shuffled.inserted, shuffled.unchanged, shuffled.duplicates, shuffled.duplicateKeys) == (4, 1, 3, ["6", "5", "2"]))
+        let batched = try store.importJSON(payload([9, 10, 11, 9, 12, 10]), as: Member.self, options: ImportOptions(batchSize: 2))
+        #expect((batched.inserted, batched.duplicates, batched.duplicateKeys) == (4, 2, ["9", "10"]))
+        let syncOrdered = try store.importJSON(payload([2, 4, 6]), as: Member.self, options: ImportOptions(mode: .sync))
+        #expect((syncOrdered.unchanged, syncOrdered.deleted) == (3, 9))
+        let syncShuffled = try store.importJSON(payload([6, 2, 6]), as: Member.self, options: ImportOptions(mode: .sync))
+        #expect((syncShuffled.unchanged, syncShuffled.duplicates, syncShuffled.deleted) == (2, 1, 1))
+        #expect(try store.members().map(\.remoteID) == [2, 6])
+        #expect(try store.indexesConsistent())
+    }
+
     @Test func syncDeletesWhatThePayloadLacksOnlyInsideItsScope() throws {
         try store.importJSON(berlinAndParis, as: Member.self)
         let page = membersJSON([(1, "Gob", "Bluth", "Berlin"), (6, "Ann", "Veal", "Berlin")])

@@ -61,6 +61,40 @@ func parseFailure(_ text: String, rootKey: String? = nil, limits: JSONLimits = J
         #expect(try parseRecords(text, rootKey: "users", chunk: chunk) == [.object([JSONMember(key: "name", value: .string("Fünke ✓ and a longer string"))])])
     }
 
+    /// Numbers inside one chunk take the fast paths (integers without text, Clinger's exact
+    /// decimals); a chunk of one byte takes the careful path through `strtod`. Same bits.
+    @Test func numbersReadInOneChunkEqualThoseReadByteByByte() throws {
+        var generator = SeededGenerator(seed: 7)
+        var numbers = ["0", "-0", "0.0", "-0.0", "0e0", "0.1", "0.30000000000000004", "9007199254740993.0", "1e22", "1e23",
+                       "1E-22", "1e-23", "123456789012345.6", "1234567890123456.7", "5e-324", "1.7976931348623157e308",
+                       "999999999999999999", "-999999999999999999", "9223372036854775807", "-9223372036854775808",
+                       "9223372036854775808", "0.000001234", "100000000000000000000.5", "1.000000000000000000", "1e+005",
+                       "4.35", "344.1", "754.03", "-12.5e1", "2e2", "1e0005"]
+        for _ in 0..<2000 {
+            let digits = (0..<Int.random(in: 1...20, using: &generator)).map { _ in String(Int.random(in: 0...9, using: &generator)) }
+            var text = digits.joined().drop { $0 == "0" }.description
+            if text.isEmpty { text = "0" }
+            if Bool.random(using: &generator) {
+                let point = Int.random(in: 1...text.count, using: &generator)
+                text = String(text.prefix(point)) + "." + (point == text.count ? "5" : String(text.dropFirst(point)))
+            }
+            if Bool.random(using: &generator) { text += "e" + String(Int.random(in: -30...30, using: &generator)) }
+            if Bool.random(using: &generator) { text = "-" + text }
+            numbers.append(text)
+        }
+        let json = "[" + numbers.joined(separator: ",") + "]"
+        let fast = try parseRecords(json)
+        let careful = try parseRecords(json, chunk: 1)
+        #expect(fast.count == numbers.count)
+        for (index, (a, b)) in zip(fast, careful).enumerated() {
+            switch (a, b) {
+            case (.int(let x), .int(let y)): #expect(x == y, "\(numbers[index])")
+            case (.double(let x), .double(let y)): #expect(x.bitPattern == y.bitPattern, "\(numbers[index])")
+            default: Issue.record("\(numbers[index]): \(a) and \(b)")
+            }
+        }
+    }
+
     @Test func aSingleObjectIsOneRecord() throws {
         #expect(try parseRecords(#"  {"id": 99}  "#) == [.object([JSONMember(key: "id", value: .int(99))])])
         #expect(try parseRecords("[]").isEmpty)
@@ -138,6 +172,19 @@ func parseFailure(_ text: String, rootKey: String? = nil, limits: JSONLimits = J
         // Streamed in small chunks, the same error comes before the end of the string is reached.
         var parser = JSONParser(source: EndlessString(), limits: limits)
         #expect(throws: StrataError.self) { _ = try parser.nextRecord(rootKey: nil) }
+    }
+
+    /// A string one byte over the limit is refused however it falls in the chunks.
+    @Test(arguments: [1, 3, 1 << 20])
+    func aStringOneByteOverTheLimitIsRefused(chunk: Int) throws {
+        let limits = JSONLimits(maximumStringLength: 4)
+        #expect(try parseRecords(#"["abcd", {"abcd": "a\nbc"}]"#, chunk: chunk, limits: limits).count == 2)
+        for text in [#"["abcde"]"#, #"[{"abcde": 1}]"#, #"["abc\nd"]"#] {
+            #expect(throws: StrataError.self, "\(text)") { _ = try parseRecords(text, chunk: chunk, limits: limits) }
+            do { _ = try parseRecords(text, chunk: chunk, limits: limits) } catch let error as StrataError {
+                #expect(error.message.contains("longer than the limit of 4 bytes"), "\(text)")
+            }
+        }
     }
 }
 

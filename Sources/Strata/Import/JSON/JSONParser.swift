@@ -32,8 +32,8 @@ struct JSONParser {
     /// The absolute offset at which the current line starts.
     private var lineStart = 0
     private var exhausted = false
-    /// Bytes of a string or number that spans chunks.
-    private var scratch: [UInt8] = []
+    /// Bytes of a string or number that spans chunks, or of a string with escapes.
+    private(set) var scratch: [UInt8] = []
     private var state = DocumentState.start
 
     private enum DocumentState {
@@ -62,6 +62,25 @@ struct JSONParser {
     /// object, or the elements of the array under `rootKey` in a top-level object. Nil at the end,
     /// after checking that nothing but whitespace follows.
     mutating func nextRecord(rootKey: String?) throws(StrataError) -> JSONValue? {
+        switch try nextPendingRecord(rootKey: rootKey) {
+        case nil: return nil
+        case .parsed(let value): return value
+        case .atValue: return try parseValue(depth: 1)
+        }
+    }
+
+    /// The next record, parsed already, or about to be read.
+    enum PendingRecord {
+        /// The document's one record (a single object), parsed and checked to end the document.
+        case parsed(JSONValue)
+        /// An element of the records array starts at the next non-whitespace byte: the caller
+        /// reads exactly one value at depth 1, as ``parseValue(depth:)`` with `depth: 1` would.
+        case atValue
+    }
+
+    /// ``nextRecord(rootKey:)`` that stops before an element of the records array, so that a
+    /// caller can read it without building a ``JSONValue``. Nil at the end.
+    mutating func nextPendingRecord(rootKey: String?) throws(StrataError) -> PendingRecord? {
         switch state {
         case .start:
             try skipWhitespace()
@@ -81,10 +100,10 @@ struct JSONParser {
             } else {
                 throw failure("expected a JSON array or object, found \(describe(byte))")
             }
-            return try nextRecord(rootKey: rootKey)
+            return try nextPendingRecord(rootKey: rootKey)
         case .single(let value):
             state = .finished
-            return value
+            return .parsed(value)
         case .inArray(let first, let wrapped):
             try skipWhitespace()
             guard let byte = try peek() else { throw failure("unexpected end of input inside the records array") }
@@ -103,7 +122,7 @@ struct JSONParser {
                 if try peek() == UInt8(ascii: "]") { throw failure("a trailing comma before ']' is not JSON") }
             }
             state = .inArray(first: false, wrapped: wrapped)
-            return try parseValue(depth: 1)
+            return .atValue
         case .finished:
             return nil
         }
@@ -114,6 +133,14 @@ struct JSONParser {
         try skipWhitespace()
         let start = position
         guard let record = try nextRecord(rootKey: rootKey) else { return nil }
+        return (record, start)
+    }
+
+    /// ``nextPendingRecord(rootKey:)`` with the position where the record starts, for messages.
+    mutating func nextPendingRecordWithStart(rootKey: String?) throws(StrataError) -> (PendingRecord, InputPosition)? {
+        try skipWhitespace()
+        let start = position
+        guard let record = try nextPendingRecord(rootKey: rootKey) else { return nil }
         return (record, start)
     }
 
@@ -151,11 +178,29 @@ struct JSONParser {
 
     /// The next member key of an object whose `{` was read, with its `:`; nil after the `}`.
     private mutating func nextMemberKey(first: inout Bool) throws(StrataError) -> String? {
+        guard try nextMember(first: &first) else { return nil }
+        let key = try parseString()
+        try expectColon(after: key)
+        return key
+    }
+
+    /// Moves to the next member of an object whose `{` was read: to the opening quote of its key
+    /// (read it with ``parseStringToken()``, then ``expectColon(after:)``); false after the `}`.
+    @inline(__always)
+    mutating func nextMember(first: inout Bool) throws(StrataError) -> Bool {
+        if !first, index + 1 < buffer.count, buffer[index] == UInt8(ascii: ","), buffer[index + 1] == UInt8(ascii: "\"") {
+            index += 1
+            return true
+        }
+        return try nextMemberSlowly(first: &first)
+    }
+
+    private mutating func nextMemberSlowly(first: inout Bool) throws(StrataError) -> Bool {
         try skipWhitespace()
         guard let byte = try peek() else { throw failure("unexpected end of input inside an object") }
         if byte == UInt8(ascii: "}") {
             index += 1
-            return nil
+            return false
         }
         if !first {
             guard byte == UInt8(ascii: ",") else { throw failure("expected ',' or '}' after an object member, found \(describe(byte))") }
@@ -167,13 +212,21 @@ struct JSONParser {
         guard quote == UInt8(ascii: "\"") else {
             throw failure(quote == UInt8(ascii: "}") ? "a trailing comma before '}' is not JSON" : "expected a member name in double quotes, found \(describe(quote))")
         }
-        let key = try parseString()
+        return true
+    }
+
+    /// The `:` after the member key `key`.
+    @inline(__always)
+    mutating func expectColon(after key: @autoclosure () -> String) throws(StrataError) {
+        if index < buffer.count, buffer[index] == UInt8(ascii: ":") {
+            index += 1
+            return
+        }
         try skipWhitespace()
         guard let colon = try peek(), colon == UInt8(ascii: ":") else {
-            throw failure("expected ':' after the member name \(JSONValue.quoted(key))")
+            throw failure("expected ':' after the member name \(JSONValue.quoted(key()))")
         }
         index += 1
-        return key
     }
 
     /// Checks that only whitespace remains.
@@ -278,13 +331,13 @@ struct JSONParser {
         }
     }
 
-    private func checkDepth(_ depth: Int) throws(StrataError) {
+    func checkDepth(_ depth: Int) throws(StrataError) {
         if depth >= limits.maximumDepth {
             throw failure("arrays and objects nest deeper than \(limits.maximumDepth) levels")
         }
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(StrataError) {
+    mutating func expectLiteral(_ literal: StaticString) throws(StrataError) {
         let start = position
         for expected in UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount) {
             guard let byte = try peek(), byte == expected else {
@@ -313,7 +366,14 @@ struct JSONParser {
         return !buffer.isEmpty
     }
 
+    /// Skips whitespace; inlined for the usual case of none.
+    @inline(__always)
     mutating func skipWhitespace() throws(StrataError) {
+        if index < buffer.count, buffer[index] > UInt8(ascii: " ") { return }
+        try skipWhitespaceSlowly()
+    }
+
+    private mutating func skipWhitespaceSlowly() throws(StrataError) {
         while true {
             while index < buffer.count {
                 switch buffer[index] {
@@ -348,7 +408,6 @@ struct JSONParser {
     mutating func appendScratch(_ bytes: ArraySlice<UInt8>) { scratch.append(contentsOf: bytes) }
     mutating func appendScratch(_ byte: UInt8) { scratch.append(byte) }
     mutating func clearScratch() { scratch.removeAll(keepingCapacity: true) }
-    var scratchBytes: [UInt8] { scratch }
     mutating func advance(_ count: Int = 1) { index += count }
 }
 

@@ -48,6 +48,12 @@ enum DateParsing {
         }
     }
 
+    /// ``iso8601(_:)`` of UTF-8 bytes.
+    static func iso8601(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        var cursor = ByteCursor(bytes: bytes)
+        return cursor.iso8601()
+    }
+
     /// A reading position in UTF-8 bytes.
     private struct ByteCursor {
         let bytes: UnsafeBufferPointer<UInt8>
@@ -56,6 +62,7 @@ enum DateParsing {
         var atEnd: Bool { position >= bytes.count }
         var current: UInt8? { position < bytes.count ? bytes[position] : nil }
 
+        @inline(__always)
         mutating func digits(_ count: Int) -> Int? {
             guard position + count <= bytes.count else { return nil }
             var value = 0
@@ -68,6 +75,7 @@ enum DateParsing {
             return value
         }
 
+        @inline(__always)
         mutating func take(_ character: Unicode.Scalar) -> Bool {
             guard current == UInt8(character.value) else { return false }
             position += 1

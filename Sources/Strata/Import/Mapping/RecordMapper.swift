@@ -17,8 +17,10 @@ final class RecordMapper {
     let transforms: [JSONValueTransform?]
     let primaryKeyIndex: Int
     let primaryKeyKind: ValueKind
+    /// The primary key field is an integer.
+    let primaryKeyIsInteger: Bool
     /// JSON keys that filled no field, with how often they occurred.
-    @exclusivity(unchecked) private(set) var ignoredKeys: [String: Int] = [:]
+    @exclusivity(unchecked) var ignoredKeys: [String: Int] = [:]
 
     /// One top-level field of a mapped record.
     enum Slot: Sendable {
@@ -27,18 +29,36 @@ final class RecordMapper {
         case value(Range<Int>)
     }
 
-    // Exclusivity: this buffer is touched only by `map`, which calls no code that could reach it
-    // again (value transforms cannot see the mapper), so accesses never overlap; the runtime
-    // checks would otherwise run on every element access.
-    @exclusivity(unchecked) private var chosen: [(key: String, value: JSONValue)?]
+    // Exclusivity: these buffers are touched only while mapping one record (`map` or
+    // `item(reading:…)`), which calls no code that could reach them again (value transforms
+    // cannot see the mapper), so accesses never overlap; the runtime checks would otherwise run
+    // on every element access.
+    /// The JSON key and value of each top-level field, the last of duplicate keys winning.
+    @exclusivity(unchecked) var chosen: [(key: String, value: JSONValue)?]
     /// The JSON keys of the previous record by position, with the field each filled (-1: none).
     @exclusivity(unchecked) private var keyOrder: [(key: String, field: Int)] = []
+
+    // The direct path's state (RecordMapper+Direct.swift).
+    /// How each top-level field's value is read.
+    let directKinds: [DirectKind]
+    /// Per top-level field of the record being read: where its value stands.
+    @exclusivity(unchecked) var pending: [Pending]
+    /// The conversion failure of each field whose value is `.failed`.
+    @exclusivity(unchecked) var failures: [(any Error)?]
+    /// The previous record's JSON keys by position as bytes, and the field each filled (-1: none).
+    @exclusivity(unchecked) var directKeys: [(bytes: [UInt8], key: String)] = []
+    @exclusivity(unchecked) var directKeyFields: [Int] = []
 
     /// A mapped record: its encoded primary key and its fields, ready to merge with the stored one.
     struct Mapped: Sendable {
         var primaryKey: [UInt8]
-        /// The primary key as the JSON gave it, for messages and the report.
-        var keyText: String
+        /// The primary key's JSON value.
+        var keyValue: JSONValue
+        /// The primary key as the JSON gave it, for messages and the report (made when asked).
+        var keyText: String {
+            if case .string(let string) = keyValue { return string }
+            return keyValue.jsonText
+        }
         /// Per top-level field: absent, null, or the range of its CBOR value in `values`.
         var slots: [Slot]
         var values: [UInt8]
@@ -52,7 +72,15 @@ final class RecordMapper {
         self.transforms = description.fields.map { options.transforms[$0.name] }
         self.primaryKeyIndex = description.fields.firstIndex { $0.name == description.primaryKey } ?? 0
         self.primaryKeyKind = ValueKind(description.fields[primaryKeyIndex].type)
+        self.primaryKeyIsInteger = description.fields[primaryKeyIndex].type == .integer
         chosen = Array(repeating: nil, count: description.fields.count)
+        pending = Array(repeating: .absent, count: description.fields.count)
+        failures = Array(repeating: nil, count: description.fields.count)
+        let converter = self.converter, transforms = self.transforms, primaryKeyIndex = self.primaryKeyIndex
+        directKinds = description.fields.enumerated().map { index, field in
+            guard transforms[index] == nil, index != primaryKeyIndex else { return .general }
+            return DirectKind(field, dateFormats: converter.dateFormats)
+        }
     }
 
     /// The pipeline item of one record: mapped, or failed with the reason.
@@ -96,43 +124,59 @@ final class RecordMapper {
         }
         var values = CBORWriter(capacity: 256)
         var slots = [Slot](repeating: .absent, count: description.fields.count)
-        for (index, field) in description.fields.enumerated() {
-            guard let (key, given) = chosen[index] else {
-                slots[index] = .absent
-                continue
-            }
-            var value = given
-            if let transform = transforms[index] {
-                do { value = try transform(value) } catch {
-                    throw ConversionFailure(message: "'\(key)': the transform of '\(field.name)' failed: \(error)")
-                }
-            }
-            if case .null = value {
-                guard field.isOptional else { throw ConversionFailure(message: "'\(key)' is null, but '\(field.name)' is not optional") }
-                slots[index] = .null
-                continue
-            }
-            let start = values.count
-            do {
-                try converter.write(value, as: field.type, dateFormat: field.dateFormat, path: field.name, into: &values,
-                                    owner: (mapping, index))
-            } catch let failure as ConversionFailure {
-                throw ConversionFailure(message: "'\(key)' " + failure.message)
-            }
-            slots[index] = .value(start..<values.count)
+        for index in description.fields.indices {
+            guard let (key, given) = chosen[index] else { continue }
+            slots[index] = try convert(given, key: key, field: index, into: &values)
         }
+        return try finish(slots: slots, values: values, maximumKeySize: maximumKeySize)
+    }
+
+    /// The slot of the top-level field at `index` given `value` under the JSON key `key`: the
+    /// field's transform applied, null checked, the value converted into `values`.
+    func convert(_ value: JSONValue, key: String, field index: Int, into values: inout CBORWriter) throws -> Slot {
+        let field = description.fields[index]
+        var value = value
+        if let transform = transforms[index] {
+            do { value = try transform(value) } catch {
+                throw ConversionFailure(message: "'\(key)': the transform of '\(field.name)' failed: \(error)")
+            }
+        }
+        if case .null = value {
+            guard field.isOptional else { throw ConversionFailure(message: "'\(key)' is null, but '\(field.name)' is not optional") }
+            return .null
+        }
+        let start = values.count
+        do {
+            try converter.write(value, as: field.type, dateFormat: field.dateFormat, path: field.name, into: &values,
+                                owner: (mapping, index))
+        } catch let failure as ConversionFailure {
+            throw ConversionFailure(message: "'\(key)' " + failure.message)
+        }
+        return .value(start..<values.count)
+    }
+
+    /// The mapped record of converted fields, with the primary key from `chosen`.
+    func finish(slots: [Slot], values: CBORWriter, maximumKeySize: Int) throws -> Mapped {
         guard let (key, value) = chosen[primaryKeyIndex], value != .null else {
             throw ConversionFailure(message: "has no primary key (field '\(description.primaryKey)', JSON key 'id' or '\(description.primaryKey)')")
         }
-        guard let keyValue = primaryKeyValue(value), let bytes = IndexKey.encode(keyValue, kind: primaryKeyKind, collation: .binary) else {
-            throw ConversionFailure(message: "'\(key)' is \(value), which is not a valid primary key")
+        let bytes: [UInt8]
+        if case .int(let integer) = value, primaryKeyIsInteger {
+            // What IndexKey.encode(.int(integer), kind: .integer) gives, in a buffer of the right size.
+            var key: [UInt8] = []
+            key.reserveCapacity(9)
+            integer.appendOrderedKey(to: &key)
+            bytes = key
+        } else {
+            guard let keyValue = primaryKeyValue(value), let encoded = IndexKey.encode(keyValue, kind: primaryKeyKind, collation: .binary) else {
+                throw ConversionFailure(message: "'\(key)' is \(value), which is not a valid primary key")
+            }
+            bytes = encoded
         }
         guard bytes.count <= maximumKeySize else {
             throw ConversionFailure(message: "'\(key)': the primary key encodes to \(bytes.count) bytes; LMDB keys are limited to \(maximumKeySize)")
         }
-        let text: String
-        if case .string(let string) = value { text = string } else { text = value.jsonText }
-        return Mapped(primaryKey: bytes, keyText: text, slots: slots, values: values.bytes)
+        return Mapped(primaryKey: bytes, keyValue: value, slots: slots, values: values.bytes)
     }
 
     /// The primary key as a query value, converted as its field's type asks.
@@ -177,8 +221,7 @@ struct RecordLayout: Sendable {
     /// no key, then stored fields the description does not know, in their stored order. Throws
     /// ``ConversionFailure`` when a new record lacks a required field.
     func encode(_ mapped: RecordMapper.Mapped, merging stored: [UInt8]?, entity: String) throws -> [UInt8] {
-        let key = mapped.keyText
-        let storedFields = try stored.map { try Self.topLevelFields(of: $0, entity: entity, key: key) } ?? []
+        let storedFields = try stored.map { try Self.topLevelFields(of: $0, entity: entity, key: mapped.keyText) } ?? []
         var writer = CBORWriter(capacity: mapped.values.count + (stored?.count ?? 0) + 16)
         writer.bytes.append(CBOR.emptyMapByte)
         var count = 0
@@ -213,14 +256,61 @@ struct RecordLayout: Sendable {
     }
 
     /// The top-level entries of a stored record: field id and the byte range of its value.
-    static func topLevelFields(of bytes: [UInt8], entity: String, key: String) throws(StrataError) -> [(id: Int, value: Range<Int>)] {
+    static func topLevelFields(of bytes: [UInt8], entity: String, key: @autoclosure () -> String) throws(StrataError) -> [(id: Int, value: Range<Int>)] {
         var entries: [(id: Int, value: Range<Int>)] = []
         do {
             try CBORReader(bytes: bytes).forEachTopLevelField { id, value in entries.append((id, value)) }
         } catch {
+            let key = key()
             throw StrataError(.corruptRecord, "\(entity): the stored record with key \(key) is not a valid CBOR map",
                               entity: entity, key: key, cause: error)
         }
         return entries
+    }
+
+    /// Whether `stored` is what ``encode(_:merging:entity:)`` would store again, when that is
+    /// cheap to tell: every field is given (none absent) and `stored` holds exactly those fields
+    /// in the same bytes. False when it cannot tell; ``encode(_:merging:entity:)`` then decides.
+    func isUnchanged(_ mapped: RecordMapper.Mapped, stored: UnsafeBufferPointer<UInt8>) -> Bool {
+        var count = 0
+        for slot in mapped.slots {
+            switch slot {
+            case .absent: return false
+            case .null: continue
+            case .value: count += 1
+            }
+        }
+        var position = 0
+        guard Self.matchHead(.map, UInt64(count), stored, &position) else { return false }
+        return mapped.values.withUnsafeBufferPointer { values in
+            for (index, slot) in mapped.slots.enumerated() {
+                guard case .value(let range) = slot else { continue }
+                guard Self.matchHead(.unsigned, UInt64(fieldIDs[index]), stored, &position),
+                      range.count <= stored.count - position,
+                      memcmp(values.baseAddress! + range.lowerBound, stored.baseAddress! + position, range.count) == 0 else { return false }
+                position += range.count
+            }
+            return position == stored.count
+        }
+    }
+
+    /// Whether the CBOR head `major`/`value` in its shortest form is at `position`; moves past it.
+    @inline(__always)
+    private static func matchHead(_ major: CBOR.Major, _ value: UInt64, _ bytes: UnsafeBufferPointer<UInt8>,
+                                  _ position: inout Int) -> Bool {
+        let m = major.rawValue << 5
+        let (first, extra): (UInt8, Int) = switch value {
+        case ..<24: (m | UInt8(value), 0)
+        case ...0xFF: (m | 24, 1)
+        case ...0xFFFF: (m | 25, 2)
+        case ...0xFFFF_FFFF: (m | 26, 4)
+        default: (m | 27, 8)
+        }
+        guard bytes.count - position > extra, bytes[position] == first else { return false }
+        for index in 0..<extra where bytes[position + 1 + index] != UInt8(truncatingIfNeeded: value >> (8 * (extra - 1 - index))) {
+            return false
+        }
+        position += 1 + extra
+        return true
     }
 }
