@@ -52,6 +52,9 @@ let package = Package(
         ),
         .executableTarget(name: "import-side-by-side", dependencies: ["ImportComparison"]),
 
+        // What active observers cost a stream of writes they do not observe.
+        .executableTarget(name: "observation-overhead", dependencies: ["EngineComparison", .product(name: "Strata", package: "Strata")]),
+
         // The official harness: `swift package --package-path Benchmarks benchmark`.
         .executableTarget(
             name: "StrataVsGRDB",

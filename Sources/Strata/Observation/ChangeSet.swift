@@ -13,11 +13,18 @@ public struct ChangeSet: Sendable, Equatable {
 
     /// Keys kept per entity before the change counts as `.all`.
     static let keyLimit = 1_000
+    /// Bytes of written records kept in all, so that observers can check them without a read.
+    static let byteLimit = 1 << 20
 
     /// The changed entities.
     public private(set) var entities: [String: Keys] = [:]
     /// Changes made by another process: which entities is unknown.
     public private(set) var isExternal = false
+    /// The records as the transaction left them, by entity and stored key (nil: deleted), while
+    /// they fit ``byteLimit``: observers decide from these whether a commit concerns them.
+    private(set) var records: [String: [[UInt8]: [UInt8]?]] = [:]
+    private var recordBytes = 0
+    private var recordsComplete = true
 
     public init() {}
 
@@ -32,6 +39,27 @@ public struct ChangeSet: Sendable, Equatable {
 
     /// True when `entity` may have changed.
     public func touches(_ entity: String) -> Bool { isExternal || entities[entity] != nil }
+
+    /// The stored bytes of the changed record `key` of `entity` after the commit: `.some(nil)`
+    /// when deleted, nil when not kept (too many, or written without noting the bytes).
+    func record(_ entity: String, key: [UInt8]) -> [UInt8]?? {
+        records[entity]?[key]
+    }
+
+    /// Notes a change of `key` (nil: any record) of `entity`, with the record's bytes after it
+    /// (nil for a delete).
+    mutating func note(_ entity: String, key: [UInt8]?, bytes: [UInt8]?) {
+        note(entity, key: key)
+        guard let key, case .some = entities[entity] else { records[entity] = nil; return }
+        let size = key.count + (bytes?.count ?? 0)
+        guard recordsComplete, recordBytes + size <= Self.byteLimit else {
+            recordsComplete = false
+            records = [:]
+            return
+        }
+        recordBytes += size
+        records[entity, default: [:]][key] = .some(bytes)
+    }
 
     mutating func note(_ entity: String, key: [UInt8]?) {
         switch (entities[entity], key) {
@@ -49,8 +77,17 @@ public struct ChangeSet: Sendable, Equatable {
         for (entity, keys) in other.entities {
             switch keys {
             case .all: note(entity, key: nil)
-            case .some(let set): for key in set { note(entity, key: key) }
+            case .some(let set):
+                for key in set {
+                    if let bytes = other.record(entity, key: key) { note(entity, key: key, bytes: bytes) } else {
+                        note(entity, key: key)
+                        records[entity]?[key] = nil
+                        recordsComplete = false
+                    }
+                }
             }
         }
     }
+
+    public static func == (a: ChangeSet, b: ChangeSet) -> Bool { a.entities == b.entities && a.isExternal == b.isExternal }
 }

@@ -19,6 +19,9 @@ final class ObservationCenter: Sendable {
 
     private let state = Mutex(State())
     private let lastTransactionID: @Sendable () -> Int
+    /// Where observers hear of commits: one hop per commit, off the committing thread, in
+    /// commit order.
+    private let queue = DispatchQueue(label: "strata.observers", qos: .userInitiated)
 
     init(lastTransactionID: @escaping @Sendable () -> Int) {
         self.lastTransactionID = lastTransactionID
@@ -62,8 +65,8 @@ final class ObservationCenter: Sendable {
             if transactionID > state.lastSeen { state.ownCommits.insert(transactionID) }
             return Array(state.observers.values)
         }
-        guard !changes.isEmpty else { return }
-        for notify in observers { notify(changes) }
+        guard !changes.isEmpty, !observers.isEmpty else { return }
+        queue.async { for notify in observers { notify(changes) } }
     }
 
     /// Tells every observer when another process committed since the last look.
@@ -77,6 +80,7 @@ final class ObservationCenter: Sendable {
             state.ownCommits = state.ownCommits.filter { $0 > current }
             return external ? Array(state.observers.values) : []
         }
-        for notify in observers { notify(.external) }
+        guard !observers.isEmpty else { return }
+        queue.async { for notify in observers { notify(.external) } }
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Store {
     /// The records of `type` that `query` selects, now and after every commit that changes them.
     ///
@@ -13,12 +15,12 @@ extension Store {
         _ type: T.Type, _ query: @escaping @Sendable (QueryRequest<T>) throws -> QueryRequest<T> = { $0 }
     ) -> Observation<[T]> {
         let entity = entityName(of: type)
-        let lastKeys = LastKeys()
-        return observe(relevant: { _ in true }) { tx, changes in
+        let last = ObservedResult(entity: entity)
+        return observe(relevant: last.mayConcern) { tx, changes in
             let request = try query(tx.query(type))
-            if let changes, try !tx.mayChange(request, entity: entity, changes: changes, lastKeys: lastKeys.keys) { return nil }
+            if let changes, try !tx.mayChange(request, entity: entity, changes: changes, lastKeys: last.keys) { return nil }
             let records = try request.all()
-            lastKeys.keys = Set(records.map(\.primaryKeyValue.orderedKey))
+            try last.update(keys: Set(records.map(\.primaryKeyValue.orderedKey)), request: request, tx)
             return records
         }
     }
@@ -80,10 +82,50 @@ extension Store {
     }
 }
 
-/// The stored keys of an observed query's last result, kept between reads (one read at a time).
-private final class LastKeys: @unchecked Sendable {
-    // @unchecked: read and written only by the driver's reads, which never overlap.
-    var keys: Set<[UInt8]> = []
+/// What an observed query's last read found, for deciding without a read whether a commit
+/// concerns it: the stored keys of its result and a test of stored bytes against its condition
+/// (nil when the condition goes through relationships, which other entities' changes affect).
+private final class ObservedResult: Sendable {
+    private struct State {
+        var keys: Set<[UInt8]> = []
+        var matches: (@Sendable ([UInt8]) -> Bool)?
+        var read = false
+    }
+    let entity: String
+    private let state = Mutex(State())
+
+    init(entity: String) { self.entity = entity }
+
+    var keys: Set<[UInt8]> { state.withLock { $0.keys } }
+
+    func update<T>(keys: Set<[UInt8]>, request: QueryRequest<T>, _ tx: ReadTransaction) throws {
+        var matches: (@Sendable ([UInt8]) -> Bool)?
+        if let context = try tx.context(named: entity),
+           request.query.predicate.fieldNames.isSubset(of: Set(context.schema.fields.names.values)) {
+            let predicate = request.query.predicate, fields = context.schema.fields, entity = self.entity
+            matches = { bytes in
+                guard let values = try? StoredFieldValues(bytes: bytes, fields: fields, entity: entity) else { return true }
+                return predicate.evaluate(on: values)
+            }
+        }
+        state.withLock { $0 = State(keys: keys, matches: matches, read: true) }
+    }
+
+    /// False only when `changes` provably leave the result as it was: the changed records of
+    /// the entity are known with their bytes, none was in the result and none matches now.
+    @Sendable func mayConcern(_ changes: ChangeSet) -> Bool {
+        state.withLock { state in
+            guard state.read, !changes.isExternal, let matches = state.matches else { return true }
+            guard let keys = changes.entities[entity] else { return false }
+            guard case .some(let changed) = keys else { return true }
+            for key in changed {
+                if state.keys.contains(key) { return true }
+                guard let bytes = changes.record(entity, key: key) else { return true }
+                if let bytes, matches(bytes) { return true }
+            }
+            return false
+        }
+    }
 }
 
 extension ReadTransaction {

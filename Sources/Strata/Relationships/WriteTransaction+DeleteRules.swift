@@ -67,7 +67,7 @@ extension WriteTransaction {
             try StoredIndexMaintainer(self, context).update(old: old, new: nil, primaryKey: key)
         }
         _ = try lmdb(entity: context.name) { try raw.delete(key, in: context.records) }
-        changes.note(context.name, key: key)
+        changes.note(context.name, key: key, bytes: nil)
         return true
     }
 
@@ -108,7 +108,7 @@ extension WriteTransaction {
         }
         let bytes = rewritten.bytes
         try lmdb(entity: context.name) { try raw.put(bytes, forKey: key, in: context.records) }
-        changes.note(context.name, key: key)
+        changes.note(context.name, key: key, bytes: bytes)
         if !context.schema.indexes.isEmpty {
             try StoredIndexMaintainer(self, context).update(old: old, new: bytes, primaryKey: key)
         }

@@ -151,20 +151,20 @@ public final class WriteTransaction: ReadTransaction {
                 do {
                     try raw.put(bytes, forKey: key, in: context.records, options: .append)
                     context.largestKey = key
-                    changes.note(context.name, key: key)
+                    changes.note(context.name, key: key, bytes: bytes)
                     return (.inserted, nil)
                 } catch let error as LMDBError where error.isKeyExists {
                     context.largestKey = nil   // stale (a savepoint rolled back): look it up again next time
                 }
             }
             guard let old = try raw.putIfAbsent(bytes, forKey: key, in: context.records) else {
-                changes.note(context.name, key: key)
+                changes.note(context.name, key: key, bytes: bytes)
                 return (.inserted, nil)
             }
             if !replacing { return (.updated, nil) }
             if old == bytes { return (.unchanged, nil) }
             try raw.put(bytes, forKey: key, in: context.records)
-            changes.note(context.name, key: key)
+            changes.note(context.name, key: key, bytes: bytes)
             return (.updated, old)
         }
     }
@@ -184,7 +184,7 @@ public final class WriteTransaction: ReadTransaction {
             guard let old = try record(type, storedKey: storedKey, context) else { return false }
             try maintainer.update(old: old, new: nil, primaryKey: storedKey)
         }
-        changes.note(context.name, key: storedKey)
+        changes.note(context.name, key: storedKey, bytes: nil)
         return try lmdb(entity: context.name, key: "\(key)") { try raw.delete(storedKey, in: context.records) }
     }
 
