@@ -45,24 +45,21 @@ public struct ResultsChange<Record: Sendable & Equatable>: Sendable, Equatable {
         let oldKeys = old.map(\.key), newKeys = new.map(\.key)
         deletedSections = oldKeys.indices.filter { !newKeys.contains(oldKeys[$0]) }
         insertedSections = newKeys.indices.filter { !oldKeys.contains(newKeys[$0]) }
-        var oldRows: [AnyHashable: (position: Position, record: Record, section: QueryValue)] = [:]
-        var oldOrder: [AnyHashable] = []
-        for (s, section) in old.enumerated() {
-            for (i, record) in section.records.enumerated() {
-                let id = identity(record)
-                oldRows[id] = (Position(section: s, item: i), record, section.key)
-                oldOrder.append(id)
+        /// Each record's position, record and section key by identity, and the identities in order.
+        func rows(of sections: [Section]) -> ([AnyHashable: (position: Position, record: Record, section: QueryValue)], [AnyHashable]) {
+            var rows: [AnyHashable: (position: Position, record: Record, section: QueryValue)] = [:]
+            var order: [AnyHashable] = []
+            for (s, section) in sections.enumerated() {
+                for (i, record) in section.records.enumerated() {
+                    let id = identity(record)
+                    rows[id] = (Position(section: s, item: i), record, section.key)
+                    order.append(id)
+                }
             }
+            return (rows, order)
         }
-        var newRows: [AnyHashable: (position: Position, record: Record, section: QueryValue)] = [:]
-        var newOrder: [AnyHashable] = []
-        for (s, section) in new.enumerated() {
-            for (i, record) in section.records.enumerated() {
-                let id = identity(record)
-                newRows[id] = (Position(section: s, item: i), record, section.key)
-                newOrder.append(id)
-            }
-        }
+        let (oldRows, oldOrder) = rows(of: old)
+        let (newRows, newOrder) = rows(of: new)
         deleted = oldOrder.filter { newRows[$0] == nil }.map { oldRows[$0]!.position }
         inserted = newOrder.filter { oldRows[$0] == nil }.map { newRows[$0]!.position }
         // Rows in both stay where the longest run of them keeps its order and section; the others move.
