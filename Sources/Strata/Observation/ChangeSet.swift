@@ -25,6 +25,11 @@ public struct ChangeSet: Sendable, Equatable {
     private(set) var records: [String: [[UInt8]: [UInt8]?]] = [:]
     private var recordBytes = 0
     private var recordsComplete = true
+    /// Off while nothing observes the store: notes only that something changed (``missed``),
+    /// so that bulk writes pay nothing for observation.
+    var isTracking = true
+    /// Something changed while tracking was off: observers registered meanwhile must re-read.
+    private(set) var missed = false
 
     public init() {}
 
@@ -49,6 +54,7 @@ public struct ChangeSet: Sendable, Equatable {
     /// Notes a change of `key` (nil: any record) of `entity`, with the record's bytes after it
     /// (nil for a delete).
     mutating func note(_ entity: String, key: [UInt8]?, bytes: [UInt8]?) {
+        guard isTracking else { missed = true; return }
         note(entity, key: key)
         guard let key, case .some = entities[entity] else { records[entity] = nil; return }
         let size = key.count + (bytes?.count ?? 0)
@@ -62,6 +68,7 @@ public struct ChangeSet: Sendable, Equatable {
     }
 
     mutating func note(_ entity: String, key: [UInt8]?) {
+        guard isTracking else { missed = true; return }
         switch (entities[entity], key) {
         case (.all?, _): return
         case (_, nil): entities[entity] = .all
@@ -74,6 +81,7 @@ public struct ChangeSet: Sendable, Equatable {
 
     mutating func merge(_ other: ChangeSet) {
         isExternal = isExternal || other.isExternal
+        missed = missed || other.missed
         for (entity, keys) in other.entities {
             switch keys {
             case .all: note(entity, key: nil)

@@ -130,6 +130,7 @@ public final class Store: Sendable {
         let result = try translatingLMDBErrors(path: path) {
             try environment.write(durability: durability == .synchronous ? .synchronous : .deferred) { txn in
                 let tx = WriteTransaction(store: self, raw: txn)
+                tx.changes.isTracking = observers.isObserved
                 defer { tx.invalidate() }
                 let value = try body(tx)
                 try tx.saveCatalogChanges()
@@ -140,7 +141,8 @@ public final class Store: Sendable {
         }
         if let committed {
             publish(committed)
-            observers.didCommit(committed.changes, transactionID: transactionID)
+            // Untracked changes (nothing observed when the write began) are news of unknown extent.
+            observers.didCommit(committed.changes.missed ? .external : committed.changes, transactionID: transactionID)
         }
         let mapSizeAfter = environment.currentMapSize
         if mapSizeAfter != mapSizeBefore {

@@ -248,6 +248,7 @@ public final class WriteTransaction: ReadTransaction {
         return try lmdb(entity: "savepoint") {
             try raw.savepoint { nested in
                 let child = WriteTransaction(store: store, raw: nested)
+                child.changes.isTracking = changes.isTracking
                 child.contexts = contexts.mapValues { $0.copy() }
                 child.typedContexts = typedContexts.compactMapValues { child.contexts[$0.name] }
                 defer { child.invalidate() }
