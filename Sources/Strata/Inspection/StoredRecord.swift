@@ -95,8 +95,13 @@ extension CBORReader {
             members.reserveCapacity(count)
             for _ in 0..<count {
                 let key: String
+                let keyStart = offset
                 switch try jsonValue(at: &offset, depth: depth + 1) {
                 case .string(let text): key = text
+                case .array, .object:
+                    // Strata writes text and integer keys only; a container as a key would be
+                    // spelled as JSON text, re-escaped at every level: exponential in the nesting.
+                    throw .corrupt(offset: keyStart, reason: "a map key that is an array or a map")
                 case let other: key = other.jsonText
                 }
                 members.append(JSONMember(key: key, value: try jsonValue(at: &offset, depth: depth + 1)))

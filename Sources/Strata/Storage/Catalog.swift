@@ -47,6 +47,11 @@ enum Catalog {
             guard !txn.isReadOnly else {
                 throw StrataError(.incompatibleStore, "the store at \(path) is not initialized; open it once with write access")
             }
+            // A new store's main database holds the catalog's own entry and nothing else; more
+            // means an LMDB file another program wrote, which must not be adopted.
+            if let main = try txn.openDatabase(nil), try txn.count(in: main) > 1 {
+                throw StrataError(.incompatibleStore, "\(path) holds an LMDB environment that is not a Strata store (it has data but no catalog); it was left unchanged")
+            }
             try txn.put(Array(try JSONEncoder().encode(Format(version: formatVersion))), forKey: formatKey, in: catalog)
         }
         return (catalog, try loadEntities(in: txn, catalog: catalog, path: path))

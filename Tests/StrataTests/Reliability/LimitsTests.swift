@@ -1,0 +1,217 @@
+import Foundation
+import LMDB
+import Testing
+import TestSupport
+@testable import Strata
+
+/// A record with a long indexed string, binary and folded, alone and in a compound index.
+struct LongKey: Record, Equatable {
+    var id: Int64
+    var text: String
+    var n: Int
+    static let primaryKey = \LongKey.id
+    static var indexes: [IndexDefinition<LongKey>] {
+        [.index(\.text), .index(\.text, collation: .caseAndDiacriticInsensitive), .index(\.text, \.n)]
+    }
+}
+
+/// A record with a large payload.
+struct Blob: Record, Equatable {
+    var id: Int64
+    var label: String
+    var bytes: Data
+    var text: String
+    static let primaryKey = \Blob.id
+    static var indexes: [IndexDefinition<Blob>] { [.index(\.label)] }
+}
+
+/// The edges of the storage engine: records larger than a page, index keys longer than LMDB's
+/// key limit, a map that grows from 1 MiB to tens of MiB within one import, and a disk that fills.
+@Suite struct LimitsTests {
+    /// Values that differ only beyond Strata's 480-byte index key cut, right at it, and before it;
+    /// plus short ones and case variants for the folded index.
+    static func longTexts() -> [String] {
+        let base = String(repeating: "k", count: 470)
+        var texts: [String] = ["", "a", "k", base, "K" + base.dropFirst()]
+        for length in [479, 480, 481, 482, 512, 2000] {
+            for last in ["a", "b", "B", "z"] {
+                texts.append(String(repeating: "k", count: length - 1) + last)
+            }
+        }
+        for cut in [479, 480, 481, 600] {           // a difference at byte `cut`, then a long common tail
+            for middle in ["a", "b"] {
+                texts.append(String(repeating: "k", count: cut) + middle + String(repeating: "t", count: 300))
+            }
+        }
+        texts.append(String(repeating: "k", count: 480) + "\u{0}" + "x")       // an escaped NUL right at the cut
+        texts.append(String(repeating: "é", count: 300))                          // two-byte characters across the cut
+        texts.append(String(repeating: "É", count: 300))
+        return texts
+    }
+
+    @Test func queriesOnIndexKeysLongerThanLMDBsLimitAreExact() throws {
+        let (store, dir) = try makeStore()
+        defer { withExtendedLifetime(dir) {} }
+        let texts = Self.longTexts()
+        let records = texts.enumerated().flatMap { index, text in
+            (0..<2).map { LongKey(id: Int64(index * 2 + $0), text: text, n: $0 * 10 + index % 7) }
+        }
+        try store.write { tx throws in try tx.insert(records) }
+        try store.read { tx throws in #expect(try tx.verifyIndexes(entity: "LongKey").isConsistent) }
+
+        var random = SeededGenerator(seed: 480)
+        var probes = texts
+        let long = texts.filter { $0.utf8.count > 470 }
+        probes += (0..<8).map { _ in String(long.randomElement(using: &random)!.prefix(480)) }       // the cut key itself
+        probes += (0..<8).map { _ in String(long.randomElement(using: &random)!.prefix(479)) + "l" } // between stored values
+        func brute(_ include: (LongKey) -> Bool) -> [Int64] { records.filter(include).map(\.id).sorted() }
+        let hints: [String?] = [nil, "text"]
+        for (number, probe) in probes.enumerated() {
+            for hint in hints where hint == nil || number % 2 == 0 {
+                func ids(_ format: String, _ arguments: any Sendable...) throws -> [Int64] {
+                    try store.read { tx throws in
+                        var query = try tx.query(LongKey.self).where(format, arguments: arguments)
+                        if let hint { query = query.using(index: hint) }
+                        return try query.ids().sorted()
+                    }
+                }
+                let label = "probe of \(probe.utf8.count) bytes ending \(probe.suffix(3).debugDescription), hint \(hint ?? "none")"
+                #expect(try ids("text == %@", probe) == brute { $0.text == probe }, "== \(label)")
+                #expect(try ids("text < %@", probe) == brute { Array($0.text.utf8).lexicographicallyPrecedes(Array(probe.utf8)) }, "< \(label)")
+                #expect(try ids("text >= %@", probe) == brute { !Array($0.text.utf8).lexicographicallyPrecedes(Array(probe.utf8)) }, ">= \(label)")
+                #expect(try ids("text BEGINSWITH %@", probe) == brute { $0.text.utf8.starts(with: probe.utf8) }, "BEGINSWITH \(label)")
+                #expect(try ids("text == %@ AND n >= 10", probe) == brute { $0.text == probe && $0.n >= 10 }, "compound \(label)")
+            }
+            let folded = try store.read { tx throws in try tx.query(LongKey.self).where("text ==[cd] %@", probe).using(index: "text[cd]").ids().sorted() }
+            #expect(folded == brute { $0.text.compare(probe, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame },
+                    "==[cd] probe of \(probe.utf8.count) bytes")
+        }
+        // IN lists, and walking the index in order under a LIMIT.
+        for _ in 0..<20 {
+            let chosen = (0..<4).map { _ in probes.randomElement(using: &random)! }
+            let found = try store.read { tx throws in try tx.query(LongKey.self).where("text IN %@", chosen).using(index: "text").ids().sorted() }
+            #expect(found == brute { chosen.contains($0.text) })
+        }
+    }
+
+    /// Known issue: an order served by walking an index (`IndexOrder`, or an index range that
+    /// yields the requested order) returns values whose keys were cut at 480 bytes in primary
+    /// key order among themselves, not in the order of their full values: `ORDER BY text` puts
+    /// "k…kb" (481 bytes) before "k…kB". Filters are exact (the test above); the order is not.
+    @Test func orderByOverIndexKeysLongerThanLMDBsLimitIsExact() throws {
+        let (store, dir) = try makeStore()
+        defer { withExtendedLifetime(dir) {} }
+        let records = Self.longTexts().enumerated().flatMap { index, text in
+            (0..<2).map { LongKey(id: Int64(index * 2 + $0), text: text, n: $0 * 10 + index % 7) }
+        }
+        try store.write { tx throws in try tx.insert(records) }
+        withKnownIssue("index-ordered results do not re-sort values whose index keys were cut at 480 bytes") {
+            for descending in [false, true] {
+                let ordered = try store.read { tx throws in
+                    try tx.query(LongKey.self).where("text >= %@", "k").sorted(by: \.text, descending ? .descending : .ascending).limit(25).all()
+                }
+                var expected = records.filter { !Array($0.text.utf8).lexicographicallyPrecedes(Array("k".utf8)) }
+                    .sorted { a, b in
+                        a.text == b.text ? a.id < b.id
+                            : Array(a.text.utf8).lexicographicallyPrecedes(Array(b.text.utf8)) != descending
+                    }
+                expected = Array(expected.prefix(25))
+                #expect(ordered.map(\.text) == expected.map(\.text), "ORDER BY text \(descending ? "DESC" : "ASC") LIMIT 25")
+            }
+        }
+    }
+
+    @Test func recordsLargerThanAPageLiveInOverflowPages() throws {
+        let (store, dir) = try makeStore()
+        defer { withExtendedLifetime(dir) {} }
+        var random = SeededGenerator(seed: 4096)
+        func blob(_ id: Int64, _ size: Int) -> Blob {
+            // A random 4 KiB block repeated: random enough, and cheap to make in a debug build.
+            let block = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &random) }
+            var bytes = Data(capacity: size)
+            while bytes.count < size { bytes.append(contentsOf: block.prefix(size - bytes.count)) }
+            return Blob(id: id, label: "size \(size)", bytes: bytes, text: String(repeating: "ü", count: size / 4))
+        }
+        let sizes = [4_000, 4_097, 16_385, 100_000, 1_000_000, 3_000_000]
+        let blobs = sizes.enumerated().map { blob(Int64($0.offset), $0.element) }
+        try store.write { tx throws in try tx.insert(blobs) }
+        #expect(try store.read { tx throws in try tx.all(Blob.self) } == blobs)
+        // Each grows and shrinks in place of the other; small records interleave.
+        let swapped = blobs.map { old in blob(old.id, sizes[(sizes.count - 1) - Int(old.id)]) }
+        let small = (100..<200).map { blob(Int64($0), $0) }
+        try store.write { tx throws in
+            try tx.upsert(swapped)
+            try tx.insert(small)
+        }
+        try store.write { tx throws in for key: Int64 in [1, 3, 5] { _ = try tx.delete(Blob.self, key: key) } }
+        let expected = [swapped[0], swapped[2], swapped[4]] + small
+        try store.read { tx throws in
+            #expect(try tx.all(Blob.self) == expected)
+            for kept in expected.prefix(3) {
+                #expect(try tx.query(Blob.self).where("label == %@", kept.label).ids() == [kept.id])
+            }
+            #expect(try tx.verifyIndexes(entity: "Blob").isConsistent)
+        }
+    }
+
+    @Test func oneImportGrowsTheMapFromOneMiBToTensOfMiB() throws {
+        let (store, dir) = try makeStore { $0.initialMapSize = 1 << 20 }
+        defer { withExtendedLifetime(dir) {} }
+        #expect(store.mapSize == 1 << 20)
+        let records = 6_000
+        let json = "[" + (0..<records).map { id in
+            #"{"id": \#(id), "label": "l\#(id % 50)", "bytes": "", "text": "\#(String(repeating: "abcdefgh", count: 500 + id % 64))"}"#
+        }.joined(separator: ",") + "]"
+        let report = try store.importJSON(Data(json.utf8), as: Blob.self)
+        #expect(report.inserted == records)
+        #expect(store.mapSize >= 24 << 20, "map \(store.mapSize) bytes after importing \(json.utf8.count) bytes")
+        try store.read { tx throws in
+            #expect(try tx.count(Blob.self) == records)
+            #expect(try tx.get(Blob.self, key: 5_999)?.text.count == 8 * (500 + 5_999 % 64))
+            #expect(try tx.query(Blob.self).where("label == 'l7'").count() == records / 50)
+            #expect(try tx.verifyIndexes(entity: "Blob").isConsistent)
+        }
+    }
+
+    /// A small tmpfs nearly filled by another file: imports fail with `.storageFull` once the
+    /// store cannot grow, leave what was committed, indexes included, and succeed again once
+    /// space is freed.
+    @Test(.enabled(if: ReadOnlyMount.available, "needs root (or CAP_SYS_ADMIN) to mount a small tmpfs"))
+    func aNearlyFullDiskFailsWritesWithStorageFullAndStaysConsistent() throws {
+        let mount = try ReadOnlyMount(sizeKiB: 6144)
+        defer { mount.unmount() }
+        let filler = mount.path + "/filler"
+        try Data(count: 3 << 20).write(to: URL(fileURLWithPath: filler))
+        let store = try Store(path: mount.path + "/store")
+        var committed = 0
+        var failure: StrataError?
+        var batch = 0
+        while failure == nil, batch < 40 {
+            let json = "[" + (0..<100).map { i in
+                let id = batch * 100 + i
+                return #"{"id": \#(id), "label": "b\#(batch)", "bytes": "", "text": "\#(String(repeating: "x", count: 2_000))"}"#
+            }.joined(separator: ",") + "]"
+            do {
+                try store.importJSON(Data(json.utf8), as: Blob.self)
+                committed += 100
+            } catch let error as StrataError {
+                failure = error
+            }
+            batch += 1
+        }
+        let error = try #require(failure, "40 imports of 200 KB each fit in 3 MiB")
+        #expect(error.code == .storageFull, "\(error)")
+        #expect(committed > 0)
+        try store.read { tx throws in
+            #expect(try tx.count(Blob.self) == committed)
+            #expect(try tx.query(Blob.self).where("label == %@", "b\(batch - 1)").count() == 0)
+            #expect(try tx.verifyIndexes(entity: "Blob").isConsistent)
+        }
+        try FileManager.default.removeItem(atPath: filler)
+        try store.write { tx throws in try tx.insert(Blob(id: -1, label: "after", bytes: Data(), text: "freed")) }
+        try store.read { tx throws in
+            #expect(try tx.count(Blob.self) == committed + 1)
+            #expect(try tx.verifyIndexes(entity: "Blob").isConsistent)
+        }
+    }
+}
