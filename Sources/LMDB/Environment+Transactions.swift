@@ -29,6 +29,11 @@ extension Environment {
         }
         try gate.acquire(timeout: options.writeLockTimeout, path: path)
         defer { gate.release() }
+        // A reader slot of a process killed inside a read transaction pins that snapshot, so its
+        // pages are never reused and the file grows: clear such slots before each write (a scan
+        // of the reader table, with a lock probe only for other processes' slots).
+        var dead: Int32 = 0
+        mdb_reader_check(handle, &dead)
         var retries = 0
         while true {
             try growIfNearlyFull()

@@ -40,6 +40,8 @@ public final class Environment: @unchecked Sendable {
         public var readOnly = false
         /// Seconds a writer waits for another writer before failing with a busy error.
         public var writeLockTimeout: Double = 30
+        /// The permissions of the files the environment creates: owner only by default.
+        public var fileMode: UInt16 = 0o600
         public init() {}
     }
 
@@ -75,8 +77,13 @@ public final class Environment: @unchecked Sendable {
             try check(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize")
             var flags = UInt32(MDB_NOTLS)
             if options.readOnly { flags |= UInt32(MDB_RDONLY) }
-            try check(mdb_env_open(env, path, flags, 0o644), "mdb_env_open", context: path)
-            gate = options.readOnly ? nil : try WriterGate(lockFilePath: path + "/writer.lock")
+            try check(mdb_env_open(env, path, flags, mdb_mode_t(options.fileMode)), "mdb_env_open", context: path)
+            if !options.readOnly {
+                // Reader slots left by killed processes pin old snapshots: clear them now.
+                var dead: Int32 = 0
+                mdb_reader_check(env, &dead)
+            }
+            gate = options.readOnly ? nil : try WriterGate(lockFilePath: path + "/writer.lock", mode: options.fileMode)
         } catch {
             mdb_env_close(env)
             throw error

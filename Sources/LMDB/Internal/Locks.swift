@@ -70,9 +70,9 @@ final class WriterGate: @unchecked Sendable {
     private var holder: pthread_t?
     private let lockFile: Int32
 
-    /// Opens (creating) `lockFilePath` for the inter-process lock.
-    init(lockFilePath: String) throws(LMDBError) {
-        let fd = open(lockFilePath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    /// Opens (creating, with permissions `mode`) `lockFilePath` for the inter-process lock.
+    init(lockFilePath: String, mode: UInt16) throws(LMDBError) {
+        let fd = open(lockFilePath, O_RDWR | O_CREAT | O_CLOEXEC, mode_t(mode))
         guard fd >= 0 else { throw LMDBError(code: errno, operation: "open", context: lockFilePath) }
         lockFile = fd
         mutex = .allocate(capacity: 1)

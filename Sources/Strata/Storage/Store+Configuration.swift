@@ -16,6 +16,10 @@ extension Store {
         public var writeLockTimeout: Double = 30
         /// Open without write access; writes then fail with `.permissionDenied`.
         public var readOnly = false
+        /// The permissions of the store's directory and files when this opening creates them:
+        /// readable and writable by the owner only unless set otherwise (`0o640` shares reading
+        /// with the group). The directory gets the execute bits of the read bits.
+        public var filePermissions: UInt16 = 0o600
         /// Where the store logs (opening, schema changes, map growth). Silent unless you pass a logger.
         public var logger = Logger(label: "strata", factory: { _ in SwiftLogNoOpLogHandler() })
         /// Called while new indexes are built from existing records (every 10,000 records and at

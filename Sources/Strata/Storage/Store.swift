@@ -41,13 +41,14 @@ public final class Store: Sendable {
     public init(path: String, configuration: Configuration = Configuration()) throws {
         self.path = path
         self.configuration = configuration
-        try Store.prepareDirectory(path, readOnly: configuration.readOnly)
+        try Store.prepareDirectory(path, readOnly: configuration.readOnly, permissions: configuration.filePermissions)
         var options = Environment.Options()
         options.mapSize = configuration.initialMapSize
         options.maxMapSize = configuration.maxMapSize
         options.maxReaders = configuration.maxReaders
         options.readOnly = configuration.readOnly
         options.writeLockTimeout = configuration.writeLockTimeout
+        options.fileMode = configuration.filePermissions
         do {
             environment = try Environment.shared(path: path, options: options)
         } catch {
@@ -78,7 +79,7 @@ public final class Store: Sendable {
     }
 
     /// Creates `path` as a directory when missing; refuses a file.
-    private static func prepareDirectory(_ path: String, readOnly: Bool) throws {
+    private static func prepareDirectory(_ path: String, readOnly: Bool, permissions: UInt16) throws {
         let files = FileManager.default
         var isDirectory: ObjCBool = false
         if files.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -92,7 +93,10 @@ public final class Store: Sendable {
         }
         guard !readOnly else { throw StrataError(.invalidPath, "no store at \(path)") }
         do {
-            try files.createDirectory(atPath: path, withIntermediateDirectories: true)
+            // The read bits give the search bits: 0o600 → 0o700, 0o640 → 0o750.
+            let searchable = permissions | ((permissions & 0o444) >> 2)
+            try files.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                      attributes: [.posixPermissions: Int(searchable)])
         } catch {
             let code: StrataError.Code = (error as NSError).code == NSFileWriteNoPermissionError ? .permissionDenied : .invalidPath
             throw StrataError(code, "cannot create the store directory \(path): \(error.localizedDescription)", cause: error as NSError)

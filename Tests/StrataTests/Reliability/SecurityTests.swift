@@ -22,12 +22,8 @@ import TestSupport
         return try body()
     }
 
-    /// Store files hold every record: under the usual umask 022 they should still not be
-    /// readable by other users (0600, directory 0700). Today `Environment` passes 0644 to
-    /// `mdb_env_open` and `WriterGate` 0644 to `open`, and the directory is created with the
-    /// default mode, so other local users can read the data: a known issue until
-    /// Sources/LMDB/Environment.swift (`mdb_env_open(..., 0o644)`), Sources/LMDB/Internal/Locks.swift
-    /// (`open(..., 0o644)`) and `Store.prepareDirectory` change.
+    /// Store files hold every record: under the usual umask 022 they are still not readable by
+    /// other users (0600, directory 0700), unless `Store.Configuration.filePermissions` says so.
     @Test func storeFilesAreReadableByTheirOwnerOnly() throws {
         let dir = try TemporaryDirectory("security")
         let path = dir.path("store")
@@ -39,10 +35,8 @@ import TestSupport
             return modes
         }
         #expect(modes.values.allSatisfy { $0 >= 0 }, "\(modes)")
-        withKnownIssue("store files are created 0644 and the directory 0755: other users can read the records") {
-            for (file, mode) in modes.sorted(by: { $0.key < $1.key }) {
-                #expect(mode & 0o077 == 0, "\(file) has mode \(String(mode, radix: 8))")
-            }
+        for (file, mode) in modes.sorted(by: { $0.key < $1.key }) {
+            #expect(mode & 0o077 == 0, "\(file) has mode \(String(mode, radix: 8))")
         }
     }
 

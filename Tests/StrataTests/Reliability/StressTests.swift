@@ -165,12 +165,6 @@ struct StressTransfer: Record {
         print("stress (map \(mapSize >> 10) KiB at first): \(seconds) s, \(reads.load(ordering: .relaxed)) checked snapshots, \(writes.load(ordering: .relaxed)) transfers in this process, \(childWrites ?? 0) in the second, map \(store.mapSize >> 10) KiB")
     }
 
-    /// A process killed while it holds a read transaction leaves its reader slot behind; LMDB
-    /// frees such slots only in `mdb_reader_check`, which Strata never calls (Sources/LMDB has no
-    /// call to it). While the slot stays, the killed reader's snapshot stays pinned: pages freed
-    /// after it cannot be reused and the file grows with every rewrite. Known issue: the rewrites
-    /// below should reuse pages (the file stays small) once stale readers are cleared on open or
-    /// before a write.
     /// The file size after a child is killed (inside a read transaction or after it) while this
     /// process keeps the store open, and 60 rewrites of a 200 KB record follow.
     static func sizeAfterRewrites(killInsideRead: Bool) async throws -> Int {
@@ -202,17 +196,13 @@ struct StressTransfer: Record {
         #expect(size < 4 << 20, "data.mdb grew to \(size) bytes over 60 rewrites of 200 KB")
     }
 
-    /// A process killed while it holds a read transaction leaves its reader slot behind; LMDB
-    /// frees such slots only in `mdb_reader_check`, which Strata never calls (Sources/LMDB has no
-    /// call to it), or when the first process opens the environment afresh. While the slot
-    /// stays, the killed reader's snapshot stays pinned: pages freed after it cannot be reused, the
-    /// file grows with every rewrite, and the slot counts against `maxReaders`. Known issue until
-    /// the store clears stale readers on open (and, in long-running processes, now and then).
+    /// A process killed while it holds a read transaction leaves its reader slot behind, which
+    /// pins its snapshot: pages freed after it could not be reused and the file would grow with
+    /// every rewrite. LMDB frees such slots in `mdb_reader_check`, which the environment calls on
+    /// open and before each write transaction.
     @Test func aReaderKilledInsideATransactionDoesNotPinItsSnapshot() async throws {
         let size = try await Self.sizeAfterRewrites(killInsideRead: true)
-        withKnownIssue("stale reader slots of killed processes are not cleared (no mdb_reader_check)") {
-            #expect(size < 4 << 20, "data.mdb grew to \(size) bytes over 60 rewrites of 200 KB")
-        }
+        #expect(size < 4 << 20, "data.mdb grew to \(size) bytes over 60 rewrites of 200 KB")
     }
 }
 
