@@ -138,13 +138,18 @@ struct StressTransfer: Record {
             }
         }
         // The second process writes transfers with ids from 10^9 and prints how many.
-        let child = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) { [path = path as String, seconds = seconds as Double, mapSize = mapSize as Int] in
+        let child = await #expect(processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]) { [path = path as String, seconds = seconds as Double, mapSize = mapSize as Int] in
             let store = try Store(path: path, configuration: StressTests.configuration(mapSize: mapSize))
             var random = SeededGenerator(seed: 7)
             let deadline = Date().addingTimeInterval(seconds)
             var id: Int64 = 1_000_000_000
             while Date() < deadline {
-                try StressTests.transfer(store, id: id, random: &random)
+                do {
+                    try StressTests.transfer(store, id: id, random: &random)
+                } catch {
+                    FileHandle.standardOutput.write(Data("child transfers \(id - 1_000_000_000), then: \(error)\n".utf8))
+                    throw error
+                }
                 id += 1
             }
             print("child transfers \(id - 1_000_000_000)")
@@ -152,7 +157,8 @@ struct StressTransfer: Record {
         done.wait()
         let childOutput = String(decoding: child?.standardOutputContent ?? [], as: UTF8.self)
         let childWrites = childOutput.split(separator: "\n").compactMap { $0.hasPrefix("child transfers ") ? Int($0.dropFirst(16)) : nil }.first
-        #expect(childWrites != nil && childWrites! > 0, "the second process wrote nothing: \(childOutput)")
+        let childErrors = String(decoding: child?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(childWrites != nil && childWrites! > 0, "the second process failed: \(childOutput) \(childErrors.suffix(2000))")
         #expect(problems.withLock { $0 }.isEmpty, "\(problems.withLock { $0.prefix(10) })")
         #expect(reads.load(ordering: .relaxed) > 0 && writes.load(ordering: .relaxed) > 0)
         var random = SeededGenerator(seed: 1)
