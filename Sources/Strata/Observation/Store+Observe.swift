@@ -48,8 +48,7 @@ extension Store {
         return observe(relevant: { _ in true }) { tx, changes in
             let request = try query(tx.query(type))
             // Untouched entity and no relationship in the condition: the count cannot have changed.
-            if let changes, !changes.touches(entity), let context = try tx.context(for: type),
-               request.query.predicate.fieldNames.isSubset(of: Set(context.schema.fields.names.values)) {
+            if let changes, !changes.touches(entity), let context = try tx.context(for: type), context.storesEveryField(of: request.query.predicate) {
                 return nil
             }
             return try request.count()
@@ -100,8 +99,7 @@ private final class ObservedResult: Sendable {
 
     func update<T>(keys: Set<[UInt8]>, request: QueryRequest<T>, _ tx: ReadTransaction) throws {
         var matches: (@Sendable ([UInt8]) -> Bool)?
-        if let context = try tx.context(named: entity),
-           request.query.predicate.fieldNames.isSubset(of: Set(context.schema.fields.names.values)) {
+        if let context = try tx.context(named: entity), context.storesEveryField(of: request.query.predicate) {
             let predicate = request.query.predicate, fields = context.schema.fields, entity = self.entity
             matches = { bytes in
                 guard let values = try? StoredFieldValues(bytes: bytes, fields: fields, entity: entity) else { return true }
@@ -135,9 +133,7 @@ extension ReadTransaction {
     func mayChange<T>(_ request: QueryRequest<T>, entity: String, changes: ChangeSet, lastKeys: Set<[UInt8]>) throws -> Bool {
         guard !changes.isExternal else { return true }
         guard let context = try context(named: entity) else { return changes.touches(entity) }
-        let names = Set(context.schema.fields.names.values)
-        let usesRelationships = !request.query.predicate.fieldNames.isSubset(of: names)
-        if usesRelationships { return true }
+        if !context.storesEveryField(of: request.query.predicate) { return true }   // it reads related entities
         guard let keys = changes.entities[entity] else { return false }
         guard case .some(let changed) = keys else { return true }
         let predicate = request.query.predicate
@@ -147,6 +143,14 @@ extension ReadTransaction {
             if predicate.evaluate(on: try StoredFieldValues(bytes: bytes, fields: context.schema.fields, entity: entity)) { return true }
         }
         return false
+    }
+}
+
+extension EntityContext {
+    /// True when every field `predicate` compares is a stored field of this entity (it names no
+    /// relationship, so other entities' changes cannot affect it).
+    func storesEveryField(of predicate: QueryPredicate) -> Bool {
+        predicate.fieldNames.allSatisfy { schema.fields.id(for: $0) != nil }
     }
 }
 

@@ -6,8 +6,13 @@ extension ReadTransaction {
     /// they were imported from (``EntityDescription/exportedKeys``), so the result imports again.
     /// Nil when there is no such record.
     public func exportJSON(entity: String, key: QueryValue, jsonKeys: Bool = false) throws -> JSONValue? {
-        guard let record = try record(entity: entity, key: key) else { return nil }
-        return try exportJSON(record, entity: entity, jsonKeys: jsonKeys)
+        let context = try existingContext(named: entity)
+        let storedKey = try storedPrimaryKey(key, context)
+        guard let bytes = try lmdb(entity: entity, { try raw.value(forKey: storedKey, in: context.records) }) else { return nil }
+        // One read of the record: its JSON, and its reference fields with their stored types.
+        let record = try StoredRecord(key: storedKey, bytes: bytes, fields: context.schema.fields, entity: entity)
+        let fields = try StoredFieldValues(bytes: bytes, fields: context.schema.fields, entity: entity)
+        return try exportJSON(record, fields: fields, context, jsonKeys: jsonKeys)
     }
 
     /// As ``exportJSON(entity:key:jsonKeys:)``, for a typed record (with JSON keys by default).
@@ -15,9 +20,9 @@ extension ReadTransaction {
         try exportJSON(entity: store.entityName(of: T.self), key: try QueryValue(argument: record.primaryKeyValue), jsonKeys: jsonKeys)
     }
 
-    /// `record` with its related records nested.
-    func exportJSON(_ record: StoredRecord, entity: String, jsonKeys: Bool) throws -> JSONValue {
-        let context = try existingContext(named: entity)
+    /// `record` (whose field values are `fields`) with its related records nested.
+    private func exportJSON(_ record: StoredRecord, fields: StoredFieldValues, _ context: EntityContext, jsonKeys: Bool) throws -> JSONValue {
+        let entity = context.name
         var renamer = KeyRenamer(transaction: self, enabled: jsonKeys)
         guard case .object(var members) = record.jsonObject(renaming: try renamer.keys(of: entity)) else { return record.jsonObject() }
         let key = record.key
@@ -25,36 +30,24 @@ extension ReadTransaction {
             let name = renamer.name(relationship.name)
             switch relationship.kind {
             case .toOne:
-                let reference = try storedValue(record, field: relationship.keyField, context)
+                let reference = fields.value(at: RelationshipResolver.path(relationship.keyField))
                 let target = try reference.flatMap { $0 == .null ? nil : try self.record(entity: relationship.target, key: $0) }
                 members.append(JSONMember(key: name, value: try target.map { $0.jsonObject(renaming: try renamer.keys(of: relationship.target)) } ?? .null))
             case .keyList:
-                guard case .list(let keys)? = try storedValue(record, field: relationship.keyField, context) else { continue }
+                guard case .list(let keys)? = fields.value(at: RelationshipResolver.path(relationship.keyField)) else { continue }
                 let targets = try keys.compactMap { try self.record(entity: relationship.target, key: $0) }
                 members.append(JSONMember(key: name, value: .array(try targets.map { $0.jsonObject(renaming: try renamer.keys(of: relationship.target)) })))
             }
         }
-        for holder in try entityNames() {
-            guard let holderContext = try self.context(named: holder) else { continue }
-            for relationship in holderContext.schema.relationships where relationship.target == entity {
-                guard let inverse = relationship.inverse else { continue }
-                let comparison = FieldComparison(field: RelationshipResolver.path(relationship.keyField), op: .equal, value: key,
-                                                 quantifier: relationship.kind == .keyList ? .any : nil)
-                let related = try QueryRequest<StoredRecord>(transaction: self, entity: holder).filtered(by: .comparison(comparison)).all()
-                let keys = try renamer.keys(of: holder)
-                members.append(JSONMember(key: renamer.name(inverse), value: .array(related.map { $0.jsonObject(renaming: keys) })))
-            }
+        for (holder, relationship) in try incomingRelationships(of: entity) {
+            guard let inverse = relationship.inverse else { continue }
+            let comparison = FieldComparison(field: RelationshipResolver.path(relationship.keyField), op: .equal, value: key,
+                                             quantifier: relationship.kind == .keyList ? .any : nil)
+            let related = try QueryRequest<StoredRecord>(transaction: self, entity: holder).filtered(by: .comparison(comparison)).all()
+            let keys = try renamer.keys(of: holder)
+            members.append(JSONMember(key: renamer.name(inverse), value: .array(related.map { $0.jsonObject(renaming: keys) })))
         }
         return .object(members)
-    }
-
-    /// The stored value of one field of `record`, as a query value (keys keep their types).
-    private func storedValue(_ record: StoredRecord, field: String, _ context: EntityContext) throws -> QueryValue? {
-        guard let bytes = try lmdb(entity: context.name, { try raw.value(forKey: try storedPrimaryKey(record.key, context), in: context.records) }) else {
-            return nil
-        }
-        return try StoredFieldValues(bytes: bytes, fields: context.schema.fields, entity: context.name)
-            .value(at: RelationshipResolver.path(field))
     }
 }
 

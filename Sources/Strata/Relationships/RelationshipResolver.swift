@@ -49,13 +49,10 @@ struct RelationshipResolver {
         if let own = context.schema.relationships.first(where: { $0.name == name }) {
             return own.kind == .toOne ? .toOne(own) : .keyList(own)
         }
-        for holder in try transaction.entityNames() {
-            guard let holderContext = try transaction.context(named: holder) else { continue }
-            for relationship in holderContext.schema.relationships where relationship.target == context.name && relationship.inverse == name {
-                return relationship.kind == .toOne ? .children(relationship, holder: holder) : .listedBy(relationship, holder: holder)
-            }
+        guard let (holder, relationship) = try transaction.incomingRelationships(of: context.name).first(where: { $0.relationship.inverse == name }) else {
+            return nil
         }
-        return nil
+        return relationship.kind == .toOne ? .children(relationship, holder: holder) : .listedBy(relationship, holder: holder)
     }
 
     /// The ways an entity reaches related records.
@@ -243,12 +240,7 @@ extension ReadTransaction {
     /// The relationships a query of `context`'s entity may name: its own, and the inverses
     /// other entities declare for it.
     func relationshipNames(of context: EntityContext) throws -> [String] {
-        var names = context.schema.relationships.map(\.name)
-        for holder in try entityNames() {
-            guard let holderContext = try self.context(named: holder) else { continue }
-            names += holderContext.schema.relationships.filter { $0.target == context.name }.compactMap(\.inverse)
-        }
-        return names
+        context.schema.relationships.map(\.name) + (try incomingRelationships(of: context.name).compactMap(\.relationship.inverse))
     }
 
     /// The primary key field name of entity `name`, or `id` when the store has no such entity.

@@ -1,21 +1,6 @@
 import LMDB
 
 extension WriteTransaction {
-    /// The relationships of other entities (or this one) that refer to entity `name`, each with
-    /// the entity holding the reference field.
-    func incomingRelationships(of name: String) throws -> [(holder: String, relationship: RelationshipDescriptor)] {
-        if let known = relationshipsByTarget[name] { return known }
-        var incoming: [(holder: String, relationship: RelationshipDescriptor)] = []
-        for holder in try entityNames() {
-            guard let context = try context(named: holder) else { continue }
-            for relationship in context.schema.relationships where relationship.target == name {
-                incoming.append((holder, relationship))
-            }
-        }
-        relationshipsByTarget[name] = incoming
-        return incoming
-    }
-
     /// Applies the delete rules of every relationship that refers to the record of `context`
     /// stored under `key`, which is about to be deleted: refuses (`deny`), deletes the referring
     /// records (`cascade`, their own rules first) or clears their references (`nullify`).

@@ -13,6 +13,9 @@ public class ReadTransaction {
     var contexts: [String: EntityContext] = [:]
     /// The same contexts by record type, so that typed calls skip the entity name lookup.
     var typedContexts: [ObjectIdentifier: EntityContext] = [:]
+    /// The relationships that refer to each entity, read from the catalog once per transaction
+    /// and forgotten when a relationship is declared (see ``incomingRelationships(of:)``).
+    var relationshipsByTarget: [String: [(holder: String, relationship: RelationshipDescriptor)]] = [:]
     private var isOpen = true
     /// Buffers for point reads' keys and values, kept between reads (see `takeSpareBuffer`).
     // Exclusivity: only ever swapped in and out by `takeSpareBuffer`/`returnSpareBuffers`, each an

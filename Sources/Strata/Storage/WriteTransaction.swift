@@ -17,9 +17,6 @@ public final class WriteTransaction: ReadTransaction {
     }
 
     private let encoder = RecordEncoder()
-    /// The relationships that refer to each entity, read from the catalog once per transaction
-    /// and forgotten when a relationship is declared (see ``incomingRelationships(of:)``).
-    var relationshipsByTarget: [String: [(holder: String, relationship: RelationshipDescriptor)]] = [:]
     /// What this transaction changed, for observers (see ``ChangeSet``).
     var changes = ChangeSet()
 
