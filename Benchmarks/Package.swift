@@ -52,8 +52,17 @@ let package = Package(
         ),
         .executableTarget(name: "import-side-by-side", dependencies: ["ImportComparison"]),
 
-        // What active observers cost a stream of writes they do not observe.
-        .executableTarget(name: "observation-overhead", dependencies: ["EngineComparison", .product(name: "Strata", package: "Strata")]),
+        // Relationships: users with nested notes imported and queried (`ANY notes.text == ?`).
+        .target(
+            name: "RelationshipComparison",
+            dependencies: [
+                "Dataset",
+                "EngineComparison",
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .executableTarget(name: "relationship-side-by-side", dependencies: ["RelationshipComparison"]),
 
         // The official harness: `swift package --package-path Benchmarks benchmark`.
         .executableTarget(

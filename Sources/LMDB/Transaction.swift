@@ -118,6 +118,30 @@ public final class Transaction {
 
     // MARK: Nesting
 
+    /// Runs `body` with this transaction's own operations going to a nested write transaction:
+    /// a throw undoes only what `body` did, a return folds its changes in. Unlike
+    /// ``savepoint(_:)``, code holding this transaction goes on using it (its handle is the
+    /// nested transaction's meanwhile), so layers built on it need no new objects to nest.
+    public func inPlaceSavepoint<R>(_ body: () throws -> R) throws -> R {
+        precondition(!isReadOnly, "savepoints need a write transaction")
+        let parentHandle = usableHandle()
+        var childHandle: OpaquePointer?
+        try check(mdb_txn_begin(environment.handle, parentHandle, 0, &childHandle), "mdb_txn_begin")
+        guard let childHandle else { throw LMDBError(code: 12, operation: "mdb_txn_begin") }
+        handle = childHandle
+        defer { handle = parentHandle }
+        let value: R
+        do {
+            value = try body()
+        } catch {
+            mdb_txn_abort(childHandle)
+            throw error
+        }
+        let code = mdb_txn_commit(childHandle)   // frees the nested transaction whatever the outcome
+        if code != 0 { throw noteFailure(LMDBError(code: code, operation: "mdb_txn_commit", context: environment.path)) }
+        return value
+    }
+
     /// Runs `body` in a nested write transaction: a throw undoes only what `body` did, a return
     /// folds its changes into this transaction (`mdb_txn_begin` with a parent).
     public func savepoint<R>(_ body: (Transaction) throws -> R) throws -> R {

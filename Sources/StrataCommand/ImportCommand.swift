@@ -38,11 +38,12 @@ struct ImportCommand: ParsableCommand {
         let input = try InputFile(file)
         defer { input.cleanUp() }
         let store = try Store(path: self.store)
-        let description = try describe(store: store, input: input.path)
+        let (description, others) = try describe(store: store, input: input.path)
         let bar = ProgressBar("importing \(entity)", unit: "records")
         var options = ImportOptions(
             mode: sync ? (scope.map { ImportOptions.Mode.sync(scope: $0) } ?? .sync) : .upsert,
-            rootKey: rootKey, onError: onError.policy, dryRun: dryRun, batchSize: batchSize)
+            rootKey: rootKey, onError: onError.policy, dryRun: dryRun, batchSize: batchSize,
+            related: others.map(RelatedEntity.described))
         if Terminal.errorIsTerminal {
             options.progress = { progress in bar.update(fraction: progress.fractionCompleted, count: progress.recordsRead) }
         }
@@ -61,8 +62,9 @@ struct ImportCommand: ParsableCommand {
         }
     }
 
-    /// The description to import with: the schema file's, the store's, or one inferred from the data.
-    private func describe(store: Store, input: String) throws -> EntityDescription {
+    /// The description to import with: the schema file's, the store's, or one inferred from the
+    /// data; with the schema file's other entities, which nested JSON may fill.
+    private func describe(store: Store, input: String) throws -> (EntityDescription, [EntityDescription]) {
         if let schema {
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: schema)) } catch {
@@ -73,14 +75,14 @@ struct ImportCommand: ParsableCommand {
                 throw CommandFailure(message: "the schema file \(schema) does not describe '\(entity)'; it describes "
                     + file.entities.map(\.name).joined(separator: ", "))
             }
-            return description
+            return (description, file.entities.filter { $0.name != entity })
         }
         let stored = try store.read { tx in try tx.entityNames().contains(entity) ? try tx.entityDescription(named: entity) : nil }
-        if let stored { return stored }
+        if let stored { return (stored, []) }
         let inferred = try EntityDescription.inferred(name: entity, fromJSONFile: input, rootKey: rootKey)
         Terminal.error("note: no schema given: inferred one from the data (\(inferred.fields.count) fields, primary key '\(inferred.primaryKey)'); "
             + "`strata schema \(store.path)` prints it")
-        return inferred
+        return (inferred, [])
     }
 
     /// The report as `strata import --json` prints it.
@@ -95,6 +97,12 @@ struct ImportCommand: ParsableCommand {
             JSONMember(key: "errors", value: .array(report.failures.map { failure in
                 .object([JSONMember(key: "record", value: failure.record.map { .int(Int64($0)) } ?? .null),
                          JSONMember(key: "message", value: .string(failure.message))])
+            })),
+            JSONMember(key: "related", value: .object(report.related.sorted { $0.key < $1.key }.map { entity, counts in
+                JSONMember(key: entity, value: .object([
+                    ("inserted", counts.inserted), ("updated", counts.updated), ("unchanged", counts.unchanged),
+                    ("deleted", counts.deleted), ("linked", counts.linked), ("unlinked", counts.unlinked),
+                ].map { JSONMember(key: $0.0, value: .int(Int64($0.1))) }))
             })),
             JSONMember(key: "dryRun", value: .bool(report.dryRun)),
             JSONMember(key: "seconds", value: .double((report.seconds * 1000).rounded() / 1000)),

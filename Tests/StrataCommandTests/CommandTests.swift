@@ -43,6 +43,28 @@ import TestSupport
 
     // MARK: import
 
+    @Test func importFillsRelatedEntitiesOfTheSchemaFileFromNestedJSON() throws {
+        let schema = try file("schema.json", #"""
+        {"entities": {
+          "User": {"primaryKey": "id", "fields": {"id": {"type": "int"}, "name": {"type": "string"}}},
+          "Note": {"primaryKey": "id", "fields": {"id": {"type": "int"}, "text": {"type": "string"}, "userID": {"type": "int", "optional": true}},
+                   "relationships": {"user": {"toOne": "User", "field": "userID", "inverse": "notes", "deleteRule": "cascade"}}}}}
+        """#)
+        let payload = #"[{"id": 6, "name": "Shawn", "notes": [{"id": 0, "text": "episode 1"}, {"id": 1, "text": "episode 2"}]}]"#
+        let first = try StrataCLI.run(["import", store, try file("users.json", payload), "--entity", "User", "--schema", schema, "--json"])
+        #expect(first.status == 0, "\(first.error)")
+        let report = try #require(try StrataCLI.json(first.output) as? [String: Any])
+        #expect((report["related"] as? [String: [String: Int]])?["Note"]?["inserted"] == 2, "\(first.output)")
+        let synced = try StrataCLI.run(["import", store, try file("users2.json", #"[{"id": 6, "name": "Shawn", "notes": [{"id": 1, "text": "episode 2"}]}]"#),
+                                        "--entity", "User", "--schema", schema, "--sync"])
+        #expect(synced.status == 0, "\(synced.error)")
+        #expect(synced.output.contains("Note: inserted 0, updated 0, unchanged 1, deleted 1"), "\(synced.output)")
+        let notes = try StrataCLI.run(["query", store, "Note", "--format", "jsonl"])
+        #expect(notes.output == #"{"id":1,"text":"episode 2","userID":6}"# + "\n", "\(notes.output)")
+        let users = try StrataCLI.run(["query", store, "User", "ANY notes.text == 'episode 2'", "--count"])
+        #expect(users.output.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(users.output)")
+    }
+
     @Test func importInfersASchemaAndReportsAsJSON() throws {
         let result = try StrataCLI.run(["import", store, try file("users.json", Self.usersJSON()), "--entity", "User", "--json"])
         #expect(result.status == 0, "\(result.error)")

@@ -64,6 +64,11 @@ public struct ImportOptions: Sendable {
     /// transaction must be retried because the store's map grew, the import starts over and so
     /// does its progress.
     public var progress: (@Sendable (ImportProgress) -> Void)?
+    /// The entities nested JSON fills through relationships: a record's member named after a
+    /// relationship (`"notes": [{…}]`, `"company": {…}`) becomes related records of these
+    /// entities, upserted by their own primary keys in the same transaction. Their relationships
+    /// are recorded before the import starts.
+    public var related: [RelatedEntity]
 
     public init(
         mode: Mode = .upsert, rootKey: String? = nil, onError: ErrorPolicy = .abort,
@@ -72,7 +77,8 @@ public struct ImportOptions: Sendable {
         jsonKeys: [String: String] = [:], transforms: [String: JSONValueTransform] = [:],
         dateFormats: [String: DateFormat] = [:], limits: JSONLimits = JSONLimits(),
         durability: Store.Durability = .synchronous,
-        progress: (@Sendable (ImportProgress) -> Void)? = nil
+        progress: (@Sendable (ImportProgress) -> Void)? = nil,
+        related: [RelatedEntity] = []
     ) {
         self.mode = mode
         self.rootKey = rootKey
@@ -88,6 +94,30 @@ public struct ImportOptions: Sendable {
         self.limits = limits
         self.durability = durability
         self.progress = progress
+        self.related = related
+    }
+}
+
+/// An entity that nested JSON may fill during an import (``ImportOptions/related``).
+public struct RelatedEntity: Sendable {
+    enum Kind: Sendable {
+        case record(any Record.Type)
+        case described(EntityDescription)
+    }
+    let kind: Kind
+
+    /// The entity of a record type, with the relationships it declares.
+    public static func record<T: Record>(_ type: T.Type) -> RelatedEntity { RelatedEntity(kind: .record(type)) }
+
+    /// An entity known by its description (the command-line tool's schema file).
+    public static func described(_ description: EntityDescription) -> RelatedEntity { RelatedEntity(kind: .described(description)) }
+
+    /// The entity's name.
+    public var name: String {
+        switch kind {
+        case .record(let type): type.entityName
+        case .described(let description): description.name
+        }
     }
 }
 

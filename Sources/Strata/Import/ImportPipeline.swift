@@ -35,14 +35,14 @@ final class ImportPipeline: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     /// Starts the producer over `source`, mapping with a mapper made from these arguments.
-    init(source: ImportSource, description: EntityDescription, options: ImportOptions,
+    init(source: ImportSource, description: EntityDescription, graph: ImportGraph, options: ImportOptions,
          maximumKeySize: Int, batchSize: Int = 256, capacity: Int = 4) {
         let channel = HandoffChannel<PipelineBatch>(capacity: capacity)
         self.channel = channel
         let done = self.done
         let thread = Thread {
             defer { done.signal() }
-            let mapper = RecordMapper(description: description, options: options)
+            let mapper = RecordMapper(description: description, options: options, graph: graph)
             do {
                 var parser = JSONParser(source: try source.open(), limits: options.limits)
                 var batch: [PipelineItem] = []
@@ -66,7 +66,7 @@ final class ImportPipeline: Sendable {
                     }
                 }
                 if !batch.isEmpty { guard channel.send(.records(batch)) else { return } }
-                _ = channel.send(.end(ignoredKeys: mapper.ignoredKeys, offset: parser.offset))
+                _ = channel.send(.end(ignoredKeys: mapper.allIgnoredKeys, offset: parser.offset))
             } catch let error as StrataError {
                 _ = channel.send(.failure(error))
             } catch {

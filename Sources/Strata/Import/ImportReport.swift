@@ -25,6 +25,9 @@ public struct ImportReport: Sendable, CustomStringConvertible {
     public var duplicateKeys: [String] = []
     /// JSON keys that map to no field, with how often they occurred.
     public var ignoredKeys: [String: Int] = [:]
+    /// What the import did to the records of related entities, by entity name, when the JSON
+    /// nested them (`"notes": [{…}]`) or linked them by key (`"notes_ids": [1, 2]`).
+    public var related: [String: RelatedImportCounts] = [:]
     /// The errors of the skipped records (the first 100; ``skipped`` counts them all).
     public var failures: [StrataError] = []
     /// Nothing was committed (``ImportOptions/dryRun``).
@@ -51,6 +54,7 @@ public struct ImportReport: Sendable, CustomStringConvertible {
         if notInserted + notUpdated + notDeleted > 0 {
             parts.append("left alone: \(notInserted) new, \(notUpdated) changed, \(notDeleted) missing")
         }
+        for (entity, counts) in related.sorted(by: { $0.key < $1.key }) { parts.append("\(entity): \(counts)") }
         if !ignoredKeys.isEmpty {
             parts.append("ignored keys " + ignoredKeys.sorted { $0.key < $1.key }.prefix(5).map { "\($0.key) ×\(Self.grouped($0.value))" }.joined(separator: ", "))
         }

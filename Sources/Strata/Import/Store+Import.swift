@@ -170,6 +170,18 @@ extension ImportTarget {
             return context
         }, indexer: { tx, context in .stored(StoredIndexMaintainer(tx, context)) })
     }
+
+    /// An entity the store holds, written as it is: its catalog entry (fields, indexes,
+    /// relationships) is not changed by `description`, which the store gave (nested imports
+    /// into an entity ``ImportOptions/related`` does not name).
+    static func existing(_ description: EntityDescription) -> ImportTarget {
+        ImportTarget(description: description, context: { tx in
+            let context = try tx.existingContext(named: description.name)
+            tx.assignFieldIDs(description, context)
+            tx.changes.note(context.name, key: nil)   // the importer writes without noting keys
+            return context
+        }, indexer: { tx, context in .stored(StoredIndexMaintainer(tx, context)) })
+    }
 }
 
 extension ImportIndexer {

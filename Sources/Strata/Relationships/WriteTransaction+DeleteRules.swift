@@ -29,7 +29,7 @@ extension WriteTransaction {
                 }
             case .nullify:
                 for referringKey in referring {
-                    try clearReference(relationship, to: value, in: referringKey, holderContext)
+                    try editReference(relationship.keyField, kind: relationship.kind, of: referringKey, holderContext, .remove(value))
                 }
             }
         }
@@ -54,49 +54,6 @@ extension WriteTransaction {
         _ = try lmdb(entity: context.name) { try raw.delete(key, in: context.records) }
         changes.note(context.name, key: key, bytes: nil)
         return true
-    }
-
-    /// Rewrites the stored record `key` of `context` without its reference to `target` through
-    /// `relationship`: a to-one field becomes null, a key list loses the key.
-    private func clearReference(_ relationship: RelationshipDescriptor, to target: QueryValue, in key: [UInt8], _ context: EntityContext) throws {
-        guard let old = try lmdb(entity: context.name, { try raw.value(forKey: key, in: context.records) }),
-              let fieldID = context.schema.fields.id(for: relationship.keyField) else { return }
-        let reader = CBORReader(bytes: old)
-        var rewritten = CBORWriter(capacity: old.count)
-        do {
-            var count = 0
-            try reader.forEachTopLevelField { _, _ in count += 1 }
-            rewritten.writeHead(.map, UInt64(count))
-            try reader.forEachTopLevelField { id, range in
-                rewritten.writeInteger(id)
-                guard id == fieldID else { rewritten.bytes += old[range]; return }
-                switch relationship.kind {
-                case .toOne:
-                    rewritten.writeNull()
-                case .keyList:
-                    var offset = range.lowerBound
-                    let head = try reader.readHead(at: &offset)
-                    guard head.major == .array else { rewritten.bytes += old[range]; return }
-                    var kept: [Range<Int>] = []
-                    for _ in 0..<min(head.argument, UInt64(old.count)) {
-                        let start = offset
-                        try reader.skipItem(at: &offset)
-                        let element = try reader.queryValue(at: start, remaining: [])
-                        if element.map({ QueryValueOrder.compare($0, target, options: []) != 0 }) ?? true { kept.append(start..<offset) }
-                    }
-                    rewritten.writeHead(.array, UInt64(kept.count))
-                    for element in kept { rewritten.bytes += old[element] }
-                }
-            }
-        } catch {
-            throw StoredFieldValues.corrupt(entity: context.name, cause: error)
-        }
-        let bytes = rewritten.bytes
-        try lmdb(entity: context.name) { try raw.put(bytes, forKey: key, in: context.records) }
-        changes.note(context.name, key: key, bytes: bytes)
-        if !context.schema.indexes.isEmpty {
-            try StoredIndexMaintainer(self, context).update(old: old, new: bytes, primaryKey: key)
-        }
     }
 
     private static func marker(_ entity: String, _ key: [UInt8]) -> [UInt8] { Array(entity.utf8) + [0] + key }

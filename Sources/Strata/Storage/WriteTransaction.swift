@@ -258,4 +258,21 @@ public final class WriteTransaction: ReadTransaction {
             }
         }
     }
+
+    /// Runs `body` with this transaction's writes going to a nested transaction, without new
+    /// transaction objects (``LMDB/Transaction/inPlaceSavepoint(_:)``): a throw undoes what
+    /// `body` wrote. Entities first opened inside are forgotten on a throw, since their database
+    /// handles close with the nested transaction; `body` must not change schemas.
+    func inPlaceSavepoint<R>(_ body: () throws -> R) throws -> R {
+        let known = Set(contexts.keys)
+        let knownTypes = Set(typedContexts.keys)
+        do {
+            return try lmdb(entity: "savepoint") { try raw.inPlaceSavepoint(body) }
+        } catch {
+            contexts = contexts.filter { known.contains($0.key) }
+            typedContexts = typedContexts.filter { knownTypes.contains($0.key) }
+            relationshipsByTarget = [:]
+            throw error
+        }
+    }
 }

@@ -156,13 +156,19 @@ import TestSupport
             #expect(ann.jsonText == #"{"id":9,"name":"Ann Veal","company":null,"notes":[]}"#)
             #expect(try tx.exportJSON(entity: "Author", key: .int(99)) == nil)
         }
-        // The export imports again: the nested objects are ignored keys for a plain import.
+        // The export imports again, with its related records, into a store that knows their types.
         let (copy, copyDir) = try makeStore()
         _ = copyDir
         let exported = try store.read { tx in try tx.exportJSON(entity: "Author", key: .int(6), jsonKeys: true) }
-        let report = try copy.importJSON(Data(try #require(exported).jsonText.utf8), as: Author.self)
+        let json = Data(try #require(exported).jsonText.utf8)
+        #expect(throws: StrataError.self, "nested objects of an entity the store does not know are an error, not dropped") {
+            try copy.importJSON(json, as: Author.self)
+        }
+        let report = try copy.importJSON(json, as: Author.self, options: ImportOptions(related: [.record(Company.self), .record(Note.self)]))
         #expect(report.inserted == 1)
+        #expect(report.related["Company"]?.inserted == 1 && report.related["Note"]?.inserted == 2, "\(report)")
         #expect(try copy.read { tx in try tx.get(Author.self, key: 6) } == Author(id: 6, name: "Shawn Merrill", email: "shawn@example.com", companyID: 1))
+        #expect(try copy.read { tx in try tx.query(Note.self).all() } == (try store.read { tx in try tx.query(Note.self).where(\.authorID == 6).all() }))
     }
 
     @Test func unknownRelationshipsAndMisuseAreQueryErrors() throws {

@@ -28,7 +28,10 @@ final class KeyMapping {
     /// - Parameters:
     ///   - primaryKey: the primary key field's name, at the top level.
     ///   - overrides: JSON keys by dotted field path, taking precedence over the descriptions'.
-    init(fields: [FieldDescription], path: String = "", primaryKey: String? = nil, overrides: [String: String] = [:]) {
+    ///   - aliases: more normalized JSON keys by the top-level field they fill, below every
+    ///     rule above (`companyid` for the reference field of the relationship `company`).
+    init(fields: [FieldDescription], path: String = "", primaryKey: String? = nil, overrides: [String: String] = [:],
+         aliases: [String: String] = [:]) {
         self.fields = fields
         self.path = path
         self.overrides = overrides
@@ -52,6 +55,9 @@ final class KeyMapping {
            overrides[Self.join(path, idField)] == nil {
             if conventional["id"] == nil { conventional["id"] = index }
             if exact["_id"] == nil { exact["_id"] = index }
+        }
+        for (alias, name) in aliases where conventional[alias] == nil {
+            if let index = fields.firstIndex(where: { $0.name == name }) { conventional[alias] = index }
         }
         normalized = conventional
     }

@@ -90,6 +90,7 @@ extension RecordMapper {
             chosen[index] = nil
             pending[index] = .absent
         }
+        if !chosenRelated.isEmpty { resetRelated() }
         var first = true
         var position = 0
         while try parser.nextMember(first: &first) {
@@ -103,7 +104,7 @@ extension RecordMapper {
                 field = directKeyFields[position]
             } else {
                 key = parser.string(of: token)
-                field = mapping.field(for: key) ?? -1
+                field = memberCode(for: key)
                 if position < directKeys.count {
                     directKeys[position] = (Array(key.utf8), key)
                     directKeyFields[position] = field
@@ -114,7 +115,9 @@ extension RecordMapper {
             }
             try parser.expectColon(after: key)
             position += 1
-            if field < 0 {
+            if field < -1 {
+                choose(relationshipMember: field, key: key, value: try parser.parseValue(depth: 2))
+            } else if field < 0 {
                 ignoredKeys[key, default: 0] += 1
                 _ = try parser.parseValue(depth: 2)
             } else {

@@ -21,6 +21,20 @@ final class RecordMapper {
     let primaryKeyIsInteger: Bool
     /// JSON keys that filled no field, with how often they occurred.
     @exclusivity(unchecked) var ignoredKeys: [String: Int] = [:]
+    let options: ImportOptions
+
+    // Nested JSON (RecordMapper+Nested.swift).
+    /// The entities nested objects may fill.
+    let graph: ImportGraph
+    /// The relationships this entity's JSON may nest.
+    let nestedRelationships: [NestedRelationship]
+    /// Relationship members by normalized JSON key, as member codes (``memberCode(for:)``).
+    let relationshipMembers: [String: Int]
+    /// Per relationship: the JSON key and value of the record being read, and whether the member
+    /// lists keys.
+    @exclusivity(unchecked) var chosenRelated: [(key: String, value: JSONValue, isKeyList: Bool)?]
+    /// The mappers of related entities, by relationship, made on first use.
+    @exclusivity(unchecked) var childMappers: [RecordMapper?]
 
     /// One top-level field of a mapped record.
     enum Slot: Sendable {
@@ -62,12 +76,24 @@ final class RecordMapper {
         /// Per top-level field: absent, null, or the range of its CBOR value in `values`.
         var slots: [Slot]
         var values: [UInt8]
+        /// The relationship members (nested objects, key lists, null), in relationship order.
+        var related: [RelatedValue] = []
     }
 
 
-    init(description: EntityDescription, options: ImportOptions) {
+    /// - Parameter graph: the entities nested JSON may fill (none: relationship members are
+    ///   ignored keys).
+    init(description: EntityDescription, options: ImportOptions, graph: ImportGraph = ImportGraph()) {
         self.description = description
-        self.mapping = KeyMapping(fields: description.fields, primaryKey: description.primaryKey, overrides: options.jsonKeys)
+        self.options = options
+        self.graph = graph
+        let nested = graph.nested(of: description.name)
+        nestedRelationships = nested
+        relationshipMembers = Self.memberTable(nested)
+        chosenRelated = Array(repeating: nil, count: nested.count)
+        childMappers = Array(repeating: nil, count: nested.count)
+        self.mapping = KeyMapping(fields: description.fields, primaryKey: description.primaryKey, overrides: options.jsonKeys,
+                                  aliases: Self.referenceAliases(nested))
         self.converter = ValueConverter(dateFormats: options.dateFormats)
         self.transforms = description.fields.map { options.transforms[$0.name] }
         self.primaryKeyIndex = description.fields.firstIndex { $0.name == description.primaryKey } ?? 0
@@ -102,6 +128,7 @@ final class RecordMapper {
             throw ConversionFailure(message: "is \(record.kind), not an object")
         }
         for index in chosen.indices { chosen[index] = nil }
+        if !chosenRelated.isEmpty { resetRelated() }
         for (position, member) in members.enumerated() {
             // Records of one payload list their keys in one order: the previous record's mapping
             // at this position usually answers without hashing the key.
@@ -109,7 +136,7 @@ final class RecordMapper {
             if position < keyOrder.count, keyOrder[position].key == member.key {
                 index = keyOrder[position].field
             } else {
-                index = mapping.field(for: member.key) ?? -1
+                index = memberCode(for: member.key)
                 if position < keyOrder.count {
                     keyOrder[position] = (member.key, index)
                 } else if position == keyOrder.count, position < 256 {
@@ -118,6 +145,8 @@ final class RecordMapper {
             }
             if index >= 0 {
                 chosen[index] = (member.key, member.value)   // the last of duplicate keys wins
+            } else if index < -1 {
+                choose(relationshipMember: index, key: member.key, value: member.value)
             } else {
                 ignoredKeys[member.key, default: 0] += 1
             }
@@ -176,11 +205,13 @@ final class RecordMapper {
         guard bytes.count <= maximumKeySize else {
             throw ConversionFailure(message: "'\(key)': the primary key encodes to \(bytes.count) bytes; LMDB keys are limited to \(maximumKeySize)")
         }
-        return Mapped(primaryKey: bytes, keyValue: value, slots: slots, values: values.bytes)
+        var mapped = Mapped(primaryKey: bytes, keyValue: value, slots: slots, values: values.bytes)
+        if !chosenRelated.isEmpty { mapped.related = try relatedValues(maximumKeySize: maximumKeySize) }
+        return mapped
     }
 
     /// The primary key as a query value, converted as its field's type asks.
-    private func primaryKeyValue(_ value: JSONValue) -> QueryValue? {
+    func primaryKeyValue(_ value: JSONValue) -> QueryValue? {
         let field = description.fields[primaryKeyIndex]
         switch field.type {
         case .integer: return ValueConverter.integer(value).map(QueryValue.int)

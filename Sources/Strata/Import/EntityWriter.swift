@@ -1,0 +1,111 @@
+import LMDB
+
+/// Writes mapped records of one entity in an import's write transaction: merges each with the
+/// stored record, leaves unchanged ones alone, and keeps the entity's indexes in step.
+final class EntityWriter {
+    let tx: WriteTransaction
+    let context: EntityContext
+    let description: EntityDescription
+    let layout: RecordLayout
+    let indexer: ImportIndexer
+    let options: ImportOptions
+    /// The primary key's position among the description's fields.
+    let primaryKeyIndex: Int
+
+    /// What writing one record did.
+    enum Outcome {
+        case inserted, updated, unchanged
+        /// Left alone because the options turned inserts or updates off.
+        case notInserted, notUpdated
+    }
+
+    init(_ tx: WriteTransaction, _ target: ImportTarget, _ options: ImportOptions) throws {
+        self.tx = tx
+        self.options = options
+        let description = target.description
+        self.description = description
+        let context = try target.context(tx)
+        self.context = context
+        layout = RecordLayout(description, ids: context.schema.fields)
+        indexer = target.indexer(tx, context)
+        primaryKeyIndex = description.fields.firstIndex { $0.name == description.primaryKey } ?? 0
+        if context.largestKey == nil {
+            let records = context.records
+            context.largestKey = try tx.lmdb(entity: context.name) {
+                try tx.raw.withCursor(records) { cursor in try cursor.last() ? cursor.key : [] }
+            }
+        }
+    }
+
+    var name: String { context.name }
+
+    /// The position of the top-level field `name` among the description's fields.
+    func fieldIndex(_ name: String) -> Int? { description.fields.firstIndex { $0.name == name } }
+
+    /// `tx.lmdb(entity:key:)`, with the key's text made only for an error.
+    func lmdb<R>(_ mapped: RecordMapper.Mapped, _ body: () throws -> R) throws -> R {
+        do { return try body() } catch let error as LMDBError {
+            throw StrataError(error, path: tx.store.path, entity: context.name, key: mapped.keyText)
+        }
+    }
+
+    /// What the records database holds under a key.
+    private enum Existing {
+        case absent
+        /// The mapped record would store exactly these bytes again.
+        case unchanged
+        case bytes([UInt8])
+    }
+
+    /// Stores `mapped` (its relationship members aside): inserted, merged into the stored
+    /// record, or left alone when its bytes would not change.
+    func store(_ mapped: RecordMapper.Mapped) throws -> Outcome {
+        let key = mapped.primaryKey
+        let raw = tx.raw
+        // An unchanged record is recognised in the memory map, without copying or decoding it.
+        let found = try lmdb(mapped) {
+            try raw.withValue(forKey: key, in: context.records) { value in
+                value.withUnsafeBufferPointer { bytes in
+                    layout.isUnchanged(mapped, stored: bytes) ? Existing.unchanged : .bytes(Array(bytes))
+                }
+            }
+        } ?? .absent
+        let stored: [UInt8]?
+        switch found {
+        case .unchanged: return .unchanged
+        case .absent: stored = nil
+        case .bytes(let bytes): stored = bytes
+        }
+        let bytes = try layout.encode(mapped, merging: stored, entity: context.name)
+        if let stored {
+            if stored == bytes { return .unchanged }
+            guard options.updatesExisting else { return .notUpdated }
+        } else if !options.insertsNew {
+            return .notInserted
+        }
+        if !indexer.isEmpty { try indexer.checkUnique(bytes, key) { mapped.keyText } }
+        try lmdb(mapped) {
+            if stored == nil, let largest = context.largestKey, largest.lexicographicallyPrecedes(key) {
+                try raw.put(bytes, forKey: key, in: context.records, options: .append)
+                context.largestKey = key
+            } else {
+                try raw.put(bytes, forKey: key, in: context.records)
+            }
+        }
+        if !indexer.isEmpty { try indexer.update(stored, bytes, key) }
+        return stored == nil ? .inserted : .updated
+    }
+
+    /// Deletes the stored record `key` (a sync's payload lacks it), applying the delete rules of
+    /// the relationships that refer to it first.
+    func delete(_ key: [UInt8]) throws {
+        let raw = tx.raw
+        if try !tx.incomingRelationships(of: context.name).isEmpty {
+            var deleting: Set<[UInt8]> = []
+            try tx.applyDeleteRules(context, key: key, deleting: &deleting)
+        }
+        let old = try tx.lmdb(entity: context.name) { try raw.value(forKey: key, in: context.records) }
+        if !indexer.isEmpty { try indexer.update(old, nil, key) }
+        _ = try tx.lmdb(entity: context.name) { try raw.delete(key, in: context.records) }
+    }
+}
