@@ -12,14 +12,16 @@ import RelationshipComparison
 var users = 100_000
 var queries = 200
 var seed: UInt64 = 42
+var strataOnly = false
 var arguments = BenchmarkArguments(tool: "relationship-side-by-side")
 while let flag = arguments.next() {
     switch flag {
     case "--users": users = arguments.positiveInteger(for: flag)
     case "--queries": queries = arguments.positiveInteger(for: flag)
     case "--seed": seed = arguments.unsignedInteger(for: flag)
+    case "--strata-only": strataOnly = true   // for profiling: no GRDB run, no table
     case "--help", "-h":
-        print("usage: relationship-side-by-side [--users N (100000)] [--queries Q (200)] [--seed S (42)]")
+        print("usage: relationship-side-by-side [--users N (100000)] [--queries Q (200)] [--seed S (42)] [--strata-only]")
         exit(0)
     default: arguments.unknown(flag)
     }
@@ -37,6 +39,10 @@ do {
     let phrases = queryPhrases(count: queries, users: users, seed: seed)
     log("Strata: importing and querying")
     let strata = try measureStrataRelationships(file: file, users: users, phrases: phrases)
+    if strataOnly {
+        print("Strata: import \(String(format: "%.3f", strata.importSeconds)) s, \(queries) queries \(String(format: "%.3f", strata.querySeconds)) s")
+        exit(0)
+    }
     log("GRDB: importing and querying")
     let grdb = try measureGRDBRelationships(file: file, users: users, phrases: phrases)
     guard strata.results == grdb.results else {

@@ -49,6 +49,17 @@ enum OrderedKey {
     static let stringTag: UInt8 = 0x50
     static let uuidTag: UInt8 = 0x60
 
+    /// Whether key `a` sorts before key `b` bytewise (LMDB's default order), by `memcmp`: the
+    /// generic `lexicographicallyPrecedes` walks element by element.
+    @inline(__always)
+    static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        let common = min(a.count, b.count)
+        let order = a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common) }
+        }
+        return order != 0 ? order < 0 : a.count < b.count
+    }
+
     static func corrupt(_ reason: String, at position: Int) -> StrataError {
         StrataError(.corruptRecord, "corrupt key at byte \(position): \(reason)")
     }

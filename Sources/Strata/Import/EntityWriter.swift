@@ -11,6 +11,9 @@ final class EntityWriter {
     let options: ImportOptions
     /// The primary key's position among the description's fields.
     let primaryKeyIndex: Int
+    /// What this import did to the entity's records as related records of others
+    /// (``ImportReport/related``).
+    var counts = RelatedImportCounts()
 
     /// What writing one record did.
     enum Outcome {

@@ -55,7 +55,13 @@ final class ImportSession {
                 } else {
                     // A record is skipped whole, with the related records written before it failed.
                     var attempt = report
-                    try tx.inPlaceSavepoint { try write(&mapped, into: &attempt) }
+                    let counts = writers.mapValues(\.counts)
+                    do {
+                        try tx.inPlaceSavepoint { try write(&mapped, into: &attempt) }
+                    } catch {
+                        for (name, writer) in writers { writer.counts = counts[name] ?? RelatedImportCounts() }
+                        throw error
+                    }
                     report = attempt
                 }
             } catch let failure as ConversionFailure {
@@ -101,13 +107,20 @@ final class ImportSession {
             report.duplicates += 1
             if report.duplicateKeys.count < 20 { report.duplicateKeys.append(mapped.keyText) }
         }
-        let outcome = mapped.related.isEmpty ? try root.store(mapped) : try writeWithRelated(&mapped, root, into: &report)
+        let outcome = mapped.related.isEmpty ? try root.store(mapped) : try writeWithRelated(&mapped, root)
         switch outcome {
         case .inserted: report.inserted += 1
         case .updated: if firstTime { report.updated += 1 }
         case .unchanged: if firstTime { report.unchanged += 1 }
         case .notUpdated: if firstTime { report.notUpdated += 1 }
         case .notInserted: report.notInserted += 1
+        }
+    }
+
+    /// Adds what the import did to related records in this transaction to `report`.
+    func countRelated(into report: inout ImportReport) {
+        for (name, writer) in writers where writer.counts != RelatedImportCounts() {
+            report.related[name, default: RelatedImportCounts()].add(writer.counts)
         }
     }
 

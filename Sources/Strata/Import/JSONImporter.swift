@@ -94,6 +94,7 @@ final class JSONImporter {
                     if report.records % 10_000 != 0 || report.records == 0 { reportProgress(report.records, lastOffset) }
                     report.ignoredKeys = ignoredKeys
                     try session.finish(into: &report)
+                    session.countRelated(into: &report)
                     if options.dryRun { throw DryRunRollback(report: report) }
                     report.transactions = 1
                     return report
@@ -132,6 +133,7 @@ final class JSONImporter {
                 }
                 for (key, count) in mapper.allIgnoredKeys { batchReport.ignoredKeys[key, default: 0] += count }
                 if isLast { try session.finish(into: &batchReport) }
+                session.countRelated(into: &batchReport)
                 batchReport.transactions += 1
                 return batchReport
             }

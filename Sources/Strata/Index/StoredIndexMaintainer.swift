@@ -14,6 +14,8 @@ struct StoredIndexMaintainer {
     let descriptors: [IndexDescriptor]
     /// The top-level fields the indexes read: one pass over a record finds them all.
     let selection: FieldSelection
+    /// Per descriptor, the slot of each field in ``selection`` (StoredIndexMaintainer+Direct.swift).
+    let directSlots: [[Int?]]
 
     init(_ transaction: WriteTransaction, _ context: EntityContext, only descriptors: [IndexDescriptor]? = nil) {
         self.transaction = transaction
@@ -25,6 +27,7 @@ struct StoredIndexMaintainer {
             for field in descriptor.fields where !names.contains(field.path[0]) { names.append(field.path[0]) }
         }
         selection = FieldSelection(names: names, fields: context.schema.fields)
+        directSlots = Self.slots(of: descriptors, in: selection)
     }
 
     var isEmpty: Bool { descriptors.isEmpty }
@@ -95,13 +98,20 @@ struct StoredIndexMaintainer {
     func update(old: [UInt8]?, new: [UInt8]?, primaryKey: [UInt8]) throws {
         let oldFields = try old.map(fieldValues)
         let newFields = try new.map(fieldValues)
-        for descriptor in descriptors {
+        for (index, descriptor) in descriptors.enumerated() {
             guard let database = context.indexes[descriptor.name] else { continue }
-            let oldKeys = oldFields.map { Self.keys(of: $0, descriptor).map(IndexKey.stored) } ?? []
-            let newKeys = newFields.map { Self.keys(of: $0, descriptor).map(IndexKey.stored) } ?? []
+            let oldKeys = oldFields.map { storedKeys(of: $0, index) } ?? []
+            let newKeys = newFields.map { storedKeys(of: $0, index) } ?? []
             try transaction.lmdb(entity: context.name) {
                 try transaction.raw.replaceIndexEntries(of: primaryKey, old: oldKeys, new: newKeys, in: database)
             }
         }
+    }
+
+    /// The stored (cut) keys of descriptor `index` for a record's selected `fields`.
+    private func storedKeys(of fields: SelectedFieldValues, _ index: Int) -> [[UInt8]] {
+        let descriptor = descriptors[index]
+        if let key = Self.directKey(fields, slots: directSlots[index], descriptor) { return [IndexKey.stored(key)] }
+        return Self.keys(of: fields, descriptor).map(IndexKey.stored)
     }
 }

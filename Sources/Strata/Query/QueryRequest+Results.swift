@@ -35,10 +35,13 @@ extension QueryRequest {
     }
 
     /// Runs a query whose relationship conditions are resolved, on `context`'s entity.
-    func execute(_ query: Query<Root>, context: EntityContext, _ body: (QueryExecutor<Root>.Match) throws -> Bool) throws {
+    /// Returns the plan it ran.
+    @discardableResult
+    func execute(_ query: Query<Root>, context: EntityContext, _ body: (QueryExecutor<Root>.Match) throws -> Bool) throws -> QueryPlan {
         let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
         try QueryExecutor<Root>(transaction: transaction, context: context, plan: plan, predicate: query.predicate)
             .forEachResult(body)
+        return plan
     }
 }
 

@@ -80,30 +80,25 @@ struct RelationshipResolver {
                 return .comparison(FieldComparison(field: keyField, op: comparison.op, value: comparison.value, options: comparison.options))
             }
             let keys = try relatedKeys(relationship.target, where: inner(comparison, rest), name: name,
-                                       through: "\(relationship.target).\(transaction.primaryKeyName(of: relationship.target))") { [$0.key] }
+                                       through: "\(relationship.target).\(transaction.primaryKeyName(of: relationship.target))", .primaryKey)
             return .comparison(FieldComparison(field: keyField, op: .in, value: .list(keys)))
         case .keyList(let relationship):
             let keyField = Self.path(relationship.keyField)
             return try quantified(comparison, rest: rest, name: name) { condition in
                 let keys = try relatedKeys(relationship.target, where: condition, name: name,
-                                           through: "\(relationship.target).\(transaction.primaryKeyName(of: relationship.target))") { [$0.key] }
+                                           through: "\(relationship.target).\(transaction.primaryKeyName(of: relationship.target))", .primaryKey)
                 return FieldComparison(field: keyField, op: .in, value: .list(keys), quantifier: .any)
             }
         case .children(let relationship, let holder):
             let keyField = Self.path(relationship.keyField)
             return try quantified(comparison, rest: rest, name: name) { condition in
-                let keys = try relatedKeys(holder, where: condition, name: name, through: "\(holder).\(relationship.keyField)") { match in
-                    match.fields.value(at: keyField).map { [$0] } ?? []
-                }
+                let keys = try relatedKeys(holder, where: condition, name: name, through: "\(holder).\(relationship.keyField)", .field(keyField))
                 return FieldComparison(field: ownKey, op: .in, value: .list(keys))
             }
         case .listedBy(let relationship, let holder):
             let keyField = Self.path(relationship.keyField)
             return try quantified(comparison, rest: rest, name: name) { condition in
-                let keys = try relatedKeys(holder, where: condition, name: name, through: "\(holder).\(relationship.keyField)") { match in
-                    if case .list(let listed)? = match.fields.value(at: keyField) { return listed }
-                    return []
-                }
+                let keys = try relatedKeys(holder, where: condition, name: name, through: "\(holder).\(relationship.keyField)", .field(keyField))
                 return FieldComparison(field: ownKey, op: .in, value: .list(keys))
             }
         }
@@ -131,15 +126,18 @@ struct RelationshipResolver {
     }
 
     /// One stored match of a related query: its key and its fields.
-    private struct Match {
-        var key: QueryValue
-        var fields: StoredFieldValues
+    /// What a semi-join collects of each related record.
+    private enum Extraction {
+        /// Its primary key.
+        case primaryKey
+        /// The value of this field: a key, or each key of a list.
+        case field([String])
     }
 
     /// Runs `condition` on entity `entity` and collects `extract` of each match, distinct; records
     /// the semi-join for explain. An entity the store does not have yields no keys.
     private mutating func relatedKeys(_ entity: String, where condition: QueryPredicate, name: String, through: String,
-                                      _ extract: (Match) throws -> [QueryValue]) throws -> [QueryValue] {
+                                      _ extract: Extraction) throws -> [QueryValue] {
         guard let related = try transaction.context(named: entity) else {
             joins.append(QueryPlan.SemiJoin(relationship: name, through: through, plan: nil, keys: 0))
             return []
@@ -148,16 +146,32 @@ struct RelationshipResolver {
         let prepared = try request.prepare(related, depth: depth + 1)
         var seen = Set<QueryValue>()
         var keys: [QueryValue] = []
-        try request.execute(prepared.query, context: related) { match in
-            var position = 0
-            let key = try OrderedKey.queryValue(from: match.key, at: &position)
-            let fields = try StoredFieldValues(bytes: match.bytes, fields: related.schema.fields, entity: entity)
-            for value in try extract(Match(key: key, fields: fields)) where value != .null && seen.insert(value.membershipKey).inserted {
+        // Only the extracted field is read of each match: one pass over the head of its map.
+        var offsets: [Int] = []
+        let selection: FieldSelection? = if case .field(let path) = extract { FieldSelection(names: [path[0]], fields: related.schema.fields) } else { nil }
+        var plan = try request.execute(prepared.query, context: related) { match in
+            let extracted: QueryValue?
+            switch extract {
+            case .primaryKey:
+                var position = 0
+                extracted = try OrderedKey.queryValue(from: match.key, at: &position)
+            case .field(let path):
+                do {
+                    extracted = try selection?.values(of: match.bytes, reusing: &offsets).value(at: path)
+                } catch {
+                    throw StoredFieldValues.corrupt(entity: entity, cause: error)
+                }
+            }
+            let values: [QueryValue] = switch extracted {
+            case .list(let listed)?: listed
+            case let value?: [value]
+            case nil: []
+            }
+            for value in values where value != .null && seen.insert(value.membershipKey).inserted {
                 keys.append(value)
             }
             return true
         }
-        var plan = try QueryPlanner<StoredRecord>(transaction: transaction, context: related).plan(prepared.query)
         plan.semiJoins = prepared.joins
         joins.append(QueryPlan.SemiJoin(relationship: name, through: through, plan: plan, keys: keys.count))
         return keys

@@ -281,3 +281,58 @@ struct KipuNote: Record, Equatable {
         #expect(original == copied)
     }
 }
+
+/// Many-to-many through a link entity: an enrollment refers to a student and a course.
+struct Student: Record, Equatable {
+    var id: Int64
+    var name: String
+    static let primaryKey = \Student.id
+}
+
+struct Course: Record, Equatable {
+    var id: Int64
+    var title: String
+    static let primaryKey = \Course.id
+    static let indexes: [IndexDefinition<Course>] = [.index(\.title)]
+}
+
+struct Enrollment: Record, Equatable {
+    var id: String
+    var studentID: Int64?
+    var courseID: Int64?
+    var grade: String?
+    static let primaryKey = \Enrollment.id
+    static let student = ToOne<Enrollment, Student>("student", \.studentID, inverse: "enrollments", deleteRule: .cascade)
+    static let course = ToOne<Enrollment, Course>("course", \.courseID, inverse: "enrollments", deleteRule: .cascade)
+    static let relationships: [AnyRelationship<Enrollment>] = [.init(student), .init(course)]
+}
+
+@Suite struct LinkEntityTests {
+    @Test func aLinkEntityImportsNestedTwoLevelsAndIsQueriedThroughBothToOnes() throws {
+        let (store, dir) = try makeStore()
+        defer { withExtendedLifetime(dir) {} }
+        let options = ImportOptions(related: [.record(Enrollment.self), .record(Course.self)])
+        let report = try store.importJSON(Data(#"""
+        [{"id": 1, "name": "Maeby", "enrollments": [
+            {"id": "1-10", "grade": "A", "course": {"id": 10, "title": "Marketing"}},
+            {"id": "1-11", "course": {"id": 11, "title": "Film"}}]},
+         {"id": 2, "name": "George Michael", "enrollments": [{"id": "2-10", "grade": "B", "course": {"id": 10, "title": "Marketing"}}]}]
+        """#.utf8), as: Student.self, options: options)
+        #expect(report.inserted == 2)
+        #expect(report.related["Enrollment"]?.inserted == 3)
+        #expect(report.related["Course"]?.inserted == 2 && report.related["Course"]?.unchanged == 1)
+        try store.read { tx throws in
+            #expect(try tx.query(Student.self, "ANY enrollments.course.title == 'Marketing'").all().map(\.id) == [1, 2])
+            #expect(try tx.query(Student.self, "ANY enrollments.course.title == 'Film'").all().map(\.name) == ["Maeby"])
+            #expect(try tx.query(Course.self, "ANY enrollments.student.name BEGINSWITH 'George'").all().map(\.title) == ["Marketing"])
+            #expect(try tx.query(Course.self, "enrollments.@count >= 2").all().map(\.id) == [10])
+        }
+        // Deleting a course cascades to its enrollments, not to the students.
+        try store.write { tx throws in #expect(try tx.delete(Course.self, key: 10)) }
+        try store.read { tx throws in
+            #expect(try tx.query(Enrollment.self).all().map(\.id) == ["1-11"])
+            #expect(try tx.count(Student.self) == 2)
+            #expect(try tx.verifyIndexes(entity: "Enrollment").isConsistent)
+        }
+    }
+}

@@ -26,50 +26,58 @@ extension ImportSession {
     /// Writes `mapped` into `writer`'s entity with the related records nested in it: first the
     /// records it refers to (their keys fill its reference fields), then itself, then the
     /// records that refer to it.
-    func writeWithRelated(_ mapped: inout RecordMapper.Mapped, _ writer: EntityWriter,
-                          into report: inout ImportReport) throws -> EntityWriter.Outcome {
+    func writeWithRelated(_ mapped: inout RecordMapper.Mapped, _ writer: EntityWriter) throws -> EntityWriter.Outcome {
         let relationships = graph.nested(of: writer.name)
-        for value in mapped.related where relationships[value.relationship].isHeldByRecord {
-            try fillReference(value, relationships[value.relationship], of: &mapped, writer, into: &report)
+        // Taken out of the record, so that the nested records are changed in place, not copied.
+        var related = mapped.related
+        mapped.related = []
+        for index in related.indices where relationships[related[index].relationship].isHeldByRecord {
+            try fillReference(&related[index], relationships[related[index].relationship], of: &mapped, writer)
         }
         let outcome = try writer.store(mapped)
-        for value in mapped.related where !relationships[value.relationship].isHeldByRecord {
-            try linkReferring(value, relationships[value.relationship], to: mapped, writer, into: &report)
+        for index in related.indices where !relationships[related[index].relationship].isHeldByRecord {
+            try linkReferring(&related[index], relationships[related[index].relationship], to: mapped, writer)
         }
         return outcome
     }
 
-    /// Writes a related record (with its own related records) and counts it in the report.
-    private func writeRelated(_ mapped: inout RecordMapper.Mapped, _ writer: EntityWriter, into report: inout ImportReport) throws {
-        let outcome = mapped.related.isEmpty ? try writer.store(mapped) : try writeWithRelated(&mapped, writer, into: &report)
-        report.related[writer.name, default: RelatedImportCounts()].count(outcome)
+    /// Writes a related record (with its own related records) and counts it.
+    private func writeRelated(_ mapped: inout RecordMapper.Mapped, _ writer: EntityWriter) throws {
+        writer.counts.count(mapped.related.isEmpty ? try writer.store(mapped) : try writeWithRelated(&mapped, writer))
+    }
+
+    /// The nested records of `value`, taken out of it (nil when it holds none), so that they are
+    /// uniquely referenced and change in place.
+    private func takeRecords(_ value: inout RecordMapper.RelatedValue) -> [RecordMapper.Mapped]? {
+        guard case .records(let records) = value.content else { return nil }
+        value.content = .null
+        return records
     }
 
     /// Writes the records of a relationship `mapped` holds and puts their keys in its reference
     /// field.
-    private func fillReference(_ value: RecordMapper.RelatedValue, _ relationship: NestedRelationship,
-                               of mapped: inout RecordMapper.Mapped, _ writer: EntityWriter, into report: inout ImportReport) throws {
+    private func fillReference(_ value: inout RecordMapper.RelatedValue, _ relationship: NestedRelationship,
+                               of mapped: inout RecordMapper.Mapped, _ writer: EntityWriter) throws {
         guard let field = writer.fieldIndex(relationship.keyField) else {
             throw ConversionFailure(message: "'\(value.key)': \(writer.name) has no top-level field '\(relationship.keyField)' to hold the reference")
         }
         var reference = CBORWriter(capacity: 16)
-        switch value.content {
-        case .null:
+        if var records = takeRecords(&value) {
+            let related = try self.writer(for: relationship.related)
+            if !relationship.isToOne { reference.writeHead(.array, UInt64(records.count)) }
+            for index in records.indices {
+                try writeRelated(&records[index], related)
+                reference.bytes += related.keyValue(of: records[index])
+            }
+        } else if case .keys(let keys) = value.content {
+            if !relationship.isToOne { reference.writeHead(.array, UInt64(keys.count)) }
+            for key in keys { reference.bytes += key.value }
+        } else {
             guard !relationship.isToOne else {
                 mapped.slots[field] = .null
                 return
             }
             reference.writeHead(.array, 0)
-        case .records(var records):
-            let related = try self.writer(for: relationship.related)
-            if !relationship.isToOne { reference.writeHead(.array, UInt64(records.count)) }
-            for index in records.indices {
-                try writeRelated(&records[index], related, into: &report)
-                reference.bytes += related.keyValue(of: records[index])
-            }
-        case .keys(let keys):
-            if !relationship.isToOne { reference.writeHead(.array, UInt64(keys.count)) }
-            for key in keys { reference.bytes += key.value }
         }
         let start = mapped.values.count
         mapped.values += reference.bytes
@@ -78,20 +86,19 @@ extension ImportSession {
 
     /// Writes or links the records that refer to `parent` through `relationship`, and in a sync
     /// (or for `null`) detaches those the payload lacks.
-    private func linkReferring(_ value: RecordMapper.RelatedValue, _ relationship: NestedRelationship,
-                               to parent: RecordMapper.Mapped, _ writer: EntityWriter, into report: inout ImportReport) throws {
+    private func linkReferring(_ value: inout RecordMapper.RelatedValue, _ relationship: NestedRelationship,
+                               to parent: RecordMapper.Mapped, _ writer: EntityWriter) throws {
         let related = try self.writer(for: relationship.related)
         let kind: RelationshipDescriptor.Kind = relationship.form == .children ? .toOne : .keyList
         let parentKey = writer.keyValue(of: parent)
         var position = 0
         let parentValue = try OrderedKey.queryValue(from: parent.primaryKey, at: &position)
         let edit: WriteTransaction.ReferenceEdit = kind == .toOne ? .set(Array(parentKey)) : .add(parentValue, Array(parentKey))
+        let detachesMissing: Bool
+        if case .null = value.content { detachesMissing = true } else { detachesMissing = options.mode.deletesMissing && options.deletesMissing }
+        // The keys the payload gives, which a detaching pass keeps.
         var linked = Set<[UInt8]>()
-        func counted(_ change: (inout RelatedImportCounts) -> Void) { change(&report.related[related.name, default: RelatedImportCounts()]) }
-        switch value.content {
-        case .null:
-            break
-        case .records(var records):
+        if var records = takeRecords(&value) {
             let field = related.fieldIndex(relationship.keyField)
             for index in records.indices {
                 if kind == .toOne {
@@ -102,24 +109,22 @@ extension ImportSession {
                     records[index].values += parentKey
                     records[index].slots[field] = .value(start..<records[index].values.count)
                 }
-                try writeRelated(&records[index], related, into: &report)
+                try writeRelated(&records[index], related)
                 if kind == .keyList, try tx.editReference(relationship.keyField, kind: kind, of: records[index].primaryKey, related.context, edit) {
-                    counted { $0.linked += 1 }
+                    related.counts.linked += 1
                 }
-                linked.insert(records[index].primaryKey)
+                if detachesMissing { linked.insert(records[index].primaryKey) }
             }
-        case .keys(let keys):
+        } else if case .keys(let keys) = value.content {
             for key in keys {
                 guard try tx.lmdb(entity: related.name, { try tx.raw.contains(key.key, in: related.context.records) }) else {
                     throw StrataError(.notFound, "'\(value.key)' links \(related.name) \(key.text), which is not stored",
                                       entity: related.name, key: key.text)
                 }
-                if try tx.editReference(relationship.keyField, kind: kind, of: key.key, related.context, edit) { counted { $0.linked += 1 } }
-                linked.insert(key.key)
+                if try tx.editReference(relationship.keyField, kind: kind, of: key.key, related.context, edit) { related.counts.linked += 1 }
+                if detachesMissing { linked.insert(key.key) }
             }
         }
-        let detachesMissing: Bool
-        if case .null = value.content { detachesMissing = true } else { detachesMissing = options.mode.deletesMissing && options.deletesMissing }
         guard detachesMissing else { return }
         let comparison = FieldComparison(field: RelationshipResolver.path(relationship.keyField), op: .equal, value: parentValue,
                                          quantifier: kind == .keyList ? .any : nil)
@@ -128,9 +133,9 @@ extension ImportSession {
         for key in referring where !linked.contains(key) {
             if kind == .toOne, relationship.deleteRule == .cascade {
                 var deleting = Set<[UInt8]>()
-                if try tx.deleteStoredRecord(key, related.context, deleting: &deleting) { counted { $0.deleted += 1 } }
+                if try tx.deleteStoredRecord(key, related.context, deleting: &deleting) { related.counts.deleted += 1 }
             } else if try tx.editReference(relationship.keyField, kind: kind, of: key, related.context, .remove(parentValue)) {
-                counted { $0.unlinked += 1 }
+                related.counts.unlinked += 1
             }
         }
     }
@@ -159,6 +164,17 @@ public struct RelatedImportCounts: Sendable, Equatable, CustomStringConvertible 
     public var notInserted = 0, notUpdated = 0
 
     public init() {}
+
+    mutating func add(_ other: RelatedImportCounts) {
+        inserted += other.inserted
+        updated += other.updated
+        unchanged += other.unchanged
+        deleted += other.deleted
+        linked += other.linked
+        unlinked += other.unlinked
+        notInserted += other.notInserted
+        notUpdated += other.notUpdated
+    }
 
     mutating func count(_ outcome: EntityWriter.Outcome) {
         switch outcome {

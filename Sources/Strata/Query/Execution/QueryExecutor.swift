@@ -182,7 +182,7 @@ extension QueryExecutor {
                 .map { .duplicates(database, key: $0) }
         case .primaryKeyLookup(_, let values):
             let keys = Set(values.compactMap { IndexKey.encode($0, kind: keyKind, collation: .binary) })
-            return [.keys(keys.sorted { $0.lexicographicallyPrecedes($1) })]
+            return [.keys(keys.sorted(by: OrderedKey.precedes))]
         default:
             preconditionFailure("only key lookups and points of a single-field index merge")
         }

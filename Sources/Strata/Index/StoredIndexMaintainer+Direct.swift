@@ -1,0 +1,55 @@
+/// Index keys straight from a record's CBOR bytes, for the common parts of an index (integers,
+/// binary-collated ASCII strings, nil): the key bytes are written from the stored bytes into one
+/// buffer, without a ``QueryValue``, a `String` or the intermediate arrays. The keys are those of
+/// ``StoredIndexMaintainer/keys(of:_:)`` byte for byte (a test compares them on random values);
+/// any other part returns nil and the caller takes that path.
+extension StoredIndexMaintainer {
+    /// The slot in ``selection`` of each top-level field of each descriptor (nil for a nested
+    /// path), computed once per maintainer.
+    static func slots(of descriptors: [IndexDescriptor], in selection: FieldSelection) -> [[Int?]] {
+        descriptors.map { descriptor in
+            descriptor.fields.map { field in field.path.count == 1 ? selection.names.firstIndex(of: field.path[0]) : nil }
+        }
+    }
+
+    /// The full key of the single-valued `descriptor` whose fields sit at `slots` of `fields`,
+    /// or nil when a part needs the general path.
+    static func directKey(_ fields: SelectedFieldValues, slots: [Int?], _ descriptor: IndexDescriptor) -> [UInt8]? {
+        guard !descriptor.isMultiValue else { return nil }
+        let bytes = fields.reader.bytes
+        var key: [UInt8] = []
+        key.reserveCapacity(24)
+        for (part, field) in descriptor.fields.enumerated() {
+            guard let slot = slots[part] else { return nil }
+            let offset = fields.offsets[slot]
+            guard offset >= 0, offset < bytes.count, bytes[offset] != CBOR.nullByte else {
+                key.append(OrderedKey.nilTag)   // absent or null: the nil key
+                continue
+            }
+            var position = offset
+            guard let head = try? fields.reader.readHead(at: &position) else { return nil }
+            switch head.major {
+            case .text where field.kind == .string && field.collation == .binary:
+                guard head.argument <= UInt64(bytes.count - position) else { return nil }
+                let end = position + Int(head.argument)
+                key.append(OrderedKey.stringTag)
+                for index in position..<end {
+                    let byte = bytes[index]
+                    guard byte < 0x80 else { return nil }   // non-ASCII: validated on the general path
+                    key.append(byte)
+                    if byte == 0 { key.append(0xFF) }
+                }
+                key.append(0)
+                key.append(0)
+            case .unsigned where field.kind == .integer:
+                OrderedKey.appendInteger(head.argument, to: &key)
+            case .negative where field.kind == .integer:
+                guard head.argument <= UInt64(Int64.max) else { return nil }
+                OrderedKey.appendInteger(-1 - Int64(head.argument), to: &key)
+            default:
+                return nil
+            }
+        }
+        return key
+    }
+}
