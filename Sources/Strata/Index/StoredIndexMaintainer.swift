@@ -16,6 +16,9 @@ struct StoredIndexMaintainer {
     let selection: FieldSelection
     /// Per descriptor, the slot of each field in ``selection`` (StoredIndexMaintainer+Direct.swift).
     let directSlots: [[Int?]]
+    let hasUniqueIndexes: Bool
+    /// How many fields had ids when ``selection`` was made (ids are only ever added).
+    let fieldCount: Int
 
     init(_ transaction: WriteTransaction, _ context: EntityContext, only descriptors: [IndexDescriptor]? = nil) {
         self.transaction = transaction
@@ -28,6 +31,8 @@ struct StoredIndexMaintainer {
         }
         selection = FieldSelection(names: names, fields: context.schema.fields)
         directSlots = Self.slots(of: descriptors, in: selection)
+        hasUniqueIndexes = descriptors.contains { $0.isUnique }
+        fieldCount = context.schema.fields.count
     }
 
     var isEmpty: Bool { descriptors.isEmpty }
@@ -86,7 +91,7 @@ struct StoredIndexMaintainer {
                               Self.keys(of: try fieldValues(other), descriptor).contains(fullKey) else { continue }
                     }
                     throw StrataError(.uniqueViolation,
-                        "\(context.name): the unique index '\(descriptor.name)' already holds this value, for another record",
+                        "\(context.name): the unique index '\(descriptor.name)' already holds this value, for the record with key \(transaction.describeStoredKey(holder))",
                         entity: context.name, field: descriptor.name, key: describeKey())
                 }
             }

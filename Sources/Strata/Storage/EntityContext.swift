@@ -46,6 +46,9 @@ final class EntityContext {
     /// The primary key kind read from the first stored key, for entities whose catalog entry
     /// predates ``EntitySchema/primaryKeyKind``.
     var observedKeyKind: ValueKind?
+    /// The bytes-based index maintenance of typed writes, made once per transaction and schema
+    /// (see ``WriteTransaction/storedMaintainer(for:)``); never copied into a savepoint.
+    var storedMaintainer: StoredIndexMaintainer?
 
     init(schema: EntitySchema, catalogBytes: [UInt8], records: Database, indexes: [String: Database]) {
         self.schema = schema

@@ -27,7 +27,12 @@ public class ReadTransaction {
         self.raw = raw
     }
 
-    func invalidate() { isOpen = false }
+    func invalidate() {
+        isOpen = false
+        // A cached maintainer refers to this transaction: a context kept past it must not keep
+        // the transaction (and its store) alive.
+        for context in contexts.values { context.storedMaintainer = nil }
+    }
 
     @inline(__always)
     func checkOpen() {

@@ -117,6 +117,21 @@ public final class WriteTransaction: ReadTransaction {
         let context = try writableContext(for: T.self)
         let bytes = try encode(record, context)
         let key = try recordKey(record.primaryKeyValue, entity: context.name)
+        if let stored = storedMaintainer(for: context) {
+            // Keys from the encoded bytes: no generic key-path reads, no decode of the old record.
+            let isIndexed = !stored.isEmpty
+            if isIndexed, stored.hasUniqueIndexes {
+                try stored.checkUnique(bytes, primaryKey: key) { String(describing: record.primaryKeyValue) }
+            }
+            let (outcome, old) = try write(bytes, forKey: key, context, replacing: replacing)
+            guard isIndexed else { return outcome }
+            switch outcome {
+            case .inserted: try stored.update(old: nil, new: bytes, primaryKey: key)
+            case .updated where replacing: try stored.update(old: old, new: bytes, primaryKey: key)
+            case .updated, .unchanged: break
+            }
+            return outcome
+        }
         let maintainer = IndexMaintainer<T>(self, context)
         // Asked once: each question costs generic metadata lookups, a tenth of an unindexed write.
         let isIndexed = !maintainer.isEmpty
@@ -133,6 +148,20 @@ public final class WriteTransaction: ReadTransaction {
             break
         }
         return outcome
+    }
+
+    /// The bytes-based maintainer of `context`'s indexes when every index has only fields of
+    /// standard key encodings (the keys are then those the typed ``IndexMaintainer`` computes
+    /// from Swift values); nil otherwise. Made again when the indexes or the field ids change.
+    func storedMaintainer(for context: EntityContext) -> StoredIndexMaintainer? {
+        if let cached = context.storedMaintainer, cached.transaction === self, cached.fieldCount == context.schema.fields.count,
+           cached.descriptors == context.schema.indexes {
+            return cached
+        }
+        guard context.schema.indexes.allSatisfy(StoredIndexMaintainer.canMaintain) else { return nil }
+        let maintainer = StoredIndexMaintainer(self, context)
+        context.storedMaintainer = maintainer
+        return maintainer
     }
 
     /// Stores `bytes` under `key`: appended when the key is beyond every stored key, otherwise in
@@ -175,6 +204,14 @@ public final class WriteTransaction: ReadTransaction {
         if try !incomingRelationships(of: context.name).isEmpty {
             var deleting = Set<[UInt8]>()
             return try deleteStoredRecord(storedKey, context, deleting: &deleting)
+        }
+        if let stored = storedMaintainer(for: context) {
+            if !stored.isEmpty {
+                guard let old = try lmdb(entity: context.name, { try raw.value(forKey: storedKey, in: context.records) }) else { return false }
+                try stored.update(old: old, new: nil, primaryKey: storedKey)
+            }
+            changes.note(context.name, key: storedKey, bytes: nil)
+            return try lmdb(entity: context.name, key: "\(key)") { try raw.delete(storedKey, in: context.records) }
         }
         let maintainer = IndexMaintainer<T>(self, context)
         if !maintainer.isEmpty {
