@@ -67,11 +67,11 @@ struct CutKeyRun {
     /// Hands the run's matches to `body` sorted by the orderings, then primary key, and empties
     /// the run; false when `body` asked to stop.
     mutating func flush(_ body: ((key: [UInt8], bytes: [UInt8])) throws -> Bool) throws -> Bool {
+        guard !rows.isEmpty else { return true }
         defer {
             rows.removeAll(keepingCapacity: true)
             key = nil
         }
-        guard !rows.isEmpty else { return true }
         rows.sort { order.precedes($0, $1) }
         for row in rows {
             guard try body(row.match) else { return false }
