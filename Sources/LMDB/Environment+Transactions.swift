@@ -27,6 +27,10 @@ extension Environment {
         guard let gate else {
             throw LMDBError(code: 13, operation: "write", context: "\(path) is opened read-only")
         }
+        // A map known to be nearly full grows before the writer gate is taken, so that its wait for
+        // this process's open transactions does not hold up other processes' writers; not while a
+        // writer of this process holds the gate (the grow would wait for its whole transaction).
+        if !gate.isHeld { try growIfNearlyFull() }
         try gate.acquire(timeout: options.writeLockTimeout, path: path)
         defer { gate.release() }
         // A reader slot of a process killed inside a read transaction pins that snapshot, so its
@@ -80,7 +84,8 @@ extension Environment {
     }
 
     /// Grows the map before a write when less than an eighth of it is free, so that most writes
-    /// never pay for an abort and retry.
+    /// never pay for an abort and retry. Not from a thread with a transaction open (the grow would
+    /// wait for it): the write then fills the map and fails as ``grow(atLeast:)`` describes.
     private func growIfNearlyFull() throws(LMDBError) {
         let size = currentMapSize
         if usedBytes > size - size / 8, size < options.maxMapSize, MapLock.sharedHolds.value == 0 {

@@ -142,13 +142,15 @@ public final class Environment: @unchecked Sendable {
                   "mdb_env_copy2", context: destination)
     }
 
-    /// Grows the map to at least `minimum` bytes (doubling), with no transaction of this process active.
+    /// Grows the map to at least `minimum` bytes (doubling), with no transaction of this process
+    /// active: new transactions wait while it waits for the open ones to end, at most
+    /// ``Options/writeLockTimeout`` seconds (then a busy error).
     func grow(atLeast minimum: Int) throws(LMDBError) {
         guard MapLock.sharedHolds.value == 0 else {
             throw LMDBError(code: MDB_MAP_FULL, operation: "grow map",
                             context: "\(path) is full and cannot grow while this thread keeps another transaction open; end reads before writing")
         }
-        mapLock.lockExclusive()
+        try lockMapExclusively(operation: "grow map")
         defer { mapLock.unlockExclusive() }
         try mapSize.withLock { (size: inout Int) throws(LMDBError) in
             guard size < minimum else { return }   // someone else grew it meanwhile
@@ -166,13 +168,22 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
+    /// Takes the map lock exclusively within ``Options/writeLockTimeout`` seconds, or throws a
+    /// busy error (a transaction of this process stayed open that long).
+    private func lockMapExclusively(operation: String) throws(LMDBError) {
+        guard mapLock.lockExclusive(timeout: options.writeLockTimeout) else {
+            throw LMDBError(code: LMDBError.busyCode, operation: operation,
+                            context: "transactions of this process kept \(path) in use for more than \(options.writeLockTimeout) s")
+        }
+    }
+
     /// Adopts a map size set by another process (after `MDB_MAP_RESIZED`).
     func adoptForeignMapSize() throws(LMDBError) {
         guard MapLock.sharedHolds.value == 0 else {
             throw LMDBError(code: MDB_MAP_RESIZED, operation: "mdb_txn_begin",
                             context: "another process grew \(path); end this thread's open transactions and retry")
         }
-        mapLock.lockExclusive()
+        try lockMapExclusively(operation: "adopt map size")
         defer { mapLock.unlockExclusive() }
         try check(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize", context: path)
         var info = MDB_envinfo()

@@ -8,39 +8,129 @@ import Darwin
 ///
 /// Every transaction holds it shared for its whole life; growing the map (`mdb_env_set_mapsize`)
 /// holds it exclusively, because LMDB requires that no transaction of this process is active then.
-// @unchecked Sendable: the pthread_rwlock_t lives at a stable heap address owned by this object and
-// is only touched through pthread calls, which are thread-safe by definition.
+///
+/// It prefers a pending grow: once a thread waits to take it exclusively, new shared holders wait
+/// until that grow is done, so readers that overlap without pause can no longer starve a write
+/// that must grow the map (which holds the writer gate, across processes, while it waits). The
+/// transactions already open finish first; the wait is bounded (``lockExclusive(timeout:)``).
+/// A thread that already holds the lock shared (a read transaction open, on any environment) is
+/// let in at once even while a grow waits: the grow waits for that thread anyway, so making it
+/// wait in turn would deadlock.
+// @unchecked Sendable: all mutable state (`shared`, `exclusive`, `waitingExclusive`) is read and
+// written only with `mutex` held; the mutex and conditions live at stable heap addresses owned by
+// this object.
 final class MapLock: @unchecked Sendable {
-    private let lock: UnsafeMutablePointer<pthread_rwlock_t>
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// Signalled when shared holders may enter (the exclusive holder left, or a grow gave up).
+    private let sharedMayEnter: UnsafeMutablePointer<pthread_cond_t>
+    /// Signalled when an exclusive holder may enter (the last shared holder or the exclusive one left).
+    private let exclusiveMayEnter: UnsafeMutablePointer<pthread_cond_t>
+    private var shared = 0
+    private var exclusive = false
+    private var waitingExclusive = 0
 
     init() {
-        lock = .allocate(capacity: 1)
-        lock.initialize(to: pthread_rwlock_t())
-        precondition(pthread_rwlock_init(lock, nil) == 0, "pthread_rwlock_init failed")
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
+        sharedMayEnter = Self.monotonicCondition()
+        exclusiveMayEnter = Self.monotonicCondition()
     }
 
     deinit {
-        pthread_rwlock_destroy(lock)
-        lock.deallocate()
+        pthread_cond_destroy(sharedMayEnter)
+        pthread_cond_destroy(exclusiveMayEnter)
+        pthread_mutex_destroy(mutex)
+        sharedMayEnter.deallocate()
+        exclusiveMayEnter.deallocate()
+        mutex.deallocate()
     }
 
+    /// Takes the lock shared; waits while it is held exclusively, or while a grow waits for it
+    /// unless this thread already holds it shared.
     func lockShared() {
-        precondition(pthread_rwlock_rdlock(lock) == 0, "pthread_rwlock_rdlock failed")
+        let reentrant = MapLock.sharedHolds.value > 0
+        pthread_mutex_lock(mutex)
+        while exclusive || (waitingExclusive > 0 && !reentrant) {
+            pthread_cond_wait(sharedMayEnter, mutex)
+        }
+        shared += 1
+        pthread_mutex_unlock(mutex)
         MapLock.sharedHolds.value += 1
+    }
+
+    /// Takes the lock shared if `lockShared` would not wait; false otherwise.
+    func tryLockShared() -> Bool {
+        let reentrant = MapLock.sharedHolds.value > 0
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        guard !exclusive, waitingExclusive == 0 || reentrant else { return false }
+        shared += 1
+        MapLock.sharedHolds.value += 1
+        return true
     }
 
     func unlockShared() {
         MapLock.sharedHolds.value -= 1
-        precondition(pthread_rwlock_unlock(lock) == 0, "pthread_rwlock_unlock failed")
+        pthread_mutex_lock(mutex)
+        shared -= 1
+        if shared == 0, waitingExclusive > 0 { pthread_cond_broadcast(exclusiveMayEnter) }
+        pthread_mutex_unlock(mutex)
     }
 
-    func lockExclusive() { precondition(pthread_rwlock_wrlock(lock) == 0, "pthread_rwlock_wrlock failed") }
-    func unlockExclusive() { precondition(pthread_rwlock_unlock(lock) == 0, "pthread_rwlock_unlock failed") }
+    /// Takes the lock exclusively, waiting at most `timeout` seconds for the shared holders (and
+    /// another exclusive holder) to leave; new shared holders wait meanwhile. False on timeout,
+    /// when the lock is not taken and waiting readers go on.
+    func lockExclusive(timeout: Double) -> Bool {
+        let deadline = monotonicNow() + max(0, timeout)
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        waitingExclusive += 1
+        while exclusive || shared > 0 {
+            var until = timespec(deadline)
+            if pthread_cond_timedwait(exclusiveMayEnter, mutex, &until) == ETIMEDOUT, exclusive || shared > 0 {
+                waitingExclusive -= 1
+                if waitingExclusive == 0 { pthread_cond_broadcast(sharedMayEnter) }
+                return false
+            }
+        }
+        waitingExclusive -= 1
+        exclusive = true
+        return true
+    }
+
+    func unlockExclusive() {
+        pthread_mutex_lock(mutex)
+        exclusive = false
+        // Another grow waiting goes first (it finds the map grown and returns): readers without a
+        // hold wake and wait again while one is pending.
+        pthread_cond_broadcast(exclusiveMayEnter)
+        pthread_cond_broadcast(sharedMayEnter)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Threads waiting to take the lock exclusively (for tests).
+    var pendingExclusive: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return waitingExclusive
+    }
 
     /// How many transactions the calling thread has open, across environments. Growing a map
     /// waits for all of them to end, so a thread that still holds one must not wait (it would wait
     /// for itself).
     static let sharedHolds = ThreadLocalCounter()
+
+    private static func monotonicCondition() -> UnsafeMutablePointer<pthread_cond_t> {
+        let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        precondition(pthread_cond_init(condition, &attributes) == 0, "pthread_cond_init failed")
+        pthread_condattr_destroy(&attributes)
+        return condition
+    }
 }
 
 /// An integer per thread (`pthread_getspecific`).
@@ -100,6 +190,13 @@ final class WriterGate: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return holder.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+    }
+
+    /// True when a thread of this process holds the gate (a snapshot: it may change at once).
+    var isHeld: Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return holder != nil
     }
 
     /// Takes the gate, waiting at most `timeout` seconds in all (in-process wait plus file lock).

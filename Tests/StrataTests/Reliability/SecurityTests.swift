@@ -107,18 +107,50 @@ import TestSupport
         }
     }
 
-    /// An invalid `MATCHES` literal is refused when parsed (`.invalidQuery`); one passed as an
-    /// argument (it may come from a user) matches nothing, by design; an anchored match never
-    /// matches a prefix only.
-    @Test func matchesPatternsAreValidatedWhenParsed() throws {
+    /// An invalid `MATCHES` literal is refused when parsed (`.invalidQuery`, with the column and
+    /// the problem); one passed as an argument (it may come from a user) is refused when the
+    /// query runs, before any record is read, with an error naming the pattern and the field; an
+    /// anchored match never matches a prefix only.
+    @Test func matchesPatternsAreValidatedWhenParsedOrRun() throws {
         let (store, dir) = try makeStore()
         defer { withExtendedLifetime(dir) {} }
         try store.write { tx throws in try tx.insert([User.sample(1, "aaa"), User.sample(2, "aab")]) }
         #expect {
             try store.read { tx throws in try tx.query(User.self).where("firstName MATCHES '(a+'").all() }
-        } throws: { ($0 as? StrataError)?.code == .invalidQuery }
-        #expect(try store.read { tx throws in try tx.query(User.self).where("firstName MATCHES %@", "(a+").ids() } == [])
+        } throws: { error in
+            guard let error = error as? StrataError else { return false }
+            return error.code == .invalidQuery && error.message.contains("invalid regular expression '(a+' at column 19 (missing ')'")
+        }
+        for (pattern, problem) in [("(a+", "missing ')'"), ("(a)\\1", "backreferences"), ("a(?=b)", "lookahead")] {
+            #expect {
+                try store.read { tx throws in try tx.query(User.self).where("firstName MATCHES %@", pattern).ids() }
+            } throws: { error in
+                guard let error = error as? StrataError else { return false }
+                return error.code == .invalidQuery && error.field == "firstName"
+                    && error.message.contains("invalid regular expression '\(pattern)' in firstName MATCHES") && error.message.contains(problem)
+            }
+            #expect(throws: StrataError.self) { try store.read { tx throws in try tx.query(User.self).where("firstName MATCHES[c] %@", pattern).count() } }
+        }
         #expect(try store.read { tx throws in try tx.query(User.self).where("firstName MATCHES %@", "a+").ids() } == [1])
         #expect(try store.read { tx throws in try tx.query(User.self).where("firstName MATCHES %@", "a").ids() } == [])
+    }
+
+    /// A hostile `MATCHES` pattern over long values (ICU backtracked for seconds per record, then
+    /// gave up and called it no match) gets the right answer from the query: as a filter, in a
+    /// count and negated.
+    @Test func pathologicalMatchesPatternsAnswerCorrectlyOverLongValues() throws {
+        let (store, dir) = try makeStore()
+        defer { withExtendedLifetime(dir) {} }
+        let long = String(repeating: "a", count: 5_000)
+        try store.write { tx throws in
+            try tx.insert([User.sample(1, long + "b", "x"), User.sample(2, long, "x"), User.sample(3, "b", "y"),
+                           User.sample(4, String(repeating: "A", count: 5_000), "x")])
+        }
+        try store.read { tx throws in
+            #expect(try tx.query(User.self).where("firstName MATCHES %@", "(a+)+$").ids() == [2])
+            #expect(try tx.query(User.self).where("firstName MATCHES[c] %@", "(a+)+$").ids() == [2, 4])
+            #expect(try tx.query(User.self).where("firstName MATCHES '(a|aa)*b'").ids() == [1, 3])
+            #expect(try tx.query(User.self).where("lastName == 'x' AND NOT firstName MATCHES '(a*)*'").count() == 2)
+        }
     }
 }

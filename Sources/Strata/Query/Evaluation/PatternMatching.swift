@@ -1,10 +1,11 @@
-import Foundation
 import Synchronization
 
 /// `LIKE` wildcards and `MATCHES` regular expressions on (already folded) strings.
 ///
-/// Regular expressions are ICU's, through `NSRegularExpression`, and must match the whole string.
-/// Compiled expressions are cached because a filter evaluates the same pattern once per record.
+/// Regular expressions are ``RegularExpression``s (a subset of ICU's syntax, run without
+/// backtracking, so a hostile pattern costs no more than any other) and must match the whole
+/// string. Compiled expressions are cached because a filter evaluates the same pattern once per
+/// record.
 enum PatternMatching {
     /// `*` matches any run of characters, `?` exactly one; `\*`, `\?` and `\\` match themselves.
     /// Greedy with single backtracking, so time stays O(n·m) for any pattern.
@@ -53,32 +54,50 @@ enum PatternMatching {
         case literal(Character)
     }
 
-    /// Whether `string` matches `pattern` as a whole; false when the pattern is invalid.
+    /// Whether `string` matches `pattern` as a whole (``RegularExpression``: no backtracking, at
+    /// most a few steps per character and pattern instruction); false when the pattern is invalid
+    /// or unsupported (a query refuses such a pattern before it runs: ``validatePatterns(of:)``).
     static func matches(_ string: String, pattern: String, caseInsensitive: Bool) -> Bool {
-        guard let regex = regularExpression(pattern, caseInsensitive: caseInsensitive) else { return false }
-        let range = NSRange(location: 0, length: string.utf16.count)
-        return regex.firstMatch(in: string, options: [], range: range) != nil
+        guard case .success(let regex) = regularExpression(pattern, caseInsensitive: caseInsensitive) else { return false }
+        return regex.matches(string)
     }
 
-    static func isValidRegularExpression(_ pattern: String) -> Bool {
-        regularExpression(pattern, caseInsensitive: false) != nil
+    /// Nil when `pattern` compiles, else why not.
+    static func problem(in pattern: String) -> RegularExpression.SyntaxError? {
+        if case .failure(let problem) = regularExpression(pattern, caseInsensitive: false) { return problem }
+        return nil
     }
 
-    private static func regularExpression(_ pattern: String, caseInsensitive: Bool) -> NSRegularExpression? {
+    /// Compiles every `MATCHES` pattern of `predicate` (from the cache when seen before), so that
+    /// a query refuses an invalid or unsupported one before reading a record: an
+    /// `.invalidQuery` error naming the pattern, the field and the problem.
+    static func validatePatterns(of predicate: QueryPredicate, entity: String) throws(StrataError) {
+        var failure: StrataError?
+        predicate.forEachComparison { comparison in
+            guard failure == nil, comparison.op == .matches, case .string(let pattern) = comparison.value else { return }
+            let folded = Collation.fold(pattern, comparison.options.intersection(.diacriticInsensitive))
+            let caseInsensitive = comparison.options.contains(.caseInsensitive)
+            guard case .failure(let problem) = regularExpression(folded, caseInsensitive: caseInsensitive) else { return }
+            let field = comparison.field.joined(separator: ".")
+            failure = StrataError(.invalidQuery, "invalid regular expression '\(pattern)' in \(field) MATCHES: \(problem)",
+                                  entity: entity, field: field)
+        }
+        if let failure { throw failure }
+    }
+
+    /// The compiled expression, or why it does not compile; cached, because a filter evaluates
+    /// the same pattern once per record.
+    private static func regularExpression(_ pattern: String, caseInsensitive: Bool) -> Result<RegularExpression, RegularExpression.SyntaxError> {
         let key = CacheKey(pattern: pattern, caseInsensitive: caseInsensitive)
-        if let cached = cache.withLock({ $0[key] }) { return cached.regex }
-        let options: NSRegularExpression.Options = caseInsensitive ? [.caseInsensitive] : []
-        // The bare pattern is compiled first so that one like `a)(b` cannot balance the wrapper;
-        // the wrapper anchors the whole string, so `a|ab` matches "ab" (a first match would stop at "a").
-        var regex: NSRegularExpression?
-        if (try? NSRegularExpression(pattern: pattern, options: options)) != nil {
-            regex = try? NSRegularExpression(pattern: "\\A(?:\(pattern))\\z", options: options)
+        if let cached = cache.withLock({ $0[key] }) { return cached }
+        let compiled = Result { () throws(RegularExpression.SyntaxError) in
+            try RegularExpression(pattern, caseInsensitive: caseInsensitive)
         }
         cache.withLock { entries in
             if entries.count >= 256 { entries.removeAll(keepingCapacity: true) }
-            entries[key] = CachedRegex(regex: regex)
+            entries[key] = compiled
         }
-        return regex
+        return compiled
     }
 
     private struct CacheKey: Hashable, Sendable {
@@ -86,11 +105,6 @@ enum PatternMatching {
         var caseInsensitive: Bool
     }
 
-    /// A compiled expression (nil when the pattern is invalid, so failures are cached too).
-    // NSRegularExpression is immutable after creation and documented as safe to share across threads.
-    private struct CachedRegex: @unchecked Sendable {
-        var regex: NSRegularExpression?
-    }
-
-    private static let cache = Mutex<[CacheKey: CachedRegex]>([:])
+    /// Compiled expressions and refused patterns, so failures are cached too.
+    private static let cache = Mutex<[CacheKey: Result<RegularExpression, RegularExpression.SyntaxError>]>([:])
 }

@@ -30,7 +30,7 @@ struct QueryExecutor<Root> {
     func forEachResult(_ body: (Match) throws -> Bool) throws {
         if plan.orderFromAccess {
             var skipped = 0, delivered = 0
-            try forEachMatch { match, _ in
+            try forEachMatchInAccessOrder { match in
                 if skipped < plan.offset { skipped += 1; return true }
                 if let limit = plan.limit, delivered >= limit { return false }
                 delivered += 1
@@ -52,7 +52,7 @@ struct QueryExecutor<Root> {
         var rows: [(match: Match, sortKey: [QueryValue])] = []
         var worstKept: (match: Match, sortKey: [QueryValue])?
         let comparator = ResultOrder(orderings: plan.sort)
-        try forEachMatch { match, values in
+        try forEachMatch { match, values, _ in
             let row = (match: match, sortKey: plan.sort.map { values.value(at: $0.field) ?? .null })
             if let worstKept, !comparator.precedes(row, worstKept) { return true }
             rows.append(row)
@@ -69,12 +69,12 @@ struct QueryExecutor<Root> {
         return rows[start..<end].map(\.match)[...]
     }
 
-    /// Calls `body` with every candidate that meets the predicate, in access order, and its
-    /// selected fields.
-    func forEachMatch(_ body: (Match, SelectedFieldValues) throws -> Bool) throws {
+    /// Calls `body` with every candidate that meets the predicate, in access order, its selected
+    /// fields, and the stored index key it was found under when that key was cut (nil otherwise).
+    func forEachMatch(_ body: (Match, SelectedFieldValues, _ cutKey: [UInt8]?) throws -> Bool) throws {
         var offsets: [Int] = []
         let prepared = PreparedPredicate(predicate, selection: selection)
-        try forEachLazyCandidate { key, bytes in
+        try forEachLazyCandidate { key, bytes, cutKey in
             let values: SelectedFieldValues
             do {
                 values = try selection.values(of: bytes, reusing: &offsets)
@@ -85,33 +85,37 @@ struct QueryExecutor<Root> {
                 throw error
             }
             guard prepared.evaluate(on: values) else { return true }
-            return try body((key(), bytes), values)
+            return try body((key(), bytes), values, cutKey)
         }
     }
 
     /// Calls `body` with the stored key (copied on demand: a scan lends it) and bytes of every
-    /// candidate of the access path.
-    private func forEachLazyCandidate(_ body: (_ key: () -> [UInt8], _ bytes: [UInt8]) throws -> Bool) throws {
+    /// candidate of the access path, and the index key it was found under when that key was cut.
+    private func forEachLazyCandidate(_ body: (_ key: () -> [UInt8], _ bytes: [UInt8], _ cutKey: [UInt8]?) throws -> Bool) throws {
         if case .fullScan = plan.access, !plan.reversed {
             try transaction.lmdb(entity: context.name) { try scanRecords(body) }
         } else {
-            try forEachCandidate { key, bytes in try body({ key }, bytes) }
+            try forEachCandidate { key, bytes, cutKey in try body({ key }, bytes, cutKey) }
         }
     }
 
     /// Every record in key order, each record's bytes in one reused buffer and its key copied only
     /// when asked for. Inside the transaction's `lmdb` funnel.
-    private func scanRecords(_ body: (_ key: () -> [UInt8], _ bytes: [UInt8]) throws -> Bool) throws {
+    private func scanRecords(_ body: (_ key: () -> [UInt8], _ bytes: [UInt8], _ cutKey: [UInt8]?) throws -> Bool) throws {
         try transaction.raw.withCursor(context.records) { cursor in
             var buffer: [UInt8] = []
             guard try cursor.first() else { return }
-            try cursor.forEachEntry(buffer: &buffer) { key, bytes in try body({ Self.copy(key) }, bytes) }
+            try cursor.forEachEntry(buffer: &buffer) { key, bytes in try body({ Self.copy(key) }, bytes, nil) }
         }
     }
 
-    private func forEachCandidate(_ body: ([UInt8], [UInt8]) throws -> Bool) throws {
+    /// Calls `body` with the primary key and bytes of every candidate of the access path, in
+    /// access order, and the stored index key of an index scan's entry when it was cut
+    /// (``IndexKey/mayBeTruncated(_:)``), nil for every other entry and access path.
+    private func forEachCandidate(_ candidate: ([UInt8], [UInt8], _ cutKey: [UInt8]?) throws -> Bool) throws {
         let raw = transaction.raw
         let records = context.records
+        func body(_ key: [UInt8], _ bytes: [UInt8]) throws -> Bool { try candidate(key, bytes, nil) }
         try transaction.lmdb(entity: context.name) {
             switch plan.access {
             case .fullScan where plan.reversed:
@@ -119,7 +123,7 @@ struct QueryExecutor<Root> {
                                        field: IndexedField(path: [context.schema.primaryKey], collation: .binary, kind: keyKind))
                 try probe.walk(.all, reversed: true, body)
             case .fullScan:
-                try scanRecords { key, bytes in try body(key(), bytes) }
+                try scanRecords { key, bytes, _ in try body(key(), bytes) }
             case .primaryKeyLookup(_, let values):
                 let keys = Set(values.compactMap { IndexKey.encode($0, kind: keyKind, collation: .binary) })
                 for key in keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
@@ -153,10 +157,10 @@ struct QueryExecutor<Root> {
                 let probe = IndexProbe(transaction: transaction, database: database, field: leading)
                 let isMultiValue = context.schema.indexes.first { $0.name == name }?.isMultiValue ?? false
                 var seen = Set<[UInt8]>()
-                try probe.walk(condition, reversed: plan.reversed) { _, primaryKey in
+                try probe.walk(condition, reversed: plan.reversed) { indexKey, primaryKey in
                     if isMultiValue { guard seen.insert(primaryKey).inserted else { return true } }
                     guard let bytes = try raw.value(forKey: primaryKey, in: records) else { return true }
-                    return try body(primaryKey, bytes)
+                    return try candidate(primaryKey, bytes, IndexKey.mayBeTruncated(indexKey) ? indexKey : nil)
                 }
             }
         }

@@ -89,10 +89,11 @@ extension FormatParser {
                 throw error("IN needs a list of values ({a, b} or an array argument)", at: token)
             }
         case .matches:
-            // Only literals: a pattern passed as an argument may come from a user and evaluates false.
+            // Literals here, with the column; a pattern passed as an argument is checked when the
+            // query runs (`PatternMatching.validatePatterns`).
             guard case .string(let pattern) = value, case .string = token.kind else { return }
-            guard PatternMatching.isValidRegularExpression(pattern) else {
-                throw error("invalid regular expression '\(pattern)'", at: token)
+            if let problem = PatternMatching.problem(in: pattern) {
+                throw error("invalid regular expression '\(pattern)'", at: token, detail: problem.description)
             }
         default:
             break

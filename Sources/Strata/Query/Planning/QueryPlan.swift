@@ -61,6 +61,11 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
     public var sort: [QueryOrdering]
     /// True when the access path yields records in the requested order.
     public var orderFromAccess: Bool
+    /// The orderings an index walk delivers when it serves the order (`orderFromAccess`), empty
+    /// otherwise. Index keys cut at ``IndexKey/maxLength`` hold values that differ only past the
+    /// cut under one key, in primary key order: the executor re-sorts each such run by these
+    /// orderings (then primary key) before any offset or limit applies.
+    var accessOrder: [QueryOrdering] = []
     /// True when an index scan of several points yields primary key order: the executor merges
     /// the points' entries (each key's duplicates are sorted primary keys), so a LIMIT stops it
     /// early. Explained as `IndexMerge(…)`.

@@ -11,6 +11,7 @@ extension QueryPlanner {
             plan.orderFromAccess = true
             plan.reversed = direction == .backward
             plan.sort = []
+            if case .indexScan = plan.access { plan.accessOrder = orderings }
             if orderings.isEmpty, case .indexScan(_, _, .points(let values)) = plan.access, Set(values).count > 1 {
                 plan.mergedByPrimaryKey = true
             }
@@ -32,6 +33,7 @@ extension QueryPlanner {
             plan.reversed = direction == .backward
             plan.residual = query.predicate
             plan.orderFromAccess = true
+            plan.accessOrder = orderings
             plan.sort = []
             plan.estimatedRows = Int(walkRows)
             return

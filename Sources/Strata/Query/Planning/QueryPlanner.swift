@@ -20,6 +20,7 @@ struct QueryPlanner<Root> {
     static var lookupCost: Double { 3 }
 
     func plan(_ query: Query<Root>) throws -> QueryPlan {
+        try PatternMatching.validatePatterns(of: query.predicate, entity: context.name)
         let total = try transaction.lmdb(entity: context.name) { try transaction.raw.count(in: context.records) }
         let conjuncts: [QueryPredicate]
         switch query.predicate {
