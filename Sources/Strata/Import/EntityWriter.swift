@@ -65,8 +65,10 @@ final class EntityWriter {
     func store(_ mapped: RecordMapper.Mapped) throws -> Outcome {
         let key = mapped.primaryKey
         let raw = tx.raw
+        // A key beyond the largest stored one is new: no search (payloads often come in key order).
+        let isBeyondLargest = context.largestKey.map { OrderedKey.precedes($0, key) } ?? false
         // An unchanged record is recognised in the memory map, without copying or decoding it.
-        let found = try lmdb(mapped) {
+        let found = isBeyondLargest ? .absent : try lmdb(mapped) {
             try raw.withValue(forKey: key, in: context.records) { value in
                 value.withUnsafeBufferPointer { bytes in
                     layout.isUnchanged(mapped, stored: bytes) ? Existing.unchanged : .bytes(Array(bytes))
@@ -88,7 +90,7 @@ final class EntityWriter {
         }
         if !indexer.isEmpty { try indexer.checkUnique(bytes, key) { mapped.keyText } }
         try lmdb(mapped) {
-            if stored == nil, let largest = context.largestKey, largest.lexicographicallyPrecedes(key) {
+            if isBeyondLargest {
                 try raw.put(bytes, forKey: key, in: context.records, options: .append)
                 context.largestKey = key
             } else {
