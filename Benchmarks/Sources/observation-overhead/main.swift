@@ -59,17 +59,26 @@ do {
     for round in 1...rounds {
         without.append(try writeStream(store, from: next, count: writes))
         next += Int64(writes)
-        // K observers of the hot readings, each consuming its values in its own task.
+        // K observers of the hot readings, each consuming its values in its own task; the writes
+        // start once every observer has its first value, so that first reads are not measured.
+        let (firstValues, firstValue) = AsyncStream<Void>.makeStream()
         let tasks = (0..<observerCount).map { _ in
             Task {
-                for try await _ in store.observe(Reading.self, { try $0.where("bucket == 'hot'").limit(20) }) {}
+                for try await _ in store.observe(Reading.self, { try $0.where("bucket == 'hot'").limit(20) }) {
+                    firstValue.yield()
+                }
             }
         }
-        try await Task.sleep(for: .milliseconds(300))   // every observer has read its first value
+        var ready = 0
+        for await _ in firstValues {
+            ready += 1
+            if ready == observerCount { break }
+        }
         with.append(try writeStream(store, from: next, count: writes))
         next += Int64(writes)
+        // Cancelling a consumer unregisters its observer before its task ends.
         for task in tasks { task.cancel() }
-        try await Task.sleep(for: .milliseconds(200))
+        for task in tasks { _ = await task.result }
         log("round \(round): \(Int(without.last!)) writes/s without observers, \(Int(with.last!)) with \(observerCount)")
     }
     let medianWithout = without.sorted()[without.count / 2], medianWith = with.sorted()[with.count / 2]
