@@ -97,7 +97,9 @@ extension Store {
 private final class ObservedResult: Sendable {
     private struct State {
         var keys: Set<[UInt8]> = []
-        var matches: (@Sendable ([UInt8]) -> Bool)?
+        /// The condition, and the fields to decode a record with for it.
+        var matches: (@Sendable (StoredFieldValues) -> Bool)?
+        var fields = FieldTable()
         var read = false
     }
     let entity: String
@@ -108,15 +110,14 @@ private final class ObservedResult: Sendable {
     var keys: Set<[UInt8]> { state.withLock { $0.keys } }
 
     func update<T>(keys: Set<[UInt8]>, request: QueryRequest<T>, _ tx: ReadTransaction) throws {
-        var matches: (@Sendable ([UInt8]) -> Bool)?
+        var matches: (@Sendable (StoredFieldValues) -> Bool)?
+        var fields = FieldTable()
         if request.query.offset == 0, let context = try tx.context(named: entity), context.storesEveryField(of: request.query.predicate) {
-            let predicate = request.query.predicate, fields = context.schema.fields, entity = self.entity
-            matches = { bytes in
-                guard let values = try? StoredFieldValues(bytes: bytes, fields: fields, entity: entity) else { return true }
-                return predicate.evaluate(on: values)
-            }
+            let predicate = request.query.predicate
+            fields = context.schema.fields
+            matches = { values in predicate.evaluate(on: values) }
         }
-        state.withLock { $0 = State(keys: keys, matches: matches, read: true) }
+        state.withLock { $0 = State(keys: keys, matches: matches, fields: fields, read: true) }
     }
 
     /// False only when `changes` provably leave the result as it was: the changed records of
@@ -129,7 +130,9 @@ private final class ObservedResult: Sendable {
             for key in changed {
                 if state.keys.contains(key) { return true }
                 guard let bytes = changes.record(entity, key: key) else { return true }
-                if let bytes, matches(bytes) { return true }
+                guard let bytes else { continue }   // deleted, and not in the result
+                guard let values = changes.decoded.values(entity, key: key, bytes: bytes, fields: state.fields) else { return true }
+                if matches(values) { return true }
             }
             return false
         }
