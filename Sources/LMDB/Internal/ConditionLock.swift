@@ -8,8 +8,9 @@ import Darwin
 /// reaches some state.
 ///
 /// ThreadSanitizer models pthread mutexes natively; `Synchronization.Mutex` (a futex on Linux) is
-/// reported as racing by the TSan of Swift 6.3 even when used correctly, so code whose sanitizer
-/// runs must stay clean uses this lock.
+/// reported as racing by the TSan of Swift 6.3 even when used correctly (its locking is not seen,
+/// so two threads' accesses under it look unordered), so code whose sanitizer runs must stay
+/// clean uses this lock. `package`: Strata's observation and async code use it too.
 ///
 /// ```swift
 /// let counter = ConditionLock(0)
@@ -18,9 +19,10 @@ import Darwin
 /// ```
 // @unchecked Sendable: `value` is read and written only with `mutex` held; the mutex and condition
 // live at stable heap addresses owned by this object and are touched only through pthread calls.
-final class ConditionLock<Value: Sendable>: @unchecked Sendable {
+// Like `Mutex`, it makes a value that is not Sendable shareable: keep such values inside.
+package final class ConditionLock<Value>: @unchecked Sendable {
     /// What a step run under ``withLock(untilDone:)`` asks for.
-    enum Step<Result> {
+    package enum Step<Result> {
         /// Unlock and return this.
         case done(Result)
         /// Release the lock until another `withLock` changes the value, then run the step again.
@@ -31,7 +33,7 @@ final class ConditionLock<Value: Sendable>: @unchecked Sendable {
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -50,7 +52,7 @@ final class ConditionLock<Value: Sendable>: @unchecked Sendable {
 
     /// Runs `body` with the lock held, then wakes every thread waiting in
     /// ``withLock(untilDone:)`` so that it looks at the value again.
-    func withLock<Result, Failure: Error>(
+    package func withLock<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
@@ -63,7 +65,7 @@ final class ConditionLock<Value: Sendable>: @unchecked Sendable {
 
     /// Runs `step` with the lock held until it returns ``Step/done(_:)``; after ``Step/wait`` the
     /// lock is released until another call changes the value (no access to the value is open then).
-    func withLock<Result, Failure: Error>(
+    package func withLock<Result, Failure: Error>(
         untilDone step: (inout Value) throws(Failure) -> Step<Result>
     ) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)

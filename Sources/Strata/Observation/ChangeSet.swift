@@ -1,4 +1,4 @@
-import Synchronization
+import LMDB
 
 /// What a committed write transaction changed, per entity: the stored primary keys it wrote or
 /// deleted, or "any record" when it changed more than ``ChangeSet/keyLimit`` or wrote without
@@ -115,7 +115,7 @@ final class DecodedRecords: Sendable {
         let values: StoredFieldValues?
     }
 
-    private let entries = Mutex<[String: [[UInt8]: Entry]]>([:])
+    private let entries = ConditionLock<[String: [[UInt8]: Entry]]>([:])
 
     /// `bytes`, the stored record `key` of `entity`, decoded with `fields`: nil when they are not
     /// a valid record.

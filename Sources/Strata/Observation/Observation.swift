@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import LMDB
 
 /// Values of something read from a store, now and after every commit that changes them: an
 /// `AsyncSequence` whose first element is the current value, then one element per commit that
@@ -63,7 +64,7 @@ final class ObservationDriver<Value: Sendable & Equatable>: Sendable {
     private let relevance: Relevance
     private let fetch: Fetch
     private let continuation: AsyncThrowingStream<Value, any Error>.Continuation
-    private let state = Mutex(State())
+    private let state = ConditionLock(State())
     /// Reads done (`fetch` returned a value), for tests of skipped work.
     let reads = Atomic<Int>(0)
     /// Read transactions opened (`fetch` called), for tests of skipped work.

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import LMDB
 
 /// The observers of one store, told of every commit: those of this process right after they
 /// commit, those of other processes within two ``pollInterval``s (LMDB has no notifications: a
@@ -21,7 +21,7 @@ final class ObservationCenter: Sendable {
         var timer: DispatchSourceTimer?
     }
 
-    private let state = Mutex(State())
+    private let state = ConditionLock(State())
     private let lastTransactionID: @Sendable () -> Int
     /// Where observers hear of commits: one hop per commit, off the committing thread, in
     /// commit order.

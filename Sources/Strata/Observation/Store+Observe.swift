@@ -1,4 +1,4 @@
-import Synchronization
+import LMDB
 
 extension Store {
     /// The records of `type` that `query` selects, now and after every commit that changes them.
@@ -103,7 +103,7 @@ private final class ObservedResult: Sendable {
         var read = false
     }
     let entity: String
-    private let state = Mutex(State())
+    private let state = ConditionLock(State())
 
     init(entity: String) { self.entity = entity }
 

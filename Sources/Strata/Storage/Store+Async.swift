@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import LMDB
 
 extension Store {
     /// Runs `body` in a read transaction on a background thread, without blocking the caller's.
@@ -81,7 +81,7 @@ final class QueuedWork<R: Sendable>: Sendable {
         case started
     }
 
-    private let state = Mutex(State.pending(nil))
+    private let state = ConditionLock(State.pending(nil))
 
     /// Stores the awaiting task's continuation; false (having resumed it with
     /// `CancellationError`) when the task was cancelled before, so that nothing is queued.

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import LMDB
 import Testing
 import TestSupport
 @testable import Strata
@@ -214,7 +214,7 @@ final class TestSignal: Sendable {
 
 /// Things that happened, in order, noted from any thread.
 final class Events: Sendable {
-    private let log = Mutex<[String]>([])
+    private let log = ConditionLock<[String]>([])
 
     func note(_ event: String) { log.withLock { $0.append(event) } }
 
