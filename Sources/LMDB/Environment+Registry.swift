@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 import CLMDB
 
 extension Environment {
@@ -15,12 +14,17 @@ extension Environment {
     /// closes when the last reference goes away. `options` apply only when this call opens it.
     public static func shared(path: String, options: Options = Options()) throws(LMDBError) -> Environment {
         let canonical = canonicalPath(path)
-        return try registry.withLock { (open: inout [String: WeakEnvironment]) throws(LMDBError) -> Environment in
-            if let existing = open[canonical]?.environment { return existing }
+        return try registry.withLock { (open: inout [String: RegisteredEnvironment]) throws(LMDBError) -> ConditionLock<[String: RegisteredEnvironment]>.Step<Environment> in
+            if let entry = open[canonical] {
+                if let existing = entry.environment { return .done(existing) }
+                // The last reference is gone but the handle is not closed yet: its deinit removes
+                // the entry (under this lock) once it is; opening the file before then would open
+                // it twice.
+                return .wait
+            }
             let environment = try Environment(path: canonical, options: options)
-            open[canonical] = WeakEnvironment(environment: environment)
-            open = open.filter { $0.value.environment != nil }
-            return environment
+            open[canonical] = RegisteredEnvironment(environment: environment, handle: UInt(bitPattern: environment.handle))
+            return .done(environment)
         }
     }
 
@@ -31,13 +35,26 @@ extension Environment {
     }
 }
 
-struct WeakEnvironment: Sendable {
+/// An environment opened by ``Environment/shared(path:options:)``, held weakly: the entry stays
+/// until the environment's handle is closed, after the last reference is gone.
+struct RegisteredEnvironment: Sendable {
     weak var environment: Environment?
+    /// The `MDB_env` address, which identifies the entry when `environment` already reads nil.
+    let handle: UInt
 }
 
-/// Closes an environment handle while holding the registry lock.
+/// Closes an environment handle while holding the registry lock, and forgets its entry (waking a
+/// `shared(path:)` that waits to open the same file again).
 func closeUnderRegistryLock(_ handle: OpaquePointer) {
-    registry.withLock { _ in mdb_env_close(handle) }
+    let address = UInt(bitPattern: handle)
+    registry.withLock { open in
+        mdb_env_close(handle)
+        if let path = open.first(where: { $0.value.handle == address })?.key {
+            open[path] = nil
+        }
+    }
 }
 
-private let registry = Mutex<[String: WeakEnvironment]>([:])
+/// The environments open in this process, by canonical path. A pthread-based lock rather than
+/// `Synchronization.Mutex`, which ThreadSanitizer reports falsely (see ``ConditionLock``).
+private let registry = ConditionLock<[String: RegisteredEnvironment]>([:])

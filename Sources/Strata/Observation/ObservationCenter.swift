@@ -1,9 +1,9 @@
 import Dispatch
-import Synchronization
+import LMDB
 
 /// The observers of one store, told of every commit: those of this process right after they
-/// commit, those of other processes within ``pollInterval`` (LMDB has no notifications: a timer
-/// compares the environment's last transaction id with the commits this process made).
+/// commit, those of other processes within two ``pollInterval``s (LMDB has no notifications: a
+/// timer compares the environment's last transaction id with the commits this process made).
 final class ObservationCenter: Sendable {
     /// How often other processes' commits are looked for while anything is observed.
     static let pollInterval: DispatchTimeInterval = .milliseconds(100)
@@ -14,10 +14,14 @@ final class ObservationCenter: Sendable {
         /// The last transaction id accounted for, and this process's commits after it.
         var lastSeen = 0
         var ownCommits: Set<Int> = []
+        /// The last transaction id the previous poll found. Only ids up to it are judged: a commit
+        /// of this process is told to ``didCommit(_:transactionID:)`` just after LMDB commits it,
+        /// and a poll in between must not take it for another process's.
+        var previousPoll = 0
         var timer: DispatchSourceTimer?
     }
 
-    private let state = Mutex(State())
+    private let state = ConditionLock(State())
     private let lastTransactionID: @Sendable () -> Int
     /// Where observers hear of commits: one hop per commit, off the committing thread, in
     /// commit order.
@@ -31,7 +35,7 @@ final class ObservationCenter: Sendable {
     func add(_ notify: @escaping @Sendable (ChangeSet) -> Void) -> UInt64 {
         let current = lastTransactionID()
         return state.withLock { state in
-            if state.observers.isEmpty { state.lastSeen = current; state.ownCommits = [] }
+            if state.observers.isEmpty { state.lastSeen = current; state.previousPoll = current; state.ownCommits = [] }
             let id = state.nextID
             state.nextID += 1
             state.observers[id] = notify
@@ -69,15 +73,24 @@ final class ObservationCenter: Sendable {
         queue.async { for notify in observers { notify(changes) } }
     }
 
-    /// Tells every observer when another process committed since the last look.
+    /// Returns once every commit told to ``didCommit(_:transactionID:)`` before the call has
+    /// been handed to the observers.
+    func delivered() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in queue.async { done.resume() } }
+    }
+
+    /// Tells every observer when another process committed since the last look (judging the
+    /// commits up to the id the previous poll found, so within two ``pollInterval``s).
     private func poll() {
         let current = lastTransactionID()
         let observers = state.withLock { state -> [@Sendable (ChangeSet) -> Void] in
-            guard current > state.lastSeen else { return [] }
-            let own = state.ownCommits.filter { $0 > state.lastSeen && $0 <= current }.count
-            let external = current - state.lastSeen > own
-            state.lastSeen = current
-            state.ownCommits = state.ownCommits.filter { $0 > current }
+            let settled = min(state.previousPoll, current)
+            state.previousPoll = current
+            guard settled > state.lastSeen else { return [] }
+            let own = state.ownCommits.filter { $0 > state.lastSeen && $0 <= settled }.count
+            let external = settled - state.lastSeen > own
+            state.lastSeen = settled
+            state.ownCommits = state.ownCommits.filter { $0 > settled }
             return external ? Array(state.observers.values) : []
         }
         guard !observers.isEmpty else { return }

@@ -1,4 +1,4 @@
-import Synchronization
+import LMDB
 
 extension Store {
     /// The records of `type` that `query` selects, now and after every commit that changes them.
@@ -6,7 +6,10 @@ extension Store {
     /// A commit is looked at only when it wrote `type`'s entity (or, for a query through
     /// relationships, any entity), and re-read only when a record it changed was in the last
     /// result or matches the query now (when the changed keys are known; an import or a change
-    /// from another process re-reads). A re-read whose result equals the last is not delivered.
+    /// from another process re-reads): a change outside the condition's range (say a record
+    /// updated from `luckyNumber` 3 to 4 under `luckyNumber > 10`) costs no read. A query with
+    /// an offset re-reads after every change of its entity (a record before the page may have
+    /// left it). A re-read whose result equals the last is not delivered.
     ///
     /// ```swift
     /// for try await page in store.observe(User.self, { $0.where("lastName == %@", "Bluth").sorted(by: "luckyNumber desc").limit(10) }) { … }
@@ -16,7 +19,7 @@ extension Store {
     ) -> Observation<[T]> {
         let entity = entityName(of: type)
         let last = ObservedResult(entity: entity)
-        return observe(relevant: last.mayConcern) { tx, changes in
+        return observe(relevance: .byLastRead(last.mayConcern)) { tx, changes in
             let request = try query(tx.query(type))
             if let changes, try !tx.mayChange(request, entity: entity, changes: changes, lastKeys: last.keys) { return nil }
             let records = try request.all()
@@ -30,7 +33,7 @@ extension Store {
     public func observe<T: Record & Equatable>(_ type: T.Type, key: T.PrimaryKey) -> Observation<T?> {
         let entity = entityName(of: type)
         let storedKey = key.orderedKey
-        return observe(relevant: { changes in
+        return observe(relevance: .byCommit { changes in
             guard !changes.isExternal else { return true }
             switch changes.entities[entity] {
             case .all?: return true
@@ -45,7 +48,7 @@ extension Store {
         _ type: T.Type, _ query: @escaping @Sendable (QueryRequest<T>) throws -> QueryRequest<T> = { $0 }
     ) -> Observation<Int> {
         let entity = entityName(of: type)
-        return observe(relevant: { _ in true }) { tx, changes in
+        return observe(relevance: .byCommit { _ in true }) { tx, changes in
             let request = try query(tx.query(type))
             // Untouched entity and no relationship in the condition: the count cannot have changed.
             if let changes, !changes.touches(entity), let context = try tx.context(for: type), context.storesEveryField(of: request.query.predicate) {
@@ -61,52 +64,60 @@ extension Store {
     public func observe<Value: Sendable & Equatable>(
         entities: [String] = [], _ read: @escaping @Sendable (ReadTransaction) throws -> Value
     ) -> Observation<Value> {
-        observe(relevant: { changes in entities.isEmpty || entities.contains(where: changes.touches) }) { tx, _ in try read(tx) }
+        observe(relevance: .byCommit { changes in entities.isEmpty || entities.contains(where: changes.touches) }) { tx, _ in try read(tx) }
     }
 
     /// An observation driven by `fetch`, registered with the store's observers until the
     /// consumer stops.
     func observe<Value: Sendable & Equatable>(
-        relevant: @escaping @Sendable (ChangeSet) -> Bool, fetch: @escaping ObservationDriver<Value>.Fetch
+        relevance: ObservationDriver<Value>.Relevance, fetch: @escaping ObservationDriver<Value>.Fetch
     ) -> Observation<Value> {
         let (stream, continuation) = AsyncThrowingStream<Value, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let driver = ObservationDriver(store: self, relevant: relevant, fetch: fetch, continuation: continuation)
+        let driver = ObservationDriver(store: self, relevance: relevance, fetch: fetch, continuation: continuation)
         let id = observers.add { changes in driver.notice(changes) }
         continuation.onTermination = { [observers] _ in
             driver.finish()
             observers.remove(id)
         }
         driver.start()
-        return Observation(stream: stream, reads: { driver.reads.load(ordering: .relaxed) })
+        return Observation(
+            stream: stream, reads: { driver.reads.load(ordering: .relaxed) },
+            fetches: { driver.fetches.load(ordering: .relaxed) },
+            settled: { [observers] in
+                await observers.delivered()
+                await driver.settled()
+            })
     }
 }
 
 /// What an observed query's last read found, for deciding without a read whether a commit
 /// concerns it: the stored keys of its result and a test of stored bytes against its condition
-/// (nil when the condition goes through relationships, which other entities' changes affect).
+/// (nil when the condition goes through relationships, which other entities' changes affect, or
+/// the query has an offset: a change before the page shifts it).
 private final class ObservedResult: Sendable {
     private struct State {
         var keys: Set<[UInt8]> = []
-        var matches: (@Sendable ([UInt8]) -> Bool)?
+        /// The condition, and the fields to decode a record with for it.
+        var matches: (@Sendable (StoredFieldValues) -> Bool)?
+        var fields = FieldTable()
         var read = false
     }
     let entity: String
-    private let state = Mutex(State())
+    private let state = ConditionLock(State())
 
     init(entity: String) { self.entity = entity }
 
     var keys: Set<[UInt8]> { state.withLock { $0.keys } }
 
     func update<T>(keys: Set<[UInt8]>, request: QueryRequest<T>, _ tx: ReadTransaction) throws {
-        var matches: (@Sendable ([UInt8]) -> Bool)?
-        if let context = try tx.context(named: entity), context.storesEveryField(of: request.query.predicate) {
-            let predicate = request.query.predicate, fields = context.schema.fields, entity = self.entity
-            matches = { bytes in
-                guard let values = try? StoredFieldValues(bytes: bytes, fields: fields, entity: entity) else { return true }
-                return predicate.evaluate(on: values)
-            }
+        var matches: (@Sendable (StoredFieldValues) -> Bool)?
+        var fields = FieldTable()
+        if request.query.offset == 0, let context = try tx.context(named: entity), context.storesEveryField(of: request.query.predicate) {
+            let predicate = request.query.predicate
+            fields = context.schema.fields
+            matches = { values in predicate.evaluate(on: values) }
         }
-        state.withLock { $0 = State(keys: keys, matches: matches, read: true) }
+        state.withLock { $0 = State(keys: keys, matches: matches, fields: fields, read: true) }
     }
 
     /// False only when `changes` provably leave the result as it was: the changed records of
@@ -119,7 +130,9 @@ private final class ObservedResult: Sendable {
             for key in changed {
                 if state.keys.contains(key) { return true }
                 guard let bytes = changes.record(entity, key: key) else { return true }
-                if let bytes, matches(bytes) { return true }
+                guard let bytes else { continue }   // deleted, and not in the result
+                guard let values = changes.decoded.values(entity, key: key, bytes: bytes, fields: state.fields) else { return true }
+                if matches(values) { return true }
             }
             return false
         }
@@ -130,11 +143,13 @@ extension ReadTransaction {
     /// Whether a commit with `changes` may have changed `request`'s result: false only when the
     /// changed keys of its entity are known, none was in the last result, none matches the query
     /// now, the query names no relationship, and no other entity was touched that it could read.
+    /// With an offset, any change of the entity may shift the page (a record before it left).
     func mayChange<T>(_ request: QueryRequest<T>, entity: String, changes: ChangeSet, lastKeys: Set<[UInt8]>) throws -> Bool {
         guard !changes.isExternal else { return true }
         guard let context = try context(named: entity) else { return changes.touches(entity) }
         if !context.storesEveryField(of: request.query.predicate) { return true }   // it reads related entities
         guard let keys = changes.entities[entity] else { return false }
+        if request.query.offset > 0 { return true }
         guard case .some(let changed) = keys else { return true }
         let predicate = request.query.predicate
         for key in changed {

@@ -1,4 +1,5 @@
 import Dispatch
+import LMDB
 
 extension Store {
     /// Runs `body` in a read transaction on a background thread, without blocking the caller's.
@@ -6,24 +7,111 @@ extension Store {
     /// ```swift
     /// let n = try await store.read { tx in try tx.count(User.self) }
     /// ```
+    ///
+    /// Cancelling the calling task before the transaction starts skips it: `read` throws
+    /// `CancellationError` at once and `body` never runs (a task already cancelled does not even
+    /// queue it). Once `body` runs, cancellation no longer affects it: its result or error is
+    /// returned as usual.
     public func read<R: Sendable>(_ body: @escaping @Sendable (ReadTransaction) throws -> R) async throws -> R {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try self.read(body) })
-            }
-        }
+        try await read(on: .global(), body)
     }
 
     /// Runs `body` in the write transaction on the store's writer thread, without blocking the
     /// caller's. Async writes run one after another, in the order they were called.
+    ///
+    /// Cancelling the calling task before the transaction starts (while earlier writes still run)
+    /// skips it: `write` throws `CancellationError` at once, `body` never runs and the store is
+    /// left as it is; a task already cancelled does not even queue it. Once `body` runs, the
+    /// transaction is not interrupted: it commits or rolls back whole, and its result or error is
+    /// returned as usual.
     @discardableResult
     public func write<R: Sendable>(
         durability: Durability = .synchronous, _ body: @escaping @Sendable (WriteTransaction) throws -> R
     ) async throws -> R {
-        try await withCheckedThrowingContinuation { continuation in
-            writerQueue.async {
-                continuation.resume(with: Result { try self.write(durability: durability, body) })
+        try await write(durability: durability, queued: {}, body)
+    }
+
+    /// ``read(_:)`` on `queue`; `queued` runs once the work is queued (tests wait for it).
+    func read<R: Sendable>(
+        on queue: DispatchQueue, queued: @Sendable () -> Void = {}, _ body: @escaping @Sendable (ReadTransaction) throws -> R
+    ) async throws -> R {
+        try await runQueued(on: queue, queued: queued) { try self.read(body) }
+    }
+
+    /// ``write(durability:_:)``; `queued` runs once the work is on the writer queue.
+    func write<R: Sendable>(
+        durability: Durability, queued: @Sendable () -> Void, _ body: @escaping @Sendable (WriteTransaction) throws -> R
+    ) async throws -> R {
+        try await runQueued(on: writerQueue, queued: queued) { try self.write(durability: durability, body) }
+    }
+
+    /// Queues `work` on `queue` and returns its result; cancellation of the calling task before
+    /// `work` starts takes it back (see ``QueuedWork``).
+    private func runQueued<R: Sendable>(
+        on queue: DispatchQueue, queued: @Sendable () -> Void, _ work: @escaping @Sendable () throws -> R
+    ) async throws -> R {
+        try Task.checkCancellation()
+        let ticket = QueuedWork<R>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                guard ticket.wait(with: continuation) else { return }
+                queue.async {
+                    guard let continuation = ticket.start() else { return }
+                    continuation.resume(with: Result { try work() })
+                }
+                queued()
             }
+        } onCancel: {
+            ticket.cancel()
         }
+    }
+}
+
+/// The state an awaiting task shares with the work item it queued: who resumes the task.
+///
+/// Exactly one of two things happens: the work item starts first and owns the continuation (it
+/// runs the transaction and resumes with its outcome; a later cancellation changes nothing), or
+/// the task is cancelled first and the continuation is resumed with `CancellationError` at once
+/// (the work item, when its turn comes, finds nothing to do).
+final class QueuedWork<R: Sendable>: Sendable {
+    private enum State {
+        /// Not started, not cancelled; the continuation once the task awaits.
+        case pending(CheckedContinuation<R, any Error>?)
+        case cancelled
+        case started
+    }
+
+    private let state = ConditionLock(State.pending(nil))
+
+    /// Stores the awaiting task's continuation; false (having resumed it with
+    /// `CancellationError`) when the task was cancelled before, so that nothing is queued.
+    func wait(with continuation: CheckedContinuation<R, any Error>) -> Bool {
+        let cancelled = state.withLock { state -> Bool in
+            guard case .pending = state else { return true }
+            state = .pending(continuation)
+            return false
+        }
+        if cancelled { continuation.resume(throwing: CancellationError()) }
+        return !cancelled
+    }
+
+    /// The work item's turn: the continuation to resume with its outcome, nil when cancelled.
+    func start() -> CheckedContinuation<R, any Error>? {
+        state.withLock { state in
+            guard case .pending(let continuation?) = state else { return nil }
+            state = .started
+            return continuation
+        }
+    }
+
+    /// The awaiting task was cancelled: resumes it with `CancellationError` unless the work
+    /// started already.
+    func cancel() {
+        let continuation = state.withLock { state -> CheckedContinuation<R, any Error>? in
+            guard case .pending(let continuation) = state else { return nil }
+            state = .cancelled
+            return continuation
+        }
+        continuation?.resume(throwing: CancellationError())
     }
 }

@@ -71,16 +71,20 @@ import TestSupport
     }
 
     @Test func cancellingTheConsumerEndsTheObservation() async throws {
+        let firstValue = TestSignal()
         let task = Task { [store] in
             var seen = 0
-            for try await _ in store.observeCount(User.self) { seen += 1 }
+            for try await _ in store.observeCount(User.self) {
+                seen += 1
+                firstValue.fire()
+            }
             return seen
         }
-        try await Task.sleep(for: .milliseconds(100))
+        await firstValue.wait()
         #expect(store.observers.isObserved)
         task.cancel()
-        _ = try await task.value
-        try await Task.sleep(for: .milliseconds(50))
+        // The stream's termination handler unregisters the observer before the loop ends.
+        #expect(try await task.value == 1)
         #expect(!store.observers.isObserved)
     }
 

@@ -1,0 +1,119 @@
+import Dispatch
+import Foundation
+import Testing
+import TestSupport
+@testable import Strata
+
+/// Which commits make an observation read again, counted: `fetches()` counts read transactions
+/// opened for it, `reads()` the values read; `settled()` waits until every commit made so far has
+/// been looked at, so the counts are final when compared (no sleeping). A test awaits a value only
+/// after the counts showed that one was read.
+@Suite struct ObservationSkipTests {
+    let dir: TemporaryDirectory
+    let store: Store
+
+    init() throws {
+        (store, dir) = try makeStore()
+        try store.write { tx in
+            try tx.upsert([IndexedUser.make(1, "Bluth", 13), IndexedUser.make(2, "James", 3), IndexedUser.make(3, "Veal", 25)])
+        }
+    }
+
+    @Test func commitsOutsideTheObservedIndexRangeAreNotReevaluated() async throws {
+        let observation = store.observe(IndexedUser.self) {
+            try $0.where("luckyNumber >= 10 AND luckyNumber < 20").sorted(by: "luckyNumber")
+        }
+        var values = observation.makeAsyncIterator()
+        #expect(try await values.next()?.map(\.id) == [1])
+        await observation.settled()
+        #expect(observation.fetches() == 1)
+
+        // The same entity, outside the range: inserted, moved within the outside, deleted; and
+        // another entity. None opens a read transaction.
+        try await store.write { tx in try tx.upsert(IndexedUser.make(4, "Fünke", 30)) }
+        try await store.write { tx in try tx.upsert(IndexedUser.make(2, "James", 4)) }
+        try await store.write { tx in _ = try tx.delete(IndexedUser.self, key: 3) }
+        try await store.write { tx in try tx.upsert(User.sample(9)) }
+        await observation.settled()
+        #expect(observation.fetches() == 1)
+        #expect(observation.reads() == 1)
+
+        // Into the range: read again and delivered.
+        try await store.write { tx in try tx.upsert(IndexedUser.make(5, "Bluth", 15)) }
+        await observation.settled()
+        try #require(observation.reads() == 2)
+        #expect(try await values.next()?.map(\.id) == [1, 5])
+
+        // Out of the range, from inside it: the record was in the result, so it is read again.
+        try await store.write { tx in try tx.upsert(IndexedUser.make(1, "Bluth", 40)) }
+        await observation.settled()
+        try #require(observation.reads() == 3)
+        #expect(try await values.next()?.map(\.id) == [5])
+
+        // Changed inside the range without changing the result's order: read, delivered.
+        try await store.write { tx in try tx.upsert(IndexedUser.make(5, "Fünke", 15)) }
+        await observation.settled()
+        try #require(observation.reads() == 4)
+        #expect(try await values.next()?.map(\.lastName) == ["Fünke"])
+        #expect(observation.fetches() == 4)
+    }
+
+    @Test func aPageWithAnOffsetIsReadAgainWhenARecordBeforeItLeaves() async throws {
+        try await store.write { tx in
+            try tx.upsert([IndexedUser.make(4, "Fünke", 14), IndexedUser.make(5, "Bluth", 15), IndexedUser.make(6, "Bluth", 16)])
+        }
+        // Matching in luckyNumber order: 1 (13), 4 (14), 5 (15), 6 (16); the page skips one.
+        let observation = store.observe(IndexedUser.self) {
+            try $0.where("luckyNumber >= 10 AND luckyNumber < 20").sorted(by: "luckyNumber").offset(1).limit(2)
+        }
+        var values = observation.makeAsyncIterator()
+        #expect(try await values.next()?.map(\.id) == [4, 5])
+        // Record 1 is before the page: deleting it shifts the page.
+        try await store.write { tx in _ = try tx.delete(IndexedUser.self, key: 1) }
+        await observation.settled()
+        try #require(observation.reads() == 2)
+        #expect(try await values.next()?.map(\.id) == [5, 6])
+        // Record 4, now before the page, leaves the range: the page shifts again.
+        try await store.write { tx in try tx.upsert(IndexedUser.make(4, "Fünke", 40)) }
+        await observation.settled()
+        try #require(observation.reads() == 3)
+        #expect(try await values.next()?.map(\.id) == [6])
+    }
+
+    /// A commit that arrives while a read is under way cannot be judged against that read's
+    /// result, which is not known yet: it goes to the next read. (Judged against the result
+    /// before, a record the running read picks up and the commit then moves out of the range
+    /// would stay in the delivered value.)
+    @Test func aCommitDuringAReadIsLeftToTheNextRead() async throws {
+        let reading = TestSignal()
+        let release = DispatchSemaphore(value: 0)
+        let calls = Events()
+        // The judge before any read finds every commit of IndexedUser irrelevant: only the
+        // driver's rule can make such a commit read again.
+        let observation = store.observe(relevance: .byLastRead { changes in changes.touches("Tag") }) { _, _ -> Int? in
+            calls.note("fetch")   // reads of one observation run one at a time
+            let call = calls.all.count
+            if call == 2 {
+                reading.fire()
+                release.wait()
+            }
+            return call
+        }
+        var values = observation.makeAsyncIterator()
+        #expect(try await values.next() == 1)
+        await observation.settled()
+        try await store.write { tx in try tx.upsert(Tag(name: "swift", uses: 1)) }
+        await reading.wait()
+        // Read 2 is under way: this commit must be read after it.
+        try await store.write { tx in try tx.upsert(IndexedUser.make(7, "Veal", 12)) }
+        await store.observers.delivered()
+        release.signal()
+        await observation.settled()
+        #expect(observation.fetches() == 3)
+        // Once settled, the judge decides again: this commit is not read.
+        try await store.write { tx in try tx.upsert(IndexedUser.make(8, "Veal", 12)) }
+        await observation.settled()
+        #expect(observation.fetches() == 3)
+        #expect(try await values.next() == 3)
+    }
+}
