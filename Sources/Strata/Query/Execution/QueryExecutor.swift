@@ -126,7 +126,7 @@ struct QueryExecutor<Root> {
                 try scanRecords { key, bytes, _ in try body(key(), bytes) }
             case .primaryKeyLookup(_, let values):
                 let keys = Set(values.compactMap { IndexKey.encode($0, kind: keyKind, collation: .binary) })
-                for key in keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                for key in keys.sorted(by: OrderedKey.precedes) {
                     guard let bytes = try raw.value(forKey: key, in: records) else { continue }
                     guard try body(key, bytes) else { return }
                 }
@@ -147,7 +147,7 @@ struct QueryExecutor<Root> {
                     if case .union = plan.access { combined = (combined ?? []).union(keys) }
                     else { combined = combined.map { $0.intersection(keys) } ?? keys }
                 }
-                let ordered = (combined ?? []).sorted { $0.lexicographicallyPrecedes($1) }
+                let ordered = (combined ?? []).sorted(by: OrderedKey.precedes)
                 for key in plan.reversed ? ordered.reversed() : ordered {
                     guard let bytes = try raw.value(forKey: key, in: records) else { continue }
                     guard try body(key, bytes) else { return }
