@@ -349,7 +349,7 @@ struct RegexParser {
 
     private mutating func hexDigits(upTo count: Int, exactly: Bool, escape: Int) throws(SyntaxError) -> UInt32 {
         var value: UInt32 = 0, digits = 0
-        while digits < count, let c = peek, let digit = Self.hexValue(c) {
+        while digits < count, let c = peek, let digit = c.hexDigitValue {
             value = value * 16 + digit
             digits += 1
             position += 1
@@ -360,14 +360,6 @@ struct RegexParser {
         return value
     }
 
-    private static func hexValue(_ c: Unicode.Scalar) -> UInt32? {
-        switch c {
-        case "0"..."9": c.value - 48
-        case "a"..."f": c.value - 87
-        case "A"..."F": c.value - 55
-        default: nil
-        }
-    }
 
     private func scalar(_ value: UInt32, escape: Int) throws(SyntaxError) -> Unicode.Scalar {
         guard let scalar = Unicode.Scalar(value) else {

@@ -95,7 +95,7 @@ struct FormatLexer {
             case "u":
                 var code: UInt32 = 0
                 for _ in 0..<4 {
-                    guard let h = peek(), let digit = Self.hexValue(h) else {
+                    guard let h = peek(), let digit = h.hexDigitValue else {
                         throw Self.error("invalid \\u escape (four hex digits expected)", column: index - 1)
                     }
                     code = code * 16 + digit
@@ -120,7 +120,7 @@ struct FormatLexer {
             index += 2
             var value: UInt64 = 0
             var digits = 0
-            while let c = peek(), let digit = Self.hexValue(c), digit < radix {
+            while let c = peek(), let digit = c.hexDigitValue, digit < radix {
                 let (times, o1) = value.multipliedReportingOverflow(by: UInt64(radix))
                 let (sum, o2) = times.addingReportingOverflow(UInt64(digit))
                 guard !o1, !o2 else { throw Self.error("integer literal is too large", column: start + 1) }
@@ -259,11 +259,16 @@ struct FormatLexer {
         }
     }
 
-    private static func hexValue(_ c: Unicode.Scalar) -> UInt32? {
-        switch c {
-        case "0"..."9": c.value - 48
-        case "a"..."f": c.value - 87
-        case "A"..."F": c.value - 55
+}
+
+extension Unicode.Scalar {
+    /// The value of a hexadecimal digit (`0`–`9`, `a`–`f`, `A`–`F`), or nil: for escapes in
+    /// predicate strings and regular expressions.
+    var hexDigitValue: UInt32? {
+        switch self {
+        case "0"..."9": value - 48
+        case "a"..."f": value - 87
+        case "A"..."F": value - 55
         default: nil
         }
     }
