@@ -21,7 +21,7 @@ final class ObservationCenter: Sendable {
         let interest: ObserverInterest
     }
 
-    private struct State {
+    fileprivate struct State {
         var observers: [UInt64: Observer] = [:]
         /// `observers.values`, kept between registrations so that a commit copies no dictionary.
         var list: [Observer] = []
@@ -34,9 +34,23 @@ final class ObservationCenter: Sendable {
         /// and a poll in between must not take it for another process's.
         var previousPoll = 0
         var timer: DispatchSourceTimer?
+        /// The stored keys in the last results of the registered query observers, per entity,
+        /// with how many results hold each: a commit whose keys are in none skips every
+        /// observer's own result.
+        var resultKeys: [String: [[UInt8]: Int]] = [:]
+
+        mutating func count(_ keys: Set<[UInt8]>, of entity: String, by delta: Int) {
+            guard !keys.isEmpty else { return }
+            var counts = resultKeys.removeValue(forKey: entity) ?? [:]
+            for key in keys {
+                let count = counts[key, default: 0] + delta
+                counts[key] = count > 0 ? count : nil
+            }
+            if !counts.isEmpty { resultKeys[entity] = counts }
+        }
     }
 
-    private let state = ConditionLock(State())
+    fileprivate let state = ConditionLock(State())
     private let lastTransactionID: @Sendable () -> Int
     /// Where observers hear of commits: one hop per commit that concerns any, off the committing
     /// thread, in commit order.
@@ -58,6 +72,7 @@ final class ObservationCenter: Sendable {
             let id = state.nextID
             state.nextID += 1
             state.observers[id] = Observer(notify: notify, interest: interest)
+            if case .query(let result) = interest { result.registered = true }
             state.list = Array(state.observers.values)
             if state.timer == nil {
                 let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
@@ -72,7 +87,12 @@ final class ObservationCenter: Sendable {
 
     func remove(_ id: UInt64) {
         state.withLock { state in
-            guard state.observers.removeValue(forKey: id) != nil else { return }
+            guard let observer = state.observers.removeValue(forKey: id) else { return }
+            if case .query(let result) = observer.interest {
+                result.registered = false
+                state.count(result.keys, of: result.entity, by: -1)
+                result.keys = []
+            }
             state.list = Array(state.observers.values)
             if state.observers.isEmpty {
                 state.timer?.cancel()
@@ -85,15 +105,17 @@ final class ObservationCenter: Sendable {
 
     /// A commit of this process, with transaction id `transactionID`, changed `changes`.
     func didCommit(_ changes: ChangeSet, transactionID: Int) {
-        let observers = state.withLock { state -> [Observer] in
+        // The pass runs under the lock that guards the query observers' last results: one lock
+        // per commit, none per observer.
+        let concerned = state.withLock { state -> [@Sendable (ChangeSet) -> Void] in
             guard !state.observers.isEmpty else { return [] }
             if transactionID > state.lastSeen { state.ownCommits.insert(transactionID) }
-            return state.list
+            guard !changes.isEmpty else { return [] }
+            var pass = CommitPass(changes, resultKeys: state.resultKeys)
+            var concerned: [@Sendable (ChangeSet) -> Void] = []
+            for observer in state.list where pass.mayConcern(observer.interest) { concerned.append(observer.notify) }
+            return concerned
         }
-        guard !changes.isEmpty, !observers.isEmpty else { return }
-        var pass = CommitPass(changes)
-        var concerned: [@Sendable (ChangeSet) -> Void] = []
-        for observer in observers where pass.mayConcern(observer.interest) { concerned.append(observer.notify) }
         guard !concerned.isEmpty else { return }
         queue.async { [concerned] in for notify in concerned { notify(changes) } }
     }
@@ -192,41 +214,50 @@ private struct WeakCondition: @unchecked Sendable {
 /// through relationships, which other entities' changes affect, or the query has an offset: a
 /// change before the page shifts it). While a read is queued or under way (``busy``) every commit
 /// concerns it: the next read's fetch judges it against the result before it.
-final class ObservedResult: Sendable {
-    private struct State {
-        var keys: Set<[UInt8]> = []
-        var condition: ObservedCondition?
-        var read = false
-    }
+// @unchecked Sendable: `keys`, `condition`, `read` and `registered` are read and written only
+// with the center's lock held (the commit pass runs under it).
+final class ObservedResult: @unchecked Sendable {
+    fileprivate var keys: Set<[UInt8]> = []
+    fileprivate var condition: ObservedCondition?
+    fileprivate var read = false
+    fileprivate var registered = false
     let entity: String
-    private let state = ConditionLock(State())
+    private let center: ObservationCenter
     /// Set by the observation's driver while a read is queued or under way.
     let busy = Atomic<Bool>(false)
 
-    init(entity: String) { self.entity = entity }
+    init(entity: String, center: ObservationCenter) {
+        self.entity = entity
+        self.center = center
+    }
 
-    var keys: Set<[UInt8]> { state.withLock { $0.keys } }
+    /// The stored keys of the last result.
+    var lastKeys: Set<[UInt8]> { center.state.withLock { _ in keys } }
 
     func update(keys: Set<[UInt8]>, condition: ObservedCondition?) {
-        state.withLock { $0 = State(keys: keys, condition: condition, read: true) }
+        center.state.withLock { state in
+            if registered {
+                state.count(self.keys, of: entity, by: -1)
+                state.count(keys, of: entity, by: 1)
+            }
+            self.keys = registered ? keys : []
+            self.condition = condition
+            read = true
+        }
     }
 
     /// False only when no read is queued or under way and `changes` provably leave the last
     /// result as it was: the changed records of the entity are known with their bytes, none was
-    /// in the result and none matches now.
+    /// in the result and none matches now. Called with the center's lock held.
     fileprivate func mayConcern(_ pass: inout CommitPass) -> Bool {
         if busy.load(ordering: .acquiring) { return true }
-        guard !pass.changes.isExternal else { return true }
-        return state.withLock { state in
-            guard state.read, let condition = state.condition else { return true }
-            switch pass.entity(entity) {
-            case .untouched: return false
-            case .unknown: return true
-            case .known(let keys, _):
-                let resultKeys = state.keys
-                if !resultKeys.isEmpty, keys.contains(where: { resultKeys.contains($0) }) { return true }
-                return pass.matches(condition)
-            }
+        guard !pass.changes.isExternal, read, let condition else { return true }
+        switch pass.entity(entity) {
+        case .untouched: return false
+        case .unknown: return true
+        case .known(let changed, _, let inSomeResult):
+            if inSomeResult, !keys.isEmpty, changed.contains(where: { keys.contains($0) }) { return true }
+            return pass.matches(condition)
         }
     }
 }
@@ -238,16 +269,21 @@ private struct CommitPass {
         case untouched
         /// Possibly any record, or records whose bytes were not kept.
         case unknown
-        /// These keys, and the records' bytes after the commit (nil: deleted).
-        case known([[UInt8]], [[UInt8]?])
+        /// These keys, the records' bytes after the commit (nil: deleted), and whether any
+        /// key is in some query observer's last result.
+        case known([[UInt8]], [[UInt8]?], inSomeResult: Bool)
     }
 
     let changes: ChangeSet
+    let resultKeys: [String: [[UInt8]: Int]]
     private var lastEntity: String?
     private var lastChange = EntityChange.untouched
     private var verdicts: [(ObjectIdentifier, Bool)] = []
 
-    init(_ changes: ChangeSet) { self.changes = changes }
+    init(_ changes: ChangeSet, resultKeys: [String: [[UInt8]: Int]]) {
+        self.changes = changes
+        self.resultKeys = resultKeys
+    }
 
     mutating func entity(_ entity: String) -> EntityChange {
         if entity == lastEntity { return lastChange }
@@ -265,7 +301,8 @@ private struct CommitPass {
                 keys.append(key)
                 records.append(bytes)
             }
-            change = known ? .known(keys, records) : .unknown
+            let counts = resultKeys[entity]
+            change = known ? .known(keys, records, inSomeResult: counts.map { counts in keys.contains { counts[$0] != nil } } ?? false) : .unknown
         }
         lastEntity = entity
         lastChange = change
@@ -276,7 +313,7 @@ private struct CommitPass {
     mutating func matches(_ condition: ObservedCondition) -> Bool {
         let id = ObjectIdentifier(condition)
         if let verdict = verdicts.first(where: { $0.0 == id }) { return verdict.1 }
-        guard case .known(_, let records) = entity(condition.entity) else { return true }
+        guard case .known(_, let records, _) = entity(condition.entity) else { return true }
         let verdict = condition.matchesAny(records)
         verdicts.append((id, verdict))
         return verdict

@@ -18,13 +18,13 @@ extension Store {
         _ type: T.Type, _ query: @escaping @Sendable (QueryRequest<T>) throws -> QueryRequest<T> = { $0 }
     ) -> Observation<[T]> {
         let entity = entityName(of: type)
-        let last = ObservedResult(entity: entity)
+        let last = ObservedResult(entity: entity, center: observers)
         let observers = self.observers
         // The commit pass judges commits against `last` (see ``ObservedResult``); a commit it
         // hands over is re-judged by `mayChange` in the read transaction.
         return observe(relevance: .byCommit { _ in true }, interest: .query(last), result: last) { tx, changes in
             let request = try query(tx.query(type))
-            if let changes, try !tx.mayChange(request, entity: entity, changes: changes, lastKeys: last.keys) { return nil }
+            if let changes, try !tx.mayChange(request, entity: entity, changes: changes, lastKeys: last.lastKeys) { return nil }
             let records = try request.all()
             var condition: ObservedCondition?
             if request.query.offset == 0, let context = try tx.context(named: entity), context.storesEveryField(of: request.query.predicate) {

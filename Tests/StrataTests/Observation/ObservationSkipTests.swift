@@ -125,7 +125,7 @@ import TestSupport
         let release = DispatchSemaphore(value: 0)
         let calls = Events()
         let entity = store.entityName(of: IndexedUser.self)
-        let result = ObservedResult(entity: entity)
+        let result = ObservedResult(entity: entity, center: store.observers)
         // A condition no record matches, and a last result of record 7 only.
         let never = store.observers.condition(entity: entity, predicate: .constant(false), fields: FieldTable())
         let seven = IndexedUser.make(7, "Veal", 12).primaryKeyValue.orderedKey
