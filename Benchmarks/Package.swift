@@ -64,6 +64,9 @@ let package = Package(
         ),
         .executableTarget(name: "relationship-side-by-side", dependencies: ["RelationshipComparison"]),
 
+        // What active observers cost a stream of writes they do not observe.
+        .executableTarget(name: "observation-overhead", dependencies: ["EngineComparison", .product(name: "Strata", package: "Strata")]),
+
         // The official harness: `swift package --package-path Benchmarks benchmark`.
         .executableTarget(
             name: "StrataVsGRDB",

@@ -32,11 +32,6 @@ public struct ChangeSet: Sendable, Equatable {
     var isTracking = true
     /// Something changed while tracking was off: observers registered meanwhile must re-read.
     private(set) var missed = false
-    /// The kept records decoded for conditions, shared by every observer a commit is shown to
-    /// (copies of this change set share it), so that a record is decoded once, not once per
-    /// observer.
-    let decoded = DecodedRecords()
-
     public init() {}
 
     /// A change of unknown extent from another process.
@@ -104,27 +99,4 @@ public struct ChangeSet: Sendable, Equatable {
     }
 
     public static func == (a: ChangeSet, b: ChangeSet) -> Bool { a.entities == b.entities && a.isExternal == b.isExternal }
-}
-
-/// Stored records decoded into field values, remembered with the bytes and field table they were
-/// decoded from (an entry is used only for the same bytes and fields).
-final class DecodedRecords: Sendable {
-    private struct Entry {
-        let bytes: [UInt8]
-        let fields: FieldTable
-        let values: StoredFieldValues?
-    }
-
-    private let entries = ConditionLock<[String: [[UInt8]: Entry]]>([:])
-
-    /// `bytes`, the stored record `key` of `entity`, decoded with `fields`: nil when they are not
-    /// a valid record.
-    func values(_ entity: String, key: [UInt8], bytes: [UInt8], fields: FieldTable) -> StoredFieldValues? {
-        if let entry = entries.withLock({ $0[entity]?[key] }), entry.bytes == bytes, entry.fields == fields {
-            return entry.values
-        }
-        let values = try? StoredFieldValues(bytes: bytes, fields: fields, entity: entity)
-        entries.withLock { $0[entity, default: [:]][key] = Entry(bytes: bytes, fields: fields, values: values) }
-        return values
-    }
 }

@@ -35,7 +35,8 @@ final class ObservationDriver<Value: Sendable & Equatable>: Sendable {
     /// nil when the changes provably leave the value as it was.
     typealias Fetch = @Sendable (ReadTransaction, ChangeSet?) throws -> Value?
 
-    /// How a commit is judged relevant before any read.
+    /// How a commit that the commit pass handed over (see ``ObserverInterest``) is judged
+    /// relevant before any read.
     enum Relevance: Sendable {
         /// By the commit alone (the entities or keys it changed).
         case byCommit(@Sendable (ChangeSet) -> Bool)
@@ -62,6 +63,8 @@ final class ObservationDriver<Value: Sendable & Equatable>: Sendable {
 
     private let store: Store
     private let relevance: Relevance
+    /// Told while a read is queued or under way (``ObservedResult/busy``).
+    private let result: ObservedResult?
     private let fetch: Fetch
     private let continuation: AsyncThrowingStream<Value, any Error>.Continuation
     private let state = ConditionLock(State())
@@ -70,10 +73,11 @@ final class ObservationDriver<Value: Sendable & Equatable>: Sendable {
     /// Read transactions opened (`fetch` called), for tests of skipped work.
     let fetches = Atomic<Int>(0)
 
-    init(store: Store, relevance: Relevance, fetch: @escaping Fetch,
+    init(store: Store, relevance: Relevance, result: ObservedResult? = nil, fetch: @escaping Fetch,
          continuation: AsyncThrowingStream<Value, any Error>.Continuation) {
         self.store = store
         self.relevance = relevance
+        self.result = result
         self.fetch = fetch
         self.continuation = continuation
     }
@@ -117,6 +121,7 @@ final class ObservationDriver<Value: Sendable & Equatable>: Sendable {
             state.hasPending = true
             if state.running { return false }
             state.running = true
+            result?.busy.store(true, ordering: .releasing)
             return true
         }
         if startNow { DispatchQueue.global().async { self.run() } }
@@ -129,6 +134,7 @@ final class ObservationDriver<Value: Sendable & Equatable>: Sendable {
             let next = state.withLock { state -> (ChangeSet, first: Bool)? in
                 guard state.hasPending, !state.finished else {
                     state.running = false
+                    result?.busy.store(false, ordering: .releasing)
                     waiters = state.takeIdleWaiters()
                     return nil
                 }
@@ -157,6 +163,7 @@ final class ObservationDriver<Value: Sendable & Equatable>: Sendable {
                 let waiters = state.withLock { state in
                     state.finished = true
                     state.running = false
+                    result?.busy.store(false, ordering: .releasing)
                     return state.takeIdleWaiters()
                 }
                 for waiter in waiters { waiter.resume() }

@@ -1,15 +1,30 @@
 import Dispatch
+import Synchronization
 import LMDB
 
 /// The observers of one store, told of every commit: those of this process right after they
 /// commit, those of other processes within two ``pollInterval``s (LMDB has no notifications: a
 /// timer compares the environment's last transaction id with the commits this process made).
+///
+/// Which observers a commit may concern is decided on the committing thread, in one pass over
+/// the observers with precomputed, non-generic data (``ObserverInterest``): an observer whose
+/// range the commit does not touch costs a few loads and no lock of its own, no allocation and no
+/// queue hop; a condition shared by several observers is evaluated once per commit. Only the
+/// concerned observers are handed the commit, in one hop per commit, in commit order.
 final class ObservationCenter: Sendable {
     /// How often other processes' commits are looked for while anything is observed.
     static let pollInterval: DispatchTimeInterval = .milliseconds(100)
 
-    private struct State {
-        var observers: [UInt64: @Sendable (ChangeSet) -> Void] = [:]
+    /// One registered observer.
+    struct Observer: Sendable {
+        let notify: @Sendable (ChangeSet) -> Void
+        let interest: ObserverInterest
+    }
+
+    fileprivate struct State {
+        var observers: [UInt64: Observer] = [:]
+        /// `observers.values`, kept between registrations so that a commit copies no dictionary.
+        var list: [Observer] = []
         var nextID: UInt64 = 0
         /// The last transaction id accounted for, and this process's commits after it.
         var lastSeen = 0
@@ -19,26 +34,46 @@ final class ObservationCenter: Sendable {
         /// and a poll in between must not take it for another process's.
         var previousPoll = 0
         var timer: DispatchSourceTimer?
+        /// The stored keys in the last results of the registered query observers, per entity,
+        /// with how many results hold each: a commit whose keys are in none skips every
+        /// observer's own result.
+        var resultKeys: [String: [[UInt8]: Int]] = [:]
+
+        mutating func count(_ keys: Set<[UInt8]>, of entity: String, by delta: Int) {
+            guard !keys.isEmpty else { return }
+            var counts = resultKeys.removeValue(forKey: entity) ?? [:]
+            for key in keys {
+                let count = counts[key, default: 0] + delta
+                counts[key] = count > 0 ? count : nil
+            }
+            if !counts.isEmpty { resultKeys[entity] = counts }
+        }
     }
 
-    private let state = ConditionLock(State())
+    fileprivate let state = ConditionLock(State())
     private let lastTransactionID: @Sendable () -> Int
-    /// Where observers hear of commits: one hop per commit, off the committing thread, in
-    /// commit order.
+    /// Where observers hear of commits: one hop per commit that concerns any, off the committing
+    /// thread, in commit order.
     private let queue = DispatchQueue(label: "strata.observers", qos: .userInitiated)
+    /// Observed conditions, one object per distinct (entity, predicate, fields), so that a commit
+    /// evaluates a condition shared by many observers once.
+    private let conditions = ConditionLock<[ConditionSignature: [WeakCondition]]>([:])
 
     init(lastTransactionID: @escaping @Sendable () -> Int) {
         self.lastTransactionID = lastTransactionID
     }
 
-    /// Registers `notify` for every commit; returns the id to remove it with.
-    func add(_ notify: @escaping @Sendable (ChangeSet) -> Void) -> UInt64 {
+    /// Registers `notify` for the commits `interest` may be concerned by; returns the id to
+    /// remove it with.
+    func add(_ interest: ObserverInterest = .everyCommit, _ notify: @escaping @Sendable (ChangeSet) -> Void) -> UInt64 {
         let current = lastTransactionID()
         return state.withLock { state in
             if state.observers.isEmpty { state.lastSeen = current; state.previousPoll = current; state.ownCommits = [] }
             let id = state.nextID
             state.nextID += 1
-            state.observers[id] = notify
+            state.observers[id] = Observer(notify: notify, interest: interest)
+            if case .query(let result) = interest { result.registered = true }
+            state.list = Array(state.observers.values)
             if state.timer == nil {
                 let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
                 timer.schedule(deadline: .now() + Self.pollInterval, repeating: Self.pollInterval)
@@ -52,7 +87,13 @@ final class ObservationCenter: Sendable {
 
     func remove(_ id: UInt64) {
         state.withLock { state in
-            state.observers[id] = nil
+            guard let observer = state.observers.removeValue(forKey: id) else { return }
+            if case .query(let result) = observer.interest {
+                result.registered = false
+                state.count(result.keys, of: result.entity, by: -1)
+                result.keys = []
+            }
+            state.list = Array(state.observers.values)
             if state.observers.isEmpty {
                 state.timer?.cancel()
                 state.timer = nil
@@ -64,13 +105,19 @@ final class ObservationCenter: Sendable {
 
     /// A commit of this process, with transaction id `transactionID`, changed `changes`.
     func didCommit(_ changes: ChangeSet, transactionID: Int) {
-        let observers = state.withLock { state -> [@Sendable (ChangeSet) -> Void] in
+        // The pass runs under the lock that guards the query observers' last results: one lock
+        // per commit, none per observer.
+        let concerned = state.withLock { state -> [@Sendable (ChangeSet) -> Void] in
             guard !state.observers.isEmpty else { return [] }
             if transactionID > state.lastSeen { state.ownCommits.insert(transactionID) }
-            return Array(state.observers.values)
+            guard !changes.isEmpty else { return [] }
+            var pass = CommitPass(changes, resultKeys: state.resultKeys)
+            var concerned: [@Sendable (ChangeSet) -> Void] = []
+            for observer in state.list where pass.mayConcern(observer.interest) { concerned.append(observer.notify) }
+            return concerned
         }
-        guard !changes.isEmpty, !observers.isEmpty else { return }
-        queue.async { for notify in observers { notify(changes) } }
+        guard !concerned.isEmpty else { return }
+        queue.async { [concerned] in for notify in concerned { notify(changes) } }
     }
 
     /// Returns once every commit told to ``didCommit(_:transactionID:)`` before the call has
@@ -79,11 +126,28 @@ final class ObservationCenter: Sendable {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in queue.async { done.resume() } }
     }
 
+    /// The shared condition object for `predicate` on `entity`'s records decoded with `fields`.
+    func condition(entity: String, predicate: QueryPredicate, fields: FieldTable) -> ObservedCondition {
+        let signature = ConditionSignature(entity: entity, predicate: predicate)
+        return conditions.withLock { table in
+            var bucket = (table[signature] ?? []).filter { $0.value != nil }
+            if let shared = bucket.lazy.compactMap(\.value).first(where: { $0.fields == fields }) {
+                table[signature] = bucket
+                return shared
+            }
+            let condition = ObservedCondition(entity: entity, predicate: predicate, fields: fields)
+            bucket.append(WeakCondition(value: condition))
+            table[signature] = bucket
+            if table.count > 256 { table = table.filter { $0.value.contains { $0.value != nil } } }
+            return condition
+        }
+    }
+
     /// Tells every observer when another process committed since the last look (judging the
     /// commits up to the id the previous poll found, so within two ``pollInterval``s).
     private func poll() {
         let current = lastTransactionID()
-        let observers = state.withLock { state -> [@Sendable (ChangeSet) -> Void] in
+        let observers = state.withLock { state -> [Observer] in
             let settled = min(state.previousPoll, current)
             state.previousPoll = current
             guard settled > state.lastSeen else { return [] }
@@ -91,9 +155,182 @@ final class ObservationCenter: Sendable {
             let external = settled - state.lastSeen > own
             state.lastSeen = settled
             state.ownCommits = state.ownCommits.filter { $0 > settled }
-            return external ? Array(state.observers.values) : []
+            return external ? state.list : []
         }
         guard !observers.isEmpty else { return }
-        queue.async { for notify in observers { notify(.external) } }
+        queue.async { for observer in observers { observer.notify(.external) } }
+    }
+}
+
+/// Which commits an observer may be concerned by, in a form the commit pass checks without
+/// calling into the observer.
+enum ObserverInterest: Sendable {
+    /// Every commit (the observer judges for itself).
+    case everyCommit
+    /// Commits that touch one of these entities.
+    case entities([String])
+    /// Commits that write or delete this stored key of this entity.
+    case record(entity: String, key: [UInt8])
+    /// Commits that may change this query's result (see ``ObservedResult``).
+    case query(ObservedResult)
+}
+
+/// A condition of observed queries, shared by every observer of the same condition on the same
+/// entity and fields.
+final class ObservedCondition: Sendable {
+    let entity: String
+    let predicate: QueryPredicate
+    let fields: FieldTable
+
+    init(entity: String, predicate: QueryPredicate, fields: FieldTable) {
+        self.entity = entity
+        self.predicate = predicate
+        self.fields = fields
+    }
+
+    /// Whether one of `records` (bytes after the commit, nil: deleted) may match: true also for
+    /// bytes that are not a valid record.
+    func matchesAny(_ records: [[UInt8]?]) -> Bool {
+        for bytes in records {
+            guard let bytes else { continue }
+            guard let values = try? StoredFieldValues(bytes: bytes, fields: fields, entity: entity) else { return true }
+            if predicate.evaluate(on: values) { return true }
+        }
+        return false
+    }
+}
+
+private struct ConditionSignature: Hashable, Sendable {
+    let entity: String
+    let predicate: QueryPredicate
+}
+
+private struct WeakCondition: @unchecked Sendable {
+    weak var value: ObservedCondition?
+}
+
+/// What an observed query's last read found, for deciding without a read whether a commit
+/// concerns it: the stored keys of its result and its condition (nil when the condition goes
+/// through relationships, which other entities' changes affect, or the query has an offset: a
+/// change before the page shifts it). While a read is queued or under way (``busy``) every commit
+/// concerns it: the next read's fetch judges it against the result before it.
+// @unchecked Sendable: `keys`, `condition`, `read` and `registered` are read and written only
+// with the center's lock held (the commit pass runs under it).
+final class ObservedResult: @unchecked Sendable {
+    fileprivate var keys: Set<[UInt8]> = []
+    fileprivate var condition: ObservedCondition?
+    fileprivate var read = false
+    fileprivate var registered = false
+    let entity: String
+    private let center: ObservationCenter
+    /// Set by the observation's driver while a read is queued or under way.
+    let busy = Atomic<Bool>(false)
+
+    init(entity: String, center: ObservationCenter) {
+        self.entity = entity
+        self.center = center
+    }
+
+    /// The stored keys of the last result.
+    var lastKeys: Set<[UInt8]> { center.state.withLock { _ in keys } }
+
+    func update(keys: Set<[UInt8]>, condition: ObservedCondition?) {
+        center.state.withLock { state in
+            if registered {
+                state.count(self.keys, of: entity, by: -1)
+                state.count(keys, of: entity, by: 1)
+            }
+            self.keys = registered ? keys : []
+            self.condition = condition
+            read = true
+        }
+    }
+
+    /// False only when no read is queued or under way and `changes` provably leave the last
+    /// result as it was: the changed records of the entity are known with their bytes, none was
+    /// in the result and none matches now. Called with the center's lock held.
+    fileprivate func mayConcern(_ pass: inout CommitPass) -> Bool {
+        if busy.load(ordering: .acquiring) { return true }
+        guard !pass.changes.isExternal, read, let condition else { return true }
+        switch pass.entity(entity) {
+        case .untouched: return false
+        case .unknown: return true
+        case .known(let changed, _, let inSomeResult):
+            if inSomeResult, !keys.isEmpty, changed.contains(where: { keys.contains($0) }) { return true }
+            return pass.matches(condition)
+        }
+    }
+}
+
+/// One commit's judgement of the observers: what it changed per entity and which shared
+/// conditions its records match, each worked out once.
+private struct CommitPass {
+    enum EntityChange {
+        case untouched
+        /// Possibly any record, or records whose bytes were not kept.
+        case unknown
+        /// These keys, the records' bytes after the commit (nil: deleted), and whether any
+        /// key is in some query observer's last result.
+        case known([[UInt8]], [[UInt8]?], inSomeResult: Bool)
+    }
+
+    let changes: ChangeSet
+    let resultKeys: [String: [[UInt8]: Int]]
+    private var lastEntity: String?
+    private var lastChange = EntityChange.untouched
+    private var verdicts: [(ObjectIdentifier, Bool)] = []
+
+    init(_ changes: ChangeSet, resultKeys: [String: [[UInt8]: Int]]) {
+        self.changes = changes
+        self.resultKeys = resultKeys
+    }
+
+    mutating func entity(_ entity: String) -> EntityChange {
+        if entity == lastEntity { return lastChange }
+        let change: EntityChange
+        switch changes.entities[entity] {
+        case nil: change = .untouched
+        case .all?: change = .unknown
+        case .some(let set)?:
+            var keys: [[UInt8]] = [], records: [[UInt8]?] = []
+            keys.reserveCapacity(set.count)
+            records.reserveCapacity(set.count)
+            var known = true
+            for key in set {
+                guard let bytes = changes.record(entity, key: key) else { known = false; break }
+                keys.append(key)
+                records.append(bytes)
+            }
+            let counts = resultKeys[entity]
+            change = known ? .known(keys, records, inSomeResult: counts.map { counts in keys.contains { counts[$0] != nil } } ?? false) : .unknown
+        }
+        lastEntity = entity
+        lastChange = change
+        return change
+    }
+
+    /// Whether a changed record of `condition`'s entity matches it (bytes known).
+    mutating func matches(_ condition: ObservedCondition) -> Bool {
+        let id = ObjectIdentifier(condition)
+        if let verdict = verdicts.first(where: { $0.0 == id }) { return verdict.1 }
+        guard case .known(_, let records, _) = entity(condition.entity) else { return true }
+        let verdict = condition.matchesAny(records)
+        verdicts.append((id, verdict))
+        return verdict
+    }
+
+    mutating func mayConcern(_ interest: ObserverInterest) -> Bool {
+        switch interest {
+        case .everyCommit: return true
+        case .entities(let entities): return entities.isEmpty || entities.contains(where: changes.touches)
+        case .record(let entity, let key):
+            guard !changes.isExternal else { return true }
+            switch changes.entities[entity] {
+            case .all?: return true
+            case .some(let keys)?: return keys.contains(key)
+            case nil: return false
+            }
+        case .query(let result): return result.mayConcern(&self)
+        }
     }
 }

@@ -18,12 +18,19 @@ extension Store {
         _ type: T.Type, _ query: @escaping @Sendable (QueryRequest<T>) throws -> QueryRequest<T> = { $0 }
     ) -> Observation<[T]> {
         let entity = entityName(of: type)
-        let last = ObservedResult(entity: entity)
-        return observe(relevance: .byLastRead(last.mayConcern)) { tx, changes in
+        let last = ObservedResult(entity: entity, center: observers)
+        let observers = self.observers
+        // The commit pass judges commits against `last` (see ``ObservedResult``); a commit it
+        // hands over is re-judged by `mayChange` in the read transaction.
+        return observe(relevance: .byCommit { _ in true }, interest: .query(last), result: last) { tx, changes in
             let request = try query(tx.query(type))
-            if let changes, try !tx.mayChange(request, entity: entity, changes: changes, lastKeys: last.keys) { return nil }
+            if let changes, try !tx.mayChange(request, entity: entity, changes: changes, lastKeys: last.lastKeys) { return nil }
             let records = try request.all()
-            try last.update(keys: Set(records.map(\.primaryKeyValue.orderedKey)), request: request, tx)
+            var condition: ObservedCondition?
+            if request.query.offset == 0, let context = try tx.context(named: entity), context.storesEveryField(of: request.query.predicate) {
+                condition = observers.condition(entity: entity, predicate: request.query.predicate, fields: context.schema.fields)
+            }
+            last.update(keys: Set(records.map(\.primaryKeyValue.orderedKey)), condition: condition)
             return records
         }
     }
@@ -33,14 +40,9 @@ extension Store {
     public func observe<T: Record & Equatable>(_ type: T.Type, key: T.PrimaryKey) -> Observation<T?> {
         let entity = entityName(of: type)
         let storedKey = key.orderedKey
-        return observe(relevance: .byCommit { changes in
-            guard !changes.isExternal else { return true }
-            switch changes.entities[entity] {
-            case .all?: return true
-            case .some(let keys)?: return keys.contains(storedKey)
-            case nil: return false
-            }
-        }) { tx, _ in .some(try tx.get(type, key: key)) }
+        return observe(relevance: .byCommit { _ in true }, interest: .record(entity: entity, key: storedKey)) { tx, _ in
+            .some(try tx.get(type, key: key))
+        }
     }
 
     /// The number of records of `type` that `query` selects, now and whenever it changes.
@@ -64,17 +66,19 @@ extension Store {
     public func observe<Value: Sendable & Equatable>(
         entities: [String] = [], _ read: @escaping @Sendable (ReadTransaction) throws -> Value
     ) -> Observation<Value> {
-        observe(relevance: .byCommit { changes in entities.isEmpty || entities.contains(where: changes.touches) }) { tx, _ in try read(tx) }
+        observe(relevance: .byCommit { _ in true }, interest: .entities(entities)) { tx, _ in try read(tx) }
     }
 
-    /// An observation driven by `fetch`, registered with the store's observers until the
-    /// consumer stops.
+    /// An observation driven by `fetch`, registered with the store's observers for the commits
+    /// `interest` may be concerned by until the consumer stops; `result`, when given, is told
+    /// while a read is queued or under way.
     func observe<Value: Sendable & Equatable>(
-        relevance: ObservationDriver<Value>.Relevance, fetch: @escaping ObservationDriver<Value>.Fetch
+        relevance: ObservationDriver<Value>.Relevance, interest: ObserverInterest = .everyCommit, result: ObservedResult? = nil,
+        fetch: @escaping ObservationDriver<Value>.Fetch
     ) -> Observation<Value> {
         let (stream, continuation) = AsyncThrowingStream<Value, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let driver = ObservationDriver(store: self, relevance: relevance, fetch: fetch, continuation: continuation)
-        let id = observers.add { changes in driver.notice(changes) }
+        let driver = ObservationDriver(store: self, relevance: relevance, result: result, fetch: fetch, continuation: continuation)
+        let id = observers.add(interest) { changes in driver.notice(changes) }
         continuation.onTermination = { [observers] _ in
             driver.finish()
             observers.remove(id)
@@ -87,55 +91,6 @@ extension Store {
                 await observers.delivered()
                 await driver.settled()
             })
-    }
-}
-
-/// What an observed query's last read found, for deciding without a read whether a commit
-/// concerns it: the stored keys of its result and a test of stored bytes against its condition
-/// (nil when the condition goes through relationships, which other entities' changes affect, or
-/// the query has an offset: a change before the page shifts it).
-private final class ObservedResult: Sendable {
-    private struct State {
-        var keys: Set<[UInt8]> = []
-        /// The condition, and the fields to decode a record with for it.
-        var matches: (@Sendable (StoredFieldValues) -> Bool)?
-        var fields = FieldTable()
-        var read = false
-    }
-    let entity: String
-    private let state = ConditionLock(State())
-
-    init(entity: String) { self.entity = entity }
-
-    var keys: Set<[UInt8]> { state.withLock { $0.keys } }
-
-    func update<T>(keys: Set<[UInt8]>, request: QueryRequest<T>, _ tx: ReadTransaction) throws {
-        var matches: (@Sendable (StoredFieldValues) -> Bool)?
-        var fields = FieldTable()
-        if request.query.offset == 0, let context = try tx.context(named: entity), context.storesEveryField(of: request.query.predicate) {
-            let predicate = request.query.predicate
-            fields = context.schema.fields
-            matches = { values in predicate.evaluate(on: values) }
-        }
-        state.withLock { $0 = State(keys: keys, matches: matches, fields: fields, read: true) }
-    }
-
-    /// False only when `changes` provably leave the result as it was: the changed records of
-    /// the entity are known with their bytes, none was in the result and none matches now.
-    @Sendable func mayConcern(_ changes: ChangeSet) -> Bool {
-        state.withLock { state in
-            guard state.read, !changes.isExternal, let matches = state.matches else { return true }
-            guard let keys = changes.entities[entity] else { return false }
-            guard case .some(let changed) = keys else { return true }
-            for key in changed {
-                if state.keys.contains(key) { return true }
-                guard let bytes = changes.record(entity, key: key) else { return true }
-                guard let bytes else { continue }   // deleted, and not in the result
-                guard let values = changes.decoded.values(entity, key: key, bytes: bytes, fields: state.fields) else { return true }
-                if matches(values) { return true }
-            }
-            return false
-        }
     }
 }
 

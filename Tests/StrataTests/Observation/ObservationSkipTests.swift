@@ -116,4 +116,74 @@ import TestSupport
         #expect(observation.fetches() == 3)
         #expect(try await values.next() == 3)
     }
+
+    /// The same rule in the commit pass, which judges query observers against their last result:
+    /// while an observer's read is queued or under way, every commit is handed to it, whatever
+    /// its last result and condition say.
+    @Test func theCommitPassLeavesACommitDuringAReadToTheNextRead() async throws {
+        let reading = TestSignal()
+        let release = DispatchSemaphore(value: 0)
+        let calls = Events()
+        let entity = store.entityName(of: IndexedUser.self)
+        let result = ObservedResult(entity: entity, center: store.observers)
+        // A condition no record matches, and a last result of record 7 only.
+        let never = store.observers.condition(entity: entity, predicate: .constant(false), fields: FieldTable())
+        let seven = IndexedUser.make(7, "Veal", 12).primaryKeyValue.orderedKey
+        let observation = store.observe(relevance: .byCommit { _ in true }, interest: .query(result), result: result) { _, _ -> Int? in
+            calls.note("fetch")
+            let call = calls.all.count
+            result.update(keys: [seven], condition: never)
+            if call == 2 {
+                reading.fire()
+                release.wait()
+            }
+            return call
+        }
+        var values = observation.makeAsyncIterator()
+        #expect(try await values.next() == 1)
+        await observation.settled()
+        // Neither in the result nor matching: not read.
+        try await store.write { tx in try tx.upsert(IndexedUser.make(6, "Veal", 12)) }
+        await observation.settled()
+        #expect(observation.fetches() == 1)
+        // In the result: read 2, which blocks.
+        try await store.write { tx in try tx.upsert(IndexedUser.make(7, "Veal", 12)) }
+        await reading.wait()
+        // Read 2 is under way: this commit must be read after it.
+        try await store.write { tx in try tx.upsert(IndexedUser.make(8, "Veal", 12)) }
+        await store.observers.delivered()
+        release.signal()
+        await observation.settled()
+        #expect(observation.fetches() == 3)
+        // Once settled, the pass judges again: this commit is not read.
+        try await store.write { tx in try tx.upsert(IndexedUser.make(9, "Veal", 12)) }
+        await observation.settled()
+        #expect(observation.fetches() == 3)
+        #expect(try await values.next() == 3)
+    }
+
+    /// Many observers of a few conditions (the commit pass evaluates each condition once per
+    /// commit): a commit is read only by the observers whose range it enters.
+    @Test func observersOfOtherRangesAreNotReadForACommit() async throws {
+        let low = store.observe(IndexedUser.self) { try $0.where("luckyNumber < 10") }
+        let high = (0..<10).map { _ in store.observe(IndexedUser.self) { try $0.where("luckyNumber >= 20") } }
+        var lowValues = low.makeAsyncIterator()
+        var highValues = high.map { $0.makeAsyncIterator() }
+        #expect(try await lowValues.next()?.map(\.id) == [2])
+        for index in highValues.indices { #expect(try await highValues[index].next()?.map(\.id) == [3]) }
+
+        try await store.write { tx in try tx.upsert(IndexedUser.make(4, "Fünke", 5)) }
+        await low.settled()
+        for observation in high { await observation.settled() }
+        try #require(low.reads() == 2)
+        #expect(high.map { $0.fetches() } == Array(repeating: 1, count: high.count))
+        #expect(try await lowValues.next()?.map(\.id) == [2, 4])
+
+        try await store.write { tx in try tx.upsert(IndexedUser.make(5, "Fünke", 25)) }
+        await low.settled()
+        for observation in high { await observation.settled() }
+        #expect(low.fetches() == 2)
+        try #require(high.map { $0.reads() } == Array(repeating: 2, count: high.count))
+        for index in highValues.indices { #expect(try await highValues[index].next()?.map(\.id) == [3, 5]) }
+    }
 }
