@@ -118,7 +118,7 @@ import TestSupport
         defer { withExtendedLifetime(dir) {} }
         let rounds = 20_000
         let stop = Atomic<Bool>(false)
-        let state = Mutex<(entries: [Int], inside: [Bool])>(([0, 0], [false, false]))
+        let state = ConditionLock<(entries: [Int], inside: [Bool])>(([0, 0], [false, false]))
         let readers = (0..<2).map { me in
             Thread.detachedResult { () -> Int in
                 let other = 1 - me

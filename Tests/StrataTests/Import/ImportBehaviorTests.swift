@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import LMDB
 import Testing
 import TestSupport
 @testable import Strata
@@ -197,7 +198,7 @@ import TestSupport
 
     @Test func progressIsReportedByBytes() throws {
         let records = (1...25_000).map { (id: $0, first: "F", last: "L", city: "C") }
-        let seen = Mutex<[ImportProgress]>([])
+        let seen = ConditionLock<[ImportProgress]>([])
         try store.importJSON(membersJSON(records), as: Member.self, options: ImportOptions(progress: { p in seen.withLock { $0.append(p) } }))
         let reports = seen.withLock { $0 }
         #expect(reports.map(\.recordsRead) == [10_000, 20_000, 25_000])

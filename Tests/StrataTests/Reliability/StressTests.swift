@@ -103,7 +103,7 @@ struct StressTransfer: Record {
         let seconds = Self.seconds
         let deadline = Date().addingTimeInterval(seconds)
         let reads = Atomic<Int>(0), writes = Atomic<Int>(0)
-        let problems = Mutex<[String]>([])
+        let problems = ConditionLock<[String]>([])
         let done = DispatchGroup()
         for reader in 0..<3 {
             done.enter()
