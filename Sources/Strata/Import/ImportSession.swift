@@ -12,7 +12,7 @@ final class ImportSession {
     /// The entities nested JSON may fill, and their write targets.
     let graph: ImportGraph
     let targets: [String: ImportTarget]
-    /// The writers of related entities, made on first use.
+    /// The writer of every entity the import may write, made when the session starts.
     var writers: [String: EntityWriter] = [:]
     /// The primary keys seen in this import's payload: an LMDB database emptied at the start and
     /// the end, so that duplicate detection and a sync's deletions cost no memory per record.
