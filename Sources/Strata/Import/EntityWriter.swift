@@ -14,6 +14,10 @@ final class EntityWriter {
     /// What this import did to the entity's records as related records of others
     /// (``ImportReport/related``).
     var counts = RelatedImportCounts()
+    /// The entity is noted as changed (without keys: the importer does not list them) on its
+    /// first write, so that an import that changes nothing, or writers of related entities the
+    /// payload never fills, wake no observer.
+    private var notedChange = false
 
     /// What writing one record did.
     enum Outcome {
@@ -32,12 +36,13 @@ final class EntityWriter {
         layout = RecordLayout(description, ids: context.schema.fields)
         indexer = target.indexer(tx, context)
         primaryKeyIndex = description.fields.firstIndex { $0.name == description.primaryKey } ?? 0
-        if context.largestKey == nil {
-            let records = context.records
-            context.largestKey = try tx.lmdb(entity: context.name) {
-                try tx.raw.withCursor(records) { cursor in try cursor.last() ? cursor.key : [] }
-            }
-        }
+        _ = try tx.lmdb(entity: context.name) { try tx.largestKey(of: context) }
+    }
+
+    private func noteChange() {
+        guard !notedChange else { return }
+        tx.changes.note(context.name, key: nil)
+        notedChange = true
     }
 
     var name: String { context.name }
@@ -89,6 +94,7 @@ final class EntityWriter {
             return .notInserted
         }
         if !indexer.isEmpty { try indexer.checkUnique(bytes, key) { mapped.keyText } }
+        noteChange()
         try lmdb(mapped) {
             if isBeyondLargest {
                 try raw.put(bytes, forKey: key, in: context.records, options: .append)
@@ -105,6 +111,7 @@ final class EntityWriter {
     /// the relationships that refer to it first.
     func delete(_ key: [UInt8]) throws {
         let raw = tx.raw
+        noteChange()
         if try !tx.incomingRelationships(of: context.name).isEmpty {
             var deleting: Set<[UInt8]> = []
             try tx.applyDeleteRules(context, key: key, deleting: &deleting)

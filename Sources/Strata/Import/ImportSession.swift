@@ -91,7 +91,7 @@ final class ImportSession {
         let raw = tx.raw
         return try tx.lmdb(entity: root.name) {
             // Payloads often come in key order: then each key goes at the end, without a search.
-            if seenIsOrdered, largestSeen.map({ $0.lexicographicallyPrecedes(key) }) ?? true {
+            if seenIsOrdered, largestSeen.map({ OrderedKey.precedes($0, key) }) ?? true {
                 try raw.put([], forKey: key, in: seen, options: .append)
                 largestSeen = key
                 return true

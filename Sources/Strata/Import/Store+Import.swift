@@ -143,7 +143,6 @@ extension ImportTarget {
         return ImportTarget(description: description, context: { tx in
             let context = try tx.writableContext(for: type)
             tx.assignFieldIDs(description, context)
-            tx.changes.note(context.name, key: nil)   // the importer writes without noting keys
             return context
         }, indexer: { tx, context in
             if context.schema.indexes.allSatisfy(StoredIndexMaintainer.canMaintain) {
@@ -166,7 +165,6 @@ extension ImportTarget {
         ImportTarget(description: description, context: { tx in
             let context = try tx.writableContext(for: description)
             tx.assignFieldIDs(description, context)
-            tx.changes.note(context.name, key: nil)   // the importer writes without noting keys
             return context
         }, indexer: { tx, context in .stored(StoredIndexMaintainer(tx, context)) })
     }
@@ -178,7 +176,6 @@ extension ImportTarget {
         ImportTarget(description: description, context: { tx in
             let context = try tx.existingContext(named: description.name)
             tx.assignFieldIDs(description, context)
-            tx.changes.note(context.name, key: nil)   // the importer writes without noting keys
             return context
         }, indexer: { tx, context in .stored(StoredIndexMaintainer(tx, context)) })
     }

@@ -164,16 +164,23 @@ public final class WriteTransaction: ReadTransaction {
         return maintainer
     }
 
+    /// The largest stored key of `context`'s records (empty when there is none), looked up once
+    /// per transaction and kept up to date by the writes that append. Never smaller than the
+    /// largest stored key, so a larger key is new. Inside the `lmdb` funnel.
+    func largestKey(of context: EntityContext) throws -> [UInt8] {
+        if let known = context.largestKey { return known }
+        let largest = try raw.withCursor(context.records) { cursor in try cursor.last() ? cursor.key : [] }
+        context.largestKey = largest
+        return largest
+    }
+
     /// Stores `bytes` under `key`: appended when the key is beyond every stored key, otherwise in
     /// one search that also returns the stored value; replaced only when `replacing` and different.
     /// Returns `.updated` without writing when not `replacing` and the key exists; returns the
     /// replaced bytes with `.updated`.
     func write(_ bytes: [UInt8], forKey key: [UInt8], _ context: EntityContext, replacing: Bool) throws -> (Outcome, [UInt8]?) {
         try lmdb(entity: context.name) { () throws -> (Outcome, [UInt8]?) in
-            if context.largestKey == nil {
-                context.largestKey = try raw.withCursor(context.records) { cursor in try cursor.last() ? cursor.key : [] }
-            }
-            if let largest = context.largestKey, largest.lexicographicallyPrecedes(key) {
+            if OrderedKey.precedes(try largestKey(of: context), key) {
                 do {
                     try raw.put(bytes, forKey: key, in: context.records, options: .append)
                     context.largestKey = key

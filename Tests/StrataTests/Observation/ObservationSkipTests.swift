@@ -186,4 +186,31 @@ import TestSupport
         try #require(high.map { $0.reads() } == Array(repeating: 2, count: high.count))
         for index in highValues.indices { #expect(try await highValues[index].next()?.map(\.id) == [3, 5]) }
     }
+
+    /// An import notes its entity as changed (without keys) only when it writes: a re-import
+    /// that changes nothing, and the related entities a payload does not nest, wake no observer.
+    @Test func importsThatWriteNothingToAnEntityDoNotMakeItsObserversRead() async throws {
+        try await store.importJSON(Data(NestedImportTests.kipuPayload.utf8), as: KipuUser.self,
+                                   options: ImportOptions(related: [.record(KipuNote.self)]))
+        let notes = store.observe(KipuNote.self) { $0 }
+        var values = notes.makeAsyncIterator()
+        #expect(try await values.next()?.count == 4)
+        await notes.settled()
+        #expect(notes.fetches() == 1)
+
+        // The same payload again: nothing changes. Users without nested notes: only users change.
+        try await store.importJSON(Data(NestedImportTests.kipuPayload.utf8), as: KipuUser.self,
+                                   options: ImportOptions(related: [.record(KipuNote.self)]))
+        try await store.importJSON(Data(#"[{"id": 9, "name": "Buster", "email": "b@x", "created_at": 0, "updated_at": 0}]"#.utf8),
+                                   as: KipuUser.self, options: ImportOptions(related: [.record(KipuNote.self)]))
+        await notes.settled()
+        #expect(notes.fetches() == 1)
+
+        // A payload that changes a note is noticed.
+        try await store.importJSON(Data(#"{"id": 9, "notes": [{"id": 50, "text": "new", "created_at": 0, "updated_at": 0}]}"#.utf8),
+                                   as: KipuUser.self, options: ImportOptions(related: [.record(KipuNote.self)]))
+        await notes.settled()
+        try #require(notes.fetches() == 2)
+        #expect(try await values.next()?.map(\.id) == [0, 1, 2, 10, 50])
+    }
 }
