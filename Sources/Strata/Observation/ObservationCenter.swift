@@ -173,6 +173,20 @@ enum ObserverInterest: Sendable {
     case record(entity: String, key: [UInt8])
     /// Commits that may change this query's result (see ``ObservedResult``).
     case query(ObservedResult)
+    /// Commits that touch this entity, or any commit while ``ObservedScope/reachesOtherEntities``
+    /// (a condition through relationships, or not read yet).
+    case scoped(entity: String, ObservedScope)
+}
+
+/// Whether an observation reads other entities than its own: set after each read, from the
+/// condition it read with. Until the first read it is assumed to (every commit concerns it).
+final class ObservedScope: Sendable {
+    private let reaches = Atomic<Bool>(true)
+
+    var reachesOtherEntities: Bool {
+        get { reaches.load(ordering: .acquiring) }
+        set { reaches.store(newValue, ordering: .releasing) }
+    }
 }
 
 /// A condition of observed queries, shared by every observer of the same condition on the same
@@ -331,6 +345,7 @@ private struct CommitPass {
             case nil: return false
             }
         case .query(let result): return result.mayConcern(&self)
+        case .scoped(let entity, let scope): return scope.reachesOtherEntities || changes.touches(entity)
         }
     }
 }

@@ -50,12 +50,15 @@ extension Store {
         _ type: T.Type, _ query: @escaping @Sendable (QueryRequest<T>) throws -> QueryRequest<T> = { $0 }
     ) -> Observation<Int> {
         let entity = entityName(of: type)
-        return observe(relevance: .byCommit { _ in true }) { tx, changes in
+        // The commit pass skips commits to other entities once a read has shown that the
+        // condition names no relationship; until then (and for a commit during the first read)
+        // the read judges: untouched entity and no relationship, the count cannot have changed.
+        let scope = ObservedScope()
+        return observe(relevance: .byCommit { _ in true }, interest: .scoped(entity: entity, scope)) { tx, changes in
             let request = try query(tx.query(type))
-            // Untouched entity and no relationship in the condition: the count cannot have changed.
-            if let changes, !changes.touches(entity), let context = try tx.context(for: type), context.storesEveryField(of: request.query.predicate) {
-                return nil
-            }
+            let ownFieldsOnly = try tx.context(for: type)?.storesEveryField(of: request.query.predicate) ?? false
+            scope.reachesOtherEntities = !ownFieldsOnly
+            if let changes, !changes.touches(entity), ownFieldsOnly { return nil }
             return try request.count()
         }
     }

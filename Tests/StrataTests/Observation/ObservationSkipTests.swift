@@ -213,4 +213,36 @@ import TestSupport
         try #require(notes.fetches() == 2)
         #expect(try await values.next()?.map(\.id) == [0, 1, 2, 10, 50])
     }
+
+    /// A count observer skips commits to other entities without a read, unless its condition
+    /// goes through a relationship (which other entities' commits change).
+    @Test func countObserversSkipOtherEntitiesUnlessTheirConditionIsRelated() async throws {
+        try await store.importJSON(Data(NestedImportTests.kipuPayload.utf8), as: KipuUser.self,
+                                   options: ImportOptions(related: [.record(KipuNote.self)]))
+        let high = store.observeCount(IndexedUser.self) { try $0.where("luckyNumber > 10") }
+        let diarists = store.observeCount(KipuUser.self) { try $0.where("ANY notes.text BEGINSWITH 'Shawn'") }
+        var highValues = high.makeAsyncIterator(), diaristValues = diarists.makeAsyncIterator()
+        #expect(try await highValues.next() == 2)
+        #expect(try await diaristValues.next() == 1)
+        await high.settled()
+        await diarists.settled()
+        #expect(high.fetches() == 1)
+        #expect(diarists.fetches() == 1)
+
+        // A note of Gob's now starts with "Shawn": only the relationship count reads, and changes.
+        try await store.write { tx in
+            try tx.upsert(KipuNote(id: 10, text: "Shawn's trick", createdDate: .now, updatedDate: .now, userID: 7))
+        }
+        await high.settled()
+        await diarists.settled()
+        #expect(high.fetches() == 1)
+        try #require(diarists.fetches() == 2)
+        #expect(try await diaristValues.next() == 2)
+
+        // Its own entity: read, and delivered when the count changed.
+        try await store.write { tx in try tx.upsert(IndexedUser.make(4, "Fünke", 30)) }
+        await high.settled()
+        try #require(high.fetches() == 2)
+        #expect(try await highValues.next() == 3)
+    }
 }
