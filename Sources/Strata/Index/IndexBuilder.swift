@@ -23,16 +23,18 @@ extension WriteTransaction {
     func migrateIndexes<T: Record>(_ type: T.Type, _ context: EntityContext) throws {
         guard !context.indexesChecked else { return }
         context.indexesChecked = true
-        precondition(Set(T.indexes.map(\.name)).count == T.indexes.count,
+        // Closures, not key path literals: a key path on a generic type is instantiated at run time
+        // on every call (`swift_getKeyPath`), which cost a sixth of a small write transaction.
+        precondition(Set(T.indexes.map { $0.name }).count == T.indexes.count,
                      "\(T.self).indexes declares two indexes with the same name")
         let declared = T.maintainedIndexes
-        let descriptors = T.relationships.map(\.descriptor)
+        let descriptors = T.relationships.map { $0.descriptor }
         if context.schema.relationships != descriptors {
             context.schema.relationships = descriptors
             context.needsSaving = true
             relationshipsByTarget = [:]
         }
-        try migrate(context, to: declared.map(\.descriptor)) { toBuild in
+        try migrate(context, to: declared.map { $0.descriptor }) { toBuild in
             try build(declared.filter { toBuild.contains($0.descriptor) }, of: type, context)
         }
     }
@@ -104,7 +106,7 @@ extension WriteTransaction {
     /// Fills the (empty) indexes `definitions` from every stored record, in one pass.
     private func build<T: Record>(_ definitions: [IndexDefinition<T>], of type: T.Type, _ context: EntityContext) throws {
         let maintainer = IndexMaintainer<T>(self, context, only: definitions)
-        try reportingBuild(definitions.map(\.name), context) { step in
+        try reportingBuild(definitions.map { $0.name }, context) { step in
             try scanStored(type, context) { primaryKey, record in
                 try maintainer.checkUnique(record, primaryKey: primaryKey)
                 try maintainer.update(old: nil, new: record, primaryKey: primaryKey)

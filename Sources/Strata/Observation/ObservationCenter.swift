@@ -21,10 +21,23 @@ final class ObservationCenter: Sendable {
         let interest: ObserverInterest
     }
 
+    /// The query observers of one entity, as the commit pass reads them: each observer's result,
+    /// unretained (``State/observers`` holds them, and the pass runs under the lock that
+    /// guards it), and its notification at the same position. The pass then judges an observer
+    /// without a retain and release, which cost more than the judgement itself.
+    struct QueryGroup: @unchecked Sendable {
+        var results: [Unmanaged<ObservedResult>] = []
+        var notifies: [@Sendable (ChangeSet) -> Void] = []
+    }
+
     fileprivate struct State {
         var observers: [UInt64: Observer] = [:]
-        /// `observers.values`, kept between registrations so that a commit copies no dictionary.
+        /// `observers.values` but the query observers, kept between registrations so that a
+        /// commit copies no dictionary.
         var list: [Observer] = []
+        /// The query observers by entity: a commit judges them per entity, skips them all when it
+        /// does not touch their entity, and evaluates each shared condition once.
+        var queries: [String: QueryGroup] = [:]
         var nextID: UInt64 = 0
         /// The last transaction id accounted for, and this process's commits after it.
         var lastSeen = 0
@@ -38,6 +51,20 @@ final class ObservationCenter: Sendable {
         /// with how many results hold each: a commit whose keys are in none skips every
         /// observer's own result.
         var resultKeys: [String: [[UInt8]: Int]] = [:]
+
+        /// Rebuilds ``list`` and ``queries`` from ``observers``.
+        mutating func regroup() {
+            list = []
+            queries = [:]
+            for observer in observers.values {
+                if case .query(let result) = observer.interest {
+                    queries[result.entity, default: QueryGroup()].results.append(.passUnretained(result))
+                    queries[result.entity]!.notifies.append(observer.notify)
+                } else {
+                    list.append(observer)
+                }
+            }
+        }
 
         mutating func count(_ keys: Set<[UInt8]>, of entity: String, by delta: Int) {
             guard !keys.isEmpty else { return }
@@ -57,7 +84,7 @@ final class ObservationCenter: Sendable {
     private let queue = DispatchQueue(label: "strata.observers", qos: .userInitiated)
     /// Observed conditions, one object per distinct (entity, predicate, fields), so that a commit
     /// evaluates a condition shared by many observers once.
-    private let conditions = ConditionLock<[ConditionSignature: [WeakCondition]]>([:])
+    private let conditions = ConditionLock<[ConditionSignature: [ObservedCondition]]>([:])
 
     init(lastTransactionID: @escaping @Sendable () -> Int) {
         self.lastTransactionID = lastTransactionID
@@ -73,7 +100,7 @@ final class ObservationCenter: Sendable {
             state.nextID += 1
             state.observers[id] = Observer(notify: notify, interest: interest)
             if case .query(let result) = interest { result.registered = true }
-            state.list = Array(state.observers.values)
+            state.regroup()
             if state.timer == nil {
                 let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
                 timer.schedule(deadline: .now() + Self.pollInterval, repeating: Self.pollInterval)
@@ -93,7 +120,7 @@ final class ObservationCenter: Sendable {
                 state.count(result.keys, of: result.entity, by: -1)
                 result.keys = []
             }
-            state.list = Array(state.observers.values)
+            state.regroup()
             if state.observers.isEmpty {
                 state.timer?.cancel()
                 state.timer = nil
@@ -114,6 +141,7 @@ final class ObservationCenter: Sendable {
             var pass = CommitPass(changes, resultKeys: state.resultKeys)
             var concerned: [@Sendable (ChangeSet) -> Void] = []
             for observer in state.list where pass.mayConcern(observer.interest) { concerned.append(observer.notify) }
+            for (entity, observers) in state.queries { pass.judge(observers, of: entity, into: &concerned) }
             return concerned
         }
         guard !concerned.isEmpty else { return }
@@ -130,16 +158,35 @@ final class ObservationCenter: Sendable {
     func condition(entity: String, predicate: QueryPredicate, fields: FieldTable) -> ObservedCondition {
         let signature = ConditionSignature(entity: entity, predicate: predicate)
         return conditions.withLock { table in
-            var bucket = (table[signature] ?? []).filter { $0.value != nil }
-            if let shared = bucket.lazy.compactMap(\.value).first(where: { $0.fields == fields }) {
-                table[signature] = bucket
-                return shared
+            var bucket = table.removeValue(forKey: signature) ?? []
+            Self.dropUnused(&bucket)
+            let condition: ObservedCondition
+            if let shared = bucket.first(where: { $0.fields == fields }) {
+                condition = shared
+            } else {
+                condition = ObservedCondition(entity: entity, predicate: predicate, fields: fields)
+                bucket.append(condition)
             }
-            let condition = ObservedCondition(entity: entity, predicate: predicate, fields: fields)
-            bucket.append(WeakCondition(value: condition))
             table[signature] = bucket
-            if table.count > 256 { table = table.filter { $0.value.contains { $0.value != nil } } }
+            if table.count > 256 {
+                for key in Array(table.keys) {
+                    var others = table.removeValue(forKey: key) ?? []
+                    Self.dropUnused(&others)
+                    if !others.isEmpty { table[key] = others }
+                }
+            }
             return condition
+        }
+    }
+
+    /// Removes the conditions that only the table still holds. The table holds strong references,
+    /// pruned here, rather than weak ones: an object once weakly referenced moves its reference
+    /// counts to a side table, and every retain and release of it in the commit pass then took
+    /// the runtime's slow path (a fifth of a small commit's time with 100 observers).
+    private static func dropUnused(_ bucket: inout [ObservedCondition]) {
+        var index = 0
+        while index < bucket.count {
+            if isKnownUniquelyReferenced(&bucket[index]) { bucket.remove(at: index) } else { index += 1 }
         }
     }
 
@@ -219,10 +266,6 @@ private struct ConditionSignature: Hashable, Sendable {
     let predicate: QueryPredicate
 }
 
-private struct WeakCondition: @unchecked Sendable {
-    weak var value: ObservedCondition?
-}
-
 /// What an observed query's last read found, for deciding without a read whether a commit
 /// concerns it: the stored keys of its result and its condition (nil when the condition goes
 /// through relationships, which other entities' changes affect, or the query has an offset: a
@@ -232,7 +275,11 @@ private struct WeakCondition: @unchecked Sendable {
 // with the center's lock held (the commit pass runs under it).
 final class ObservedResult: @unchecked Sendable {
     fileprivate var keys: Set<[UInt8]> = []
-    fileprivate var condition: ObservedCondition?
+    fileprivate var condition: ObservedCondition? {
+        didSet { conditionID = condition.map(ObjectIdentifier.init) }
+    }
+    /// `condition`'s identity, which the commit pass compares without retaining it.
+    fileprivate var conditionID: ObjectIdentifier?
     fileprivate var read = false
     fileprivate var registered = false
     let entity: String
@@ -260,25 +307,26 @@ final class ObservedResult: @unchecked Sendable {
         }
     }
 
-    /// False only when no read is queued or under way and `changes` provably leave the last
-    /// result as it was: the changed records of the entity are known with their bytes, none was
-    /// in the result and none matches now. Called with the center's lock held.
-    fileprivate func mayConcern(_ pass: inout CommitPass) -> Bool {
+    /// False only when no read is queued or under way and `change` (a commit's change of this
+    /// observer's entity) provably leaves the last result as it was: the changed records are
+    /// known with their bytes, none was in the result and none matches now. Called with the
+    /// center's lock held.
+    fileprivate func mayConcern(_ change: CommitPass.EntityChange, _ pass: inout CommitPass) -> Bool {
         if busy.load(ordering: .acquiring) { return true }
-        guard !pass.changes.isExternal, read, let condition else { return true }
-        switch pass.entity(entity) {
+        guard !pass.changes.isExternal, read, let conditionID else { return true }
+        switch change {
         case .untouched: return false
         case .unknown: return true
         case .known(let changed, _, let inSomeResult):
             if inSomeResult, !keys.isEmpty, changed.contains(where: { keys.contains($0) }) { return true }
-            return pass.matches(condition)
+            return pass.matches(conditionID, of: self)
         }
     }
 }
 
 /// One commit's judgement of the observers: what it changed per entity and which shared
 /// conditions its records match, each worked out once.
-private struct CommitPass {
+struct CommitPass {
     enum EntityChange {
         case untouched
         /// Possibly any record, or records whose bytes were not kept.
@@ -323,14 +371,24 @@ private struct CommitPass {
         return change
     }
 
-    /// Whether a changed record of `condition`'s entity matches it (bytes known).
-    mutating func matches(_ condition: ObservedCondition) -> Bool {
-        let id = ObjectIdentifier(condition)
+    /// Whether a changed record of `result`'s entity matches its condition, whose identity is
+    /// `id` (bytes known). Evaluated once per condition and commit.
+    fileprivate mutating func matches(_ id: ObjectIdentifier, of result: ObservedResult) -> Bool {
         if let verdict = verdicts.first(where: { $0.0 == id }) { return verdict.1 }
-        guard case .known(_, let records, _) = entity(condition.entity) else { return true }
+        guard let condition = result.condition, case .known(_, let records, _) = entity(condition.entity) else { return true }
         let verdict = condition.matchesAny(records)
         verdicts.append((id, verdict))
         return verdict
+    }
+
+    /// Appends to `concerned` the query observers of `entity` this commit may concern.
+    mutating func judge(_ group: ObservationCenter.QueryGroup, of entity: String,
+                        into concerned: inout [@Sendable (ChangeSet) -> Void]) {
+        let change = self.entity(entity)
+        for index in group.results.indices
+        where group.results[index]._withUnsafeGuaranteedRef({ $0.mayConcern(change, &self) }) {
+            concerned.append(group.notifies[index])
+        }
     }
 
     mutating func mayConcern(_ interest: ObserverInterest) -> Bool {
@@ -344,7 +402,7 @@ private struct CommitPass {
             case .some(let keys)?: return keys.contains(key)
             case nil: return false
             }
-        case .query(let result): return result.mayConcern(&self)
+        case .query(let result): return result.mayConcern(entity(result.entity), &self)
         case .scoped(let entity, let scope): return scope.reachesOtherEntities || changes.touches(entity)
         }
     }

@@ -30,7 +30,7 @@ extension Store {
             if request.query.offset == 0, let context = try tx.context(named: entity), context.storesEveryField(of: request.query.predicate) {
                 condition = observers.condition(entity: entity, predicate: request.query.predicate, fields: context.schema.fields)
             }
-            last.update(keys: Set(records.map(\.primaryKeyValue.orderedKey)), condition: condition)
+            last.update(keys: Set(records.map { $0.primaryKeyValue.orderedKey }), condition: condition)
             return records
         }
     }

@@ -117,6 +117,25 @@ import TestSupport
         #expect(try await values.next() == 3)
     }
 
+    /// Observers of one condition share one object, which the center keeps while an observer
+    /// holds it and drops once none does.
+    @Test func aSharedConditionLivesAsLongAsAnObserverHoldsIt() {
+        let entity = store.entityName(of: IndexedUser.self)
+        func condition() -> ObservedCondition {
+            store.observers.condition(entity: entity, predicate: .constant(false), fields: FieldTable())
+        }
+        var first: ObservedCondition? = condition()
+        var second: ObservedCondition? = condition()
+        #expect(first === second)
+        weak let firstGone = first
+        second = nil
+        #expect(condition() === first)      // still held by `first`: kept and shared
+        first = nil
+        let third = condition()             // only the center held it: dropped, a new one made
+        #expect(firstGone == nil)
+        #expect(third !== firstGone)
+    }
+
     /// The same rule in the commit pass, which judges query observers against their last result:
     /// while an observer's read is queued or under way, every commit is handed to it, whatever
     /// its last result and condition say.
