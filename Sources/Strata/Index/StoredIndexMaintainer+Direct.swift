@@ -1,5 +1,7 @@
+import Foundation
+
 /// Index keys straight from a record's CBOR bytes, for the common parts of an index (integers,
-/// binary-collated ASCII strings, nil): the key bytes are written from the stored bytes into one
+/// doubles, dates, binary-collated ASCII strings, nil): the key bytes are written from the stored bytes into one
 /// buffer, without a ``QueryValue``, a `String` or the intermediate arrays. The keys are those of
 /// ``StoredIndexMaintainer/keys(of:_:)`` byte for byte (a test compares them on random values);
 /// any other part returns nil and the caller takes that path.
@@ -15,27 +17,36 @@ extension StoredIndexMaintainer {
     /// The full key of the single-valued `descriptor` whose fields sit at `slots` of `fields`,
     /// or nil when a part needs the general path.
     static func directKey(_ fields: SelectedFieldValues, slots: [Int?], _ descriptor: IndexDescriptor) -> [UInt8]? {
-        guard !descriptor.isMultiValue else { return nil }
-        let bytes = fields.reader.bytes
         var key: [UInt8] = []
         key.reserveCapacity(24)
+        return appendDirectKey(fields, slots: slots, descriptor, to: &key) ? key : nil
+    }
+
+    /// Makes `key` (emptied first, its storage kept) the full key of the single-valued
+    /// `descriptor` whose fields sit at `slots` of `fields`; false when a part needs the general
+    /// path (`key` is then undefined).
+    static func appendDirectKey(_ fields: SelectedFieldValues, slots: [Int?], _ descriptor: IndexDescriptor,
+                                to key: inout [UInt8]) -> Bool {
+        guard !descriptor.isMultiValue else { return false }
+        let bytes = fields.reader.bytes
+        key.removeAll(keepingCapacity: true)
         for (part, field) in descriptor.fields.enumerated() {
-            guard let slot = slots[part] else { return nil }
+            guard let slot = slots[part] else { return false }
             let offset = fields.offsets[slot]
             guard offset >= 0, offset < bytes.count, bytes[offset] != CBOR.nullByte else {
                 key.append(OrderedKey.nilTag)   // absent or null: the nil key
                 continue
             }
             var position = offset
-            guard let head = try? fields.reader.readHead(at: &position) else { return nil }
+            guard let head = try? fields.reader.readHead(at: &position) else { return false }
             switch head.major {
             case .text where field.kind == .string && field.collation == .binary:
-                guard head.argument <= UInt64(bytes.count - position) else { return nil }
+                guard head.argument <= UInt64(bytes.count - position) else { return false }
                 let end = position + Int(head.argument)
                 key.append(OrderedKey.stringTag)
                 for index in position..<end {
                     let byte = bytes[index]
-                    guard byte < 0x80 else { return nil }   // non-ASCII: validated on the general path
+                    guard byte < 0x80 else { return false }   // non-ASCII: validated on the general path
                     key.append(byte)
                     if byte == 0 { key.append(0xFF) }
                 }
@@ -44,12 +55,17 @@ extension StoredIndexMaintainer {
             case .unsigned where field.kind == .integer:
                 OrderedKey.appendInteger(head.argument, to: &key)
             case .negative where field.kind == .integer:
-                guard head.argument <= UInt64(Int64.max) else { return nil }
+                guard head.argument <= UInt64(Int64.max) else { return false }
                 OrderedKey.appendInteger(-1 - Int64(head.argument), to: &key)
+            case .simple where field.kind == .double && (25...27).contains(head.info):
+                fields.reader.floatValue(head).appendOrderedKey(to: &key)
+            case .tag where field.kind == .date && head.argument == CBOR.epochDateTag:
+                guard let seconds = try? fields.reader.readDouble(at: &position) else { return false }
+                Date(timeIntervalSince1970: seconds).appendOrderedKey(to: &key)
             default:
-                return nil
+                return false
             }
         }
-        return key
+        return true
     }
 }

@@ -8,7 +8,11 @@ import LMDB
 /// update an index the other wrote. That holds for the value kinds with a standard encoding
 /// (integers, doubles, strings, dates, UUIDs, Bools, nil); ``canMaintain(_:)`` says whether an
 /// index has only such fields.
-struct StoredIndexMaintainer {
+///
+/// A class, made once per transaction and schema (``WriteTransaction/storedMaintainer(for:)``):
+/// a write passes one reference, and the buffers a record's keys are built in are reused from
+/// record to record. Not for use on two threads at once, as its transaction.
+final class StoredIndexMaintainer {
     let transaction: WriteTransaction
     let context: EntityContext
     let descriptors: [IndexDescriptor]
@@ -19,6 +23,12 @@ struct StoredIndexMaintainer {
     let hasUniqueIndexes: Bool
     /// How many fields had ids when ``selection`` was made (ids are only ever added).
     let fieldCount: Int
+    /// Per descriptor, its database (nil: not built, left alone), looked up once.
+    private let databases: [Database?]
+    /// Reused by ``update(old:new:primaryKey:)``: the field offsets of the old and new record and
+    /// their keys in the index at hand.
+    private var oldOffsets: [Int] = [], newOffsets: [Int] = []
+    private var oldKey: [UInt8] = [], newKey: [UInt8] = []
 
     init(_ transaction: WriteTransaction, _ context: EntityContext, only descriptors: [IndexDescriptor]? = nil) {
         self.transaction = transaction
@@ -33,6 +43,7 @@ struct StoredIndexMaintainer {
         directSlots = Self.slots(of: descriptors, in: selection)
         hasUniqueIndexes = descriptors.contains { $0.isUnique }
         fieldCount = context.schema.fields.count
+        databases = descriptors.map { context.indexes[$0.name] }
     }
 
     var isEmpty: Bool { descriptors.isEmpty }
@@ -67,6 +78,11 @@ struct StoredIndexMaintainer {
     /// The indexed fields of the record `bytes`.
     func fieldValues(_ bytes: [UInt8]) throws -> SelectedFieldValues {
         var offsets: [Int] = []
+        return try fieldValues(bytes, reusing: &offsets)
+    }
+
+    /// The indexed fields of the record `bytes`, with `offsets`' storage.
+    private func fieldValues(_ bytes: [UInt8], reusing offsets: inout [Int]) throws -> SelectedFieldValues {
         do { return try selection.values(of: bytes, reusing: &offsets) } catch {
             throw StoredFieldValues.corrupt(entity: context.name, cause: error)
         }
@@ -101,15 +117,45 @@ struct StoredIndexMaintainer {
     /// Applies one record change to every index: `old` nil for an insert, `new` nil for a delete.
     /// Keys present in both are left alone.
     func update(old: [UInt8]?, new: [UInt8]?, primaryKey: [UInt8]) throws {
-        let oldFields = try old.map(fieldValues)
-        let newFields = try new.map(fieldValues)
+        // The offsets' storage is reused: released by the values of the previous call, which are
+        // gone, and not shared between the old and the new record.
+        let oldFields = try old.map { try fieldValues($0, reusing: &oldOffsets) }
+        let newFields = try new.map { try fieldValues($0, reusing: &newOffsets) }
         for (index, descriptor) in descriptors.enumerated() {
-            guard let database = context.indexes[descriptor.name] else { continue }
+            guard let database = databases[index] ?? context.indexes[descriptor.name] else { continue }
+            // The common case, one key per record built straight from the bytes: no arrays of keys.
+            if let oldFields, !descriptor.isMultiValue,
+               Self.appendDirectKey(oldFields, slots: directSlots[index], descriptor, to: &oldKey) {
+                if let newFields, Self.appendDirectKey(newFields, slots: directSlots[index], descriptor, to: &newKey) {
+                    try replaceEntry(of: primaryKey, old: oldKey, new: newKey, in: database)
+                    continue
+                }
+                if newFields == nil {
+                    try replaceEntry(of: primaryKey, old: oldKey, new: nil, in: database)
+                    continue
+                }
+            } else if oldFields == nil, let newFields, !descriptor.isMultiValue,
+                      Self.appendDirectKey(newFields, slots: directSlots[index], descriptor, to: &newKey) {
+                try replaceEntry(of: primaryKey, old: nil, new: newKey, in: database)
+                continue
+            }
             let oldKeys = oldFields.map { storedKeys(of: $0, index) } ?? []
             let newKeys = newFields.map { storedKeys(of: $0, index) } ?? []
             try transaction.lmdb(entity: context.name) {
                 try transaction.raw.replaceIndexEntries(of: primaryKey, old: oldKeys, new: newKeys, in: database)
             }
+        }
+    }
+
+    /// Moves the entry of `primaryKey` from the full key `old` to the full key `new` (nil: none),
+    /// both cut to the stored length here; nothing when they are equal.
+    private func replaceEntry(of primaryKey: [UInt8], old: [UInt8]?, new: [UInt8]?, in database: Database) throws {
+        if old == new { return }
+        let storedOld = old.map(IndexKey.stored), storedNew = new.map(IndexKey.stored)
+        if storedOld == storedNew { return }   // cut to the same stored key
+        try transaction.lmdb(entity: context.name) {
+            if let storedOld { _ = try transaction.raw.delete(storedOld, value: primaryKey, in: database) }
+            if let storedNew { try transaction.raw.put(primaryKey, forKey: storedNew, in: database) }
         }
     }
 

@@ -14,10 +14,11 @@ import TestSupport
         var text: String?
         var folded: String
         var score: Double
+        var when: Date?
         static let primaryKey = \Row.id
         static let indexes: [IndexDefinition<Row>] = [
             .index(\.number), .index(\.big), .index(\.text), .index(\.folded, collation: .caseInsensitive),
-            .index(\.score), .index(\.text, \.number),
+            .index(\.score), .index(\.text, \.number), .index(\.when), .index(\.number, \.when),
         ]
     }
 
@@ -36,7 +37,8 @@ import TestSupport
                 big: [0, UInt64(Int64.max), UInt64(Int64.max) + 1, .max, UInt64.random(in: 0 ... .max, using: &random)].randomElement(using: &random)!,
                 text: Bool.random(using: &random) ? nil : Self.randomText(&random),
                 folded: Self.randomText(&random),
-                score: Double.random(in: -1e9...1e9, using: &random))
+                score: [0, -0.0, .infinity, -.infinity, 1e300, Double.random(in: -1e9...1e9, using: &random)].randomElement(using: &random)!,
+                when: Bool.random(using: &random) ? nil : Date(timeIntervalSince1970: Double.random(in: -4e9...4e9, using: &random)))
         }
         try store.write { tx throws in
             try tx.insert(rows)
@@ -53,8 +55,8 @@ import TestSupport
                     #expect([fast] == StoredIndexMaintainer.keys(of: fields, descriptor), "\(descriptor.name) of \(row)")
                 }
             }
-            // The direct path served the integer and ASCII-text parts, not the folded or double ones.
-            #expect(direct > rows.count * 3, "\(direct)")
+            // The direct path served the integer, double, date and ASCII-text parts, not the folded ones.
+            #expect(direct > rows.count * 6, "\(direct)")
         }
         let verification = try store.read { tx throws in try tx.verifyIndexes(entity: "Row") }
         #expect(verification.isConsistent, "\(verification.problems.prefix(3))")
