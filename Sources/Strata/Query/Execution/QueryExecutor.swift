@@ -125,7 +125,7 @@ struct QueryExecutor<Root> {
             case .fullScan:
                 try scanRecords { key, bytes, _ in try body(key(), bytes) }
             case .primaryKeyLookup(_, let values):
-                let keys = Set(values.compactMap { IndexKey.encode($0, kind: keyKind, collation: .binary) })
+                let keys = Set(values.compactMap { IndexKey.lookupKey($0, kind: keyKind, collation: .binary) })
                 for key in keys.sorted(by: OrderedKey.precedes) {
                     guard let bytes = try raw.value(forKey: key, in: records) else { continue }
                     guard try body(key, bytes) else { return }
@@ -185,7 +185,7 @@ extension QueryExecutor {
             return IndexProbe(transaction: transaction, database: database, field: fields[0]).pointKeys(values)
                 .map { .duplicates(database, key: $0) }
         case .primaryKeyLookup(_, let values):
-            let keys = Set(values.compactMap { IndexKey.encode($0, kind: keyKind, collation: .binary) })
+            let keys = Set(values.compactMap { IndexKey.lookupKey($0, kind: keyKind, collation: .binary) })
             return [.keys(keys.sorted(by: OrderedKey.precedes))]
         default:
             preconditionFailure("only key lookups and points of a single-field index merge")
@@ -215,7 +215,7 @@ extension QueryExecutor {
             }
         case .primaryKeyLookup(_, let values):
             for value in values {
-                if let key = IndexKey.encode(value, kind: keyKind, collation: .binary) { keys.insert(key) }
+                if let key = IndexKey.lookupKey(value, kind: keyKind, collation: .binary) { keys.insert(key) }
             }
         case .primaryKeyRange, .fullScan, .union, .intersection:
             preconditionFailure("the planner combines only index scans and key lookups")
