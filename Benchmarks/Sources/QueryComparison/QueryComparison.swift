@@ -166,12 +166,15 @@ public func runQueryComparison(
         shapeResult.grdbQueriesPerSecond = Double(grdbLatencies.count) / grdbLatencies.reduce(0, +)
         shapeResult.strataMedianSeconds = median(strataLatencies)
         shapeResult.grdbMedianSeconds = median(grdbLatencies)
-        log("\(shape.rawValue): Strata \(grouped(shapeResult.strataQueriesPerSecond)) q/s, GRDB \(grouped(shapeResult.grdbQueriesPerSecond)) q/s "
-            + "(\(String(format: "%.2f×", shapeResult.ratio)); \(String(format: "%.1f", shapeResult.averageRows)) rows/query; plan \(shapeResult.strataPlan)")
+        log("\(shape.rawValue): Strata \(grouped(shapeResult.strataQueriesPerSecond)) q/s, GRDB \(rate(shapeResult.grdbQueriesPerSecond)) q/s "
+            + "(\(String(format: "%.2f×", shapeResult.ratio)); planning \(microseconds(shapeResult.strataPlanningSeconds)) µs; \(String(format: "%.1f", shapeResult.averageRows)) rows/query; plan \(shapeResult.strataPlan)")
         result.shapes.append(shapeResult)
     }
     return result
 }
+
+/// A rate, or "–" when there is none (`--strata-only` runs no GRDB).
+func rate(_ value: Double) -> String { value.isFinite ? grouped(value) : "–" }
 
 /// `|` would end a Markdown table cell.
 func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
@@ -188,10 +191,10 @@ extension QueryComparisonResult {
             "| query shape | Strata (queries/s) | GRDB (queries/s) | Strata/GRDB | Strata plan |",
             "| --- | ---: | ---: | ---: | --- |",
             "| upsert all \(grouped(Double(count))), one write transaction, 3 indexes (records/s) | \(grouped(strataUpsertPerSecond)) | "
-                + "\(grouped(grdbUpsertPerSecond)) | \(String(format: "%.2f×", strataUpsertPerSecond / grdbUpsertPerSecond)) | |",
+                + "\(rate(grdbUpsertPerSecond)) | \(String(format: "%.2f×", strataUpsertPerSecond / grdbUpsertPerSecond)) | |",
         ]
         for s in shapes {
-            lines.append("| `\(s.shape.rawValue)` | \(grouped(s.strataQueriesPerSecond)) | \(grouped(s.grdbQueriesPerSecond)) | "
+            lines.append("| `\(s.shape.rawValue)` | \(grouped(s.strataQueriesPerSecond)) | \(rate(s.grdbQueriesPerSecond)) | "
                 + "\(String(format: "%.2f×", s.ratio)) | `\(cell(s.strataPlan))` |")
         }
         lines.append("| **median of the \(shapes.count) query shapes' ratios** | | | **\(String(format: "%.2f×", medianRatio))** | |")

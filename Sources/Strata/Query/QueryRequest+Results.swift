@@ -110,6 +110,6 @@ extension QueryRequest where Root: Record {
             }
             return true
         }
-        if !batch.isEmpty { try body(try decoder.decode(batch, describeKey: describe)) }
+        if !batch.isEmpty { try body(try SharedDecode.decode(batch, with: decoder, describeKey: describe)) }
     }
 }

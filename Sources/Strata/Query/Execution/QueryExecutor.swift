@@ -103,26 +103,32 @@ struct QueryExecutor {
     func forEachMatch(_ body: (Match, SelectedFieldValues, _ cutKey: [UInt8]?) throws -> Bool) throws {
         var offsets: [Int] = []
         let prepared = PreparedPredicate(checked, selection: checkedSelection)
-        // The whole predicate, for candidates under cut keys; prepared when the first comes.
+        // The whole predicate, for candidates under cut keys of an exact access; prepared when the first comes.
         var whole: PreparedPredicate?
         try forEachLazyCandidate { key, bytes, cutKey in
-            let values: SelectedFieldValues
-            let cut = exact && cutKey != nil
-            do {
-                values = try (cut ? selection : checkedSelection).values(of: bytes, reusing: &offsets)
-            } catch {
-                var error = StoredFieldValues.corrupt(entity: context.name, cause: error)
-                error.key = transaction.describeStoredKey(key())
-                error.message += " (key \(error.key ?? "?"))"
-                throw error
-            }
-            if cut {
+            if exact, cutKey != nil {
                 if whole == nil { whole = PreparedPredicate(predicate, selection: selection) }
+                let values = try fieldValues(of: bytes, selection, key, &offsets)
                 guard whole!.evaluate(on: values) else { return true }
-            } else {
-                guard prepared.evaluate(on: values) else { return true }
+                return try body((key(), bytes), values, cutKey)
             }
+            let values = try fieldValues(of: bytes, checkedSelection, key, &offsets)
+            guard prepared.evaluate(on: values) else { return true }
             return try body((key(), bytes), values, cutKey)
+        }
+    }
+
+    /// The fields of `selection` in a candidate's stored bytes; corrupt bytes throw, naming the key.
+    @inline(__always)
+    private func fieldValues(of bytes: [UInt8], _ selection: FieldSelection, _ key: () -> [UInt8],
+                             _ offsets: inout [Int]) throws -> SelectedFieldValues {
+        do {
+            return try selection.values(of: bytes, reusing: &offsets)
+        } catch {
+            var error = StoredFieldValues.corrupt(entity: context.name, cause: error)
+            error.key = transaction.describeStoredKey(key())
+            error.message += " (key \(error.key ?? "?"))"
+            throw error
         }
     }
 
