@@ -82,7 +82,7 @@ func timeQueries(
 /// shape on `instances` seeded parameter sets. Throws on any disagreement between the engines.
 public func runQueryComparison(
     count: Int, seed: UInt64, instances: Int, minSeconds: Double, shapes: [QueryShape] = QueryShape.allCases,
-    log: (String) -> Void = { _ in }
+    strataOnly: Bool = false, log: (String) -> Void = { _ in }
 ) throws -> QueryComparisonResult {
     var result = QueryComparisonResult(count: count, seed: seed, instances: instances)
     let clock = ContinuousClock()
@@ -91,8 +91,9 @@ public func runQueryComparison(
     let values: DatasetValues
     let strata = try IndexedStrataEngine()
     defer { strata.close() }
-    let grdb = try IndexedGRDBEngine()
-    defer { grdb.close() }
+    // --strata-only: no GRDB database, no GRDB timings (ratios are NaN); for profiling Strata.
+    let grdb = strataOnly ? nil : try IndexedGRDBEngine()
+    defer { grdb?.close() }
     do {
         let users = Array(UserGenerator(count: count, seed: seed))
         values = DatasetValues(users)
@@ -104,7 +105,7 @@ public func runQueryComparison(
             try strata.verify(records)
             result.strataBytes = strata.databaseSize()
         }
-        do {
+        if let grdb {
             let records = users.map(GRDBUser.init)
             let elapsed = seconds(try clock.measure { try grdb.upsertAll(records) })
             result.grdbUpsertPerSecond = Double(count) / elapsed
@@ -119,11 +120,11 @@ public func runQueryComparison(
         let parameters = values.parameters(count: instances, seed: seed, shape: shape)
         var shapeResult = ShapeResult(shape: shape)
         shapeResult.strataPlan = try strata.explain(shape, parameters[0])
-        shapeResult.sqlitePlan = try grdb.explain(shape, parameters[0])
+        shapeResult.sqlitePlan = try grdb?.explain(shape, parameters[0]) ?? ""
 
         // Verification pass (also the warm-up): the same ids, in the same order, for every instance.
         let strataAnswers = try strata.store.read { tx in try parameters.map { try strata.run(shape, $0, tx) } }
-        let grdbAnswers = try grdb.dbQueue.read { db in try parameters.map { try grdb.run(shape, $0, db) } }
+        let grdbAnswers = try grdb?.dbQueue.read { db in try parameters.map { try grdb!.run(shape, $0, db) } } ?? strataAnswers
         for i in parameters.indices where strataAnswers[i] != grdbAnswers[i] {
             let s = strataAnswers[i], g = grdbAnswers[i]
             let first = zip(s, g).enumerated().first { $0.element.0 != $0.element.1 }
@@ -133,7 +134,7 @@ public func runQueryComparison(
                 \(first.map { "first difference at position \($0.offset): Strata id \($0.element.0), GRDB id \($0.element.1)" } ?? "one is a prefix of the other")
                   Strata first ids: \(s.prefix(12)), GRDB first ids: \(g.prefix(12))
                   Strata plan: \(try strata.explain(shape, parameters[i]))
-                  SQL: \(IndexedGRDBEngine.sql(shape)) — SQLite plan: \(try grdb.explain(shape, parameters[i]))
+                  SQL: \(IndexedGRDBEngine.sql(shape)) — SQLite plan: \(try grdb?.explain(shape, parameters[i]) ?? "")
                 """)
         }
         let rowsPerRound = strataAnswers.reduce(0) { $0 + (shape.isCount ? Int($1[0]) : $1.count) }
@@ -154,23 +155,26 @@ public func runQueryComparison(
             }
         }
         shapeResult.strataPlanningSeconds = median(planning)
-        let grdbLatencies = try grdb.dbQueue.read { db in
+        let grdbLatencies = try grdb?.dbQueue.read { db in
             try timeQueries(instances: instances, minSeconds: minSeconds, expectedRowsPerRound: rowsPerRound, label: "GRDB") { i in
-                let ids = try grdb.run(shape, parameters[i], db)
+                let ids = try grdb!.run(shape, parameters[i], db)
                 return shape.isCount ? Int(ids[0]) : ids.count
             }
-        }
+        } ?? []
         shapeResult.timedQueries = strataLatencies.count
         shapeResult.strataQueriesPerSecond = Double(strataLatencies.count) / strataLatencies.reduce(0, +)
         shapeResult.grdbQueriesPerSecond = Double(grdbLatencies.count) / grdbLatencies.reduce(0, +)
         shapeResult.strataMedianSeconds = median(strataLatencies)
         shapeResult.grdbMedianSeconds = median(grdbLatencies)
-        log("\(shape.rawValue): Strata \(grouped(shapeResult.strataQueriesPerSecond)) q/s, GRDB \(grouped(shapeResult.grdbQueriesPerSecond)) q/s "
-            + "(\(String(format: "%.2f×", shapeResult.ratio)); \(String(format: "%.1f", shapeResult.averageRows)) rows/query; plan \(shapeResult.strataPlan)")
+        log("\(shape.rawValue): Strata \(grouped(shapeResult.strataQueriesPerSecond)) q/s, GRDB \(rate(shapeResult.grdbQueriesPerSecond)) q/s "
+            + "(\(String(format: "%.2f×", shapeResult.ratio)); planning \(microseconds(shapeResult.strataPlanningSeconds)) µs; \(String(format: "%.1f", shapeResult.averageRows)) rows/query; plan \(shapeResult.strataPlan)")
         result.shapes.append(shapeResult)
     }
     return result
 }
+
+/// A rate, or "–" when there is none (`--strata-only` runs no GRDB).
+func rate(_ value: Double) -> String { value.isFinite ? grouped(value) : "–" }
 
 /// `|` would end a Markdown table cell.
 func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
@@ -187,10 +191,10 @@ extension QueryComparisonResult {
             "| query shape | Strata (queries/s) | GRDB (queries/s) | Strata/GRDB | Strata plan |",
             "| --- | ---: | ---: | ---: | --- |",
             "| upsert all \(grouped(Double(count))), one write transaction, 3 indexes (records/s) | \(grouped(strataUpsertPerSecond)) | "
-                + "\(grouped(grdbUpsertPerSecond)) | \(String(format: "%.2f×", strataUpsertPerSecond / grdbUpsertPerSecond)) | |",
+                + "\(rate(grdbUpsertPerSecond)) | \(String(format: "%.2f×", strataUpsertPerSecond / grdbUpsertPerSecond)) | |",
         ]
         for s in shapes {
-            lines.append("| `\(s.shape.rawValue)` | \(grouped(s.strataQueriesPerSecond)) | \(grouped(s.grdbQueriesPerSecond)) | "
+            lines.append("| `\(s.shape.rawValue)` | \(grouped(s.strataQueriesPerSecond)) | \(rate(s.grdbQueriesPerSecond)) | "
                 + "\(String(format: "%.2f×", s.ratio)) | `\(cell(s.strataPlan))` |")
         }
         lines.append("| **median of the \(shapes.count) query shapes' ratios** | | | **\(String(format: "%.2f×", medianRatio))** | |")

@@ -1,4 +1,4 @@
-// query-side-by-side [--count N] [--seed S] [--instances N] [--min-seconds S] [--shape NAME]... [--regret]
+// query-side-by-side [--count N] [--seed S] [--instances N] [--min-seconds S] [--shape NAME]... [--regret] [--strata-only]
 //
 // Indexed queries, Strata vs GRDB, on N generated users with single-field indexes on lastName,
 // luckyNumber and createdAt in both engines. Prints a Markdown table on standard output, progress
@@ -18,6 +18,7 @@ var instances = 200
 var minSeconds = 0.25
 var shapes: [QueryShape] = []
 var regret = false
+var strataOnly = false
 var arguments = BenchmarkArguments(tool: "query-side-by-side")
 while let argument = arguments.next() {
     func value() -> String { arguments.value(for: argument) }
@@ -33,9 +34,10 @@ while let argument = arguments.next() {
         }
         shapes.append(shape)
     case "--regret": regret = true
+    case "--strata-only": strataOnly = true
     case "--help", "-h":
         print("""
-            usage: query-side-by-side [--count N (1000000)] [--seed S (42)] [--instances N (200)] [--min-seconds S (0.25)] [--shape NAME]... [--regret]
+            usage: query-side-by-side [--count N (1000000)] [--seed S (42)] [--instances N (200)] [--min-seconds S (0.25)] [--shape NAME]... [--regret] [--strata-only]
             shapes: \(QueryShape.allCases.map { "\($0)" }.joined(separator: ", "))
             """)
         exit(0)
@@ -66,7 +68,7 @@ if regret {
 do {
     let result = try runQueryComparison(
         count: count, seed: seed, instances: instances, minSeconds: minSeconds,
-        shapes: shapes.isEmpty ? QueryShape.allCases : shapes, log: log)
+        shapes: shapes.isEmpty ? QueryShape.allCases : shapes, strataOnly: strataOnly, log: log)
     print("""
         \(grouped(Double(count))) users, seed \(seed); single-field indexes on lastName, luckyNumber, createdAt in both engines. \
         Each query shape runs on \(instances) seeded parameter sets, in rounds until at least \(minSeconds) s of query time \

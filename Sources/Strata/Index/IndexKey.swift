@@ -19,6 +19,8 @@ enum IndexKey {
     /// has no key encoding (lists, data).
     static func encode(_ value: QueryValue, kind: ValueKind = .other, collation: IndexCollation) -> [UInt8]? {
         var key: [UInt8] = []
+        // One allocation: a tag and at most 16 payload bytes, or a string's bytes, escapes aside, and its terminator.
+        if case .string(let text) = value { key.reserveCapacity(text.utf8.count + 4) } else { key.reserveCapacity(17) }
         if kind == .double, case .int(let integer) = value {
             Double(integer).appendOrderedKey(to: &key)
             return key
@@ -43,6 +45,18 @@ enum IndexKey {
         var key: [UInt8] = []
         append(prefix, collation: collation, to: &key)
         return Array(key.dropLast(2))   // the 0x00 0x00 terminator
+    }
+
+    /// The key that finds `value` among keys of `kind`, for a lookup: as ``encode(_:kind:collation:)``,
+    /// except that numbers are converted as comparisons convert them (numbers compare by value
+    /// across kinds): a double with an integral value finds that integer in integer keys, one
+    /// with a fraction none (nil).
+    static func lookupKey(_ value: QueryValue, kind: ValueKind, collation: IndexCollation) -> [UInt8]? {
+        if kind == .integer, case .double(let number) = value {
+            guard number.rounded() == number, number >= -9_223_372_036_854_775_808.0, number < 9_223_372_036_854_775_808.0 else { return nil }
+            return encode(.int(Int64(number)), kind: kind, collation: collation)
+        }
+        return encode(value, kind: kind, collation: collation)
     }
 
     /// `key` cut to ``maxLength`` when longer.

@@ -17,6 +17,10 @@ public struct Query<Root>: Sendable, Hashable {
     public var offset: Int = 0
     /// The name of an index the planner must use when it can (for diagnosis and benchmarks).
     public var indexHint: String?
+    /// True when the results may come in any order (no orderings given): the planner then
+    /// neither sorts nor merges by primary key. What a relationship's semi-join asks for, since
+    /// it only collects keys.
+    var anyOrder = false
 
     public init() {}
 

@@ -29,7 +29,7 @@ extension QueryRequest {
     }
 
     /// Runs `query`, passing each match's stored key and bytes to `body` until it returns false.
-    func execute(_ query: Query<Root>, _ body: (QueryExecutor<Root>.Match) throws -> Bool) throws {
+    func execute(_ query: Query<Root>, _ body: (QueryExecutor.Match) throws -> Bool) throws {
         guard let context = try resolvedContext() else { return }
         try execute(try prepare(context, query).query, context: context, body)
     }
@@ -37,9 +37,9 @@ extension QueryRequest {
     /// Runs a query whose relationship conditions are resolved, on `context`'s entity.
     /// Returns the plan it ran.
     @discardableResult
-    func execute(_ query: Query<Root>, context: EntityContext, _ body: (QueryExecutor<Root>.Match) throws -> Bool) throws -> QueryPlan {
+    func execute(_ query: Query<Root>, context: EntityContext, _ body: (QueryExecutor.Match) throws -> Bool) throws -> QueryPlan {
         let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
-        try QueryExecutor<Root>(transaction: transaction, context: context, plan: plan, predicate: query.predicate)
+        try QueryExecutor(transaction: transaction, context: context, plan: plan, predicate: query.predicate)
             .forEachResult(body)
         return plan
     }
@@ -110,6 +110,6 @@ extension QueryRequest where Root: Record {
             }
             return true
         }
-        if !batch.isEmpty { try body(try decoder.decode(batch, describeKey: describe)) }
+        if !batch.isEmpty { try body(try SharedDecode.decode(batch, with: decoder, describeKey: describe)) }
     }
 }

@@ -72,7 +72,7 @@ public struct QueryRequest<Root> {
     public func sorted<Value>(by keyPath: KeyPath<Root, Value> & Sendable, _ direction: Direction = .ascending,
                               collation: IndexCollation = .binary) -> Self {
         var copy = self
-        copy.query.orderings.append(QueryOrdering(field: FieldPath.components(of: keyPath), ascending: direction == .ascending,
+        copy.query.orderings.append(QueryOrdering(field: KeyPathNames.components(of: keyPath), ascending: direction == .ascending,
                                                   options: collation.options))
         return copy
     }

@@ -142,10 +142,11 @@ struct RelationshipResolver {
             joins.append(QueryPlan.SemiJoin(relationship: name, through: through, plan: nil, keys: 0))
             return []
         }
-        let request = QueryRequest<StoredRecord>(transaction: transaction, entity: entity).filtered(by: condition)
+        var request = QueryRequest<StoredRecord>(transaction: transaction, entity: entity).filtered(by: condition)
+        // Only the set of keys matters, not the order the matches come in: no sort.
+        request.query.anyOrder = true
         let prepared = try request.prepare(related, depth: depth + 1)
-        var seen = Set<QueryValue>()
-        var keys: [QueryValue] = []
+        var keys = RelatedKeys()
         // Only the extracted field is read of each match: one pass over the head of its map.
         var offsets: [Int] = []
         let selection: FieldSelection? = if case .field(let path) = extract { FieldSelection(names: [path[0]], fields: related.schema.fields) } else { nil }
@@ -167,14 +168,13 @@ struct RelationshipResolver {
             case let value?: [value]
             case nil: []
             }
-            for value in values where value != .null && seen.insert(value.membershipKey).inserted {
-                keys.append(value)
-            }
+            for value in values where value != .null { keys.insert(value) }
             return true
         }
         plan.semiJoins = prepared.joins
-        joins.append(QueryPlan.SemiJoin(relationship: name, through: through, plan: plan, keys: keys.count))
-        return keys
+        let found = keys.values
+        joins.append(QueryPlan.SemiJoin(relationship: name, through: through, plan: plan, keys: found.count))
+        return found
     }
 
     /// `name.@count op n`: counts the related records per record of this entity from the
@@ -242,6 +242,46 @@ struct RelationshipResolver {
     }
 
     static func path(_ field: String) -> [String] { field.split(separator: ".").map(String.init) }
+}
+
+/// The distinct keys a semi-join collects. Integer keys (the usual kind) are kept as a sorted
+/// array of distinct values: when they arrive in ascending order, as the references of matches
+/// found in key order often do, that costs one comparison each, otherwise one sort at the end;
+/// other values go through a set. The result lists the integers ascending, so that a lookup by
+/// primary key needs no sort of its own.
+struct RelatedKeys {
+    private var integers: [Int64] = []
+    private var ascending = true
+    private var others: [QueryValue] = []
+    private var seen = Set<QueryValue>()
+
+    mutating func insert(_ value: QueryValue) {
+        let key = value.membershipKey
+        if case .int(let integer) = key {
+            if let last = integers.last {
+                if integer == last { return }
+                if integer < last { ascending = false }
+            }
+            integers.append(integer)
+        } else if seen.insert(key).inserted {
+            others.append(value)
+        }
+    }
+
+    /// The distinct values: the integers ascending, then the others in the order they came.
+    var values: [QueryValue] {
+        var distinct = integers
+        if !ascending {
+            distinct.sort()
+            var kept = 0
+            for integer in distinct where kept == 0 || distinct[kept - 1] != integer {
+                distinct[kept] = integer
+                kept += 1
+            }
+            distinct.removeLast(distinct.count - kept)
+        }
+        return distinct.map(QueryValue.int) + others
+    }
 }
 
 /// A one-field record holding a count, to evaluate `@count` comparisons with the predicate code.

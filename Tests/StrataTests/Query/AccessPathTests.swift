@@ -169,6 +169,18 @@ struct PathUser: Record, Equatable {
         }
     }
 
+    @Test func integerPrimaryKeysAreFoundByIntegralDoubles() throws {
+        try store.read { tx throws in
+            // Numbers compare by value across kinds, so a lookup must too: 4.0 is the key 4, 4.5 no key.
+            #expect(try tx.query(PathUser.self).where("id == %@", 4.0).ids() == [4])
+            #expect(try tx.query(PathUser.self).where("id IN %@", [4.0, 4.5, 9.0, 9]).ids() == [4, 9])
+            #expect(try tx.query(PathUser.self).where("id == %@", 4.5).ids() == [])
+            #expect(try tx.query(PathUser.self).where("id >= %@ AND id < %@", 3.5, 6.0).ids() == [4, 5])
+            #expect(try tx.query(PathUser.self).where("id > %@", 697.0).ids() == [698, 699])
+            #expect(try tx.query(PathUser.self).where("id < %@", 2.5).sorted(by: "id desc").ids() == [2, 1, 0])
+        }
+    }
+
     @Test func filteringReadsOnlyTheSelectedFields() throws {
         let fields = FieldTable(names: [0: "id", 1: "name", 2: "city", 5: "lucky"])
         let predicate = fieldComparison("city", .equal, .string("C3"))

@@ -61,7 +61,7 @@ import TestSupport
             #expect(plan.semiJoins.count == 1)
             #expect(plan.description == "SemiJoin(notes via Note.authorID: FullScan(Note) → Filter(text == \"Vodka\") ⇒ 1 keys) → KeyLookup(Author.id = 8)")
             let scored = try tx.query(Author.self, "ANY notes.score >= 9").explain()
-            #expect(scored.semiJoins.first?.plan?.description == "IndexScan(Note.score >= 9) → Sort(id)")
+            #expect(scored.semiJoins.first?.plan?.description == "IndexScan(Note.score >= 9)")   // keys in any order: no sort
             // Counts read from the reference index, not from notes.
             #expect(try tx.query(Author.self, "notes.@count > 1").explain().description.hasPrefix("SemiJoin(notes.@count via Note.authorID: count of index entries ⇒ 2 keys)"))
             // The inverse of a to-one from the notes' side: the company of a note's author.

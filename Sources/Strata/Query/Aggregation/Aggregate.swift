@@ -27,13 +27,13 @@ public struct Aggregate<Root>: Sendable, Hashable, CustomStringConvertible {
     public static var count: Self { Self(.count, []) }
 
     /// The smallest non-nil value of the field, in ``QueryValueOrder``.
-    public static func min<V>(_ keyPath: KeyPath<Root, V> & Sendable) -> Self { Self(.min, FieldPath.components(of: keyPath)) }
+    public static func min<V>(_ keyPath: KeyPath<Root, V> & Sendable) -> Self { Self(.min, KeyPathNames.components(of: keyPath)) }
     /// The largest non-nil value of the field.
-    public static func max<V>(_ keyPath: KeyPath<Root, V> & Sendable) -> Self { Self(.max, FieldPath.components(of: keyPath)) }
+    public static func max<V>(_ keyPath: KeyPath<Root, V> & Sendable) -> Self { Self(.max, KeyPathNames.components(of: keyPath)) }
     /// The sum of the non-nil values of a numeric field (`.int` while it fits in Int64, else `.double`).
-    public static func sum<V>(_ keyPath: KeyPath<Root, V> & Sendable) -> Self { Self(.sum, FieldPath.components(of: keyPath)) }
+    public static func sum<V>(_ keyPath: KeyPath<Root, V> & Sendable) -> Self { Self(.sum, KeyPathNames.components(of: keyPath)) }
     /// The mean of the non-nil values of a numeric field, as a double.
-    public static func average<V>(_ keyPath: KeyPath<Root, V> & Sendable) -> Self { Self(.average, FieldPath.components(of: keyPath)) }
+    public static func average<V>(_ keyPath: KeyPath<Root, V> & Sendable) -> Self { Self(.average, KeyPathNames.components(of: keyPath)) }
 
     /// As ``min(_:)-swift.type.method``, with the field by stored name (`"address.zip"`).
     public static func min(_ field: String) -> Self { Self(.min, Self.path(field)) }

@@ -25,7 +25,7 @@ struct AggregateRunner<Root> {
         var query = self.query
         if isUnwindowed { query.orderings = [] }   // order cannot change an aggregate of all matches
         let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
-        try QueryExecutor<Root>(transaction: transaction, context: context, plan: plan, predicate: query.predicate)
+        try QueryExecutor(transaction: transaction, context: context, plan: plan, predicate: query.predicate)
             .forEachResult { match in
                 try body(try StoredFieldValues(bytes: match.bytes, fields: context.schema.fields, entity: context.name))
                 return true

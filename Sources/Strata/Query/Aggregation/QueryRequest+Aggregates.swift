@@ -29,12 +29,12 @@
 extension QueryRequest {
     /// The smallest non-nil value of the field among the results, or nil when there is none.
     public func min<V: IndexableValue & Comparable>(_ keyPath: KeyPath<Root, V> & Sendable) throws -> V? {
-        try typed(extreme(FieldPath.components(of: keyPath), largest: false).value, keyPath)
+        try typed(extreme(KeyPathNames.components(of: keyPath), largest: false).value, keyPath)
     }
 
     /// The smallest non-nil value of an optional field among the results, or nil when there is none.
     public func min<V: IndexableValue & Comparable>(_ keyPath: KeyPath<Root, V?> & Sendable) throws -> V? {
-        try typed(extreme(FieldPath.components(of: keyPath), largest: false).value, keyPath)
+        try typed(extreme(KeyPathNames.components(of: keyPath), largest: false).value, keyPath)
     }
 
     /// The smallest non-nil value of the field named `field` (dotted for nested fields).
@@ -44,12 +44,12 @@ extension QueryRequest {
 
     /// The largest non-nil value of the field among the results, or nil when there is none.
     public func max<V: IndexableValue & Comparable>(_ keyPath: KeyPath<Root, V> & Sendable) throws -> V? {
-        try typed(extreme(FieldPath.components(of: keyPath), largest: true).value, keyPath)
+        try typed(extreme(KeyPathNames.components(of: keyPath), largest: true).value, keyPath)
     }
 
     /// The largest non-nil value of an optional field among the results, or nil when there is none.
     public func max<V: IndexableValue & Comparable>(_ keyPath: KeyPath<Root, V?> & Sendable) throws -> V? {
-        try typed(extreme(FieldPath.components(of: keyPath), largest: true).value, keyPath)
+        try typed(extreme(KeyPathNames.components(of: keyPath), largest: true).value, keyPath)
     }
 
     /// The largest non-nil value of the field named `field`.
@@ -59,12 +59,12 @@ extension QueryRequest {
 
     /// The sum of the field's values among the results; zero when there are none.
     public func sum<V: IndexableValue & Numeric>(_ keyPath: KeyPath<Root, V> & Sendable) throws -> V {
-        try typed(numeric(.sum, FieldPath.components(of: keyPath)).value, keyPath) ?? .zero
+        try typed(numeric(.sum, KeyPathNames.components(of: keyPath)).value, keyPath) ?? .zero
     }
 
     /// The sum of the non-nil values of an optional field; zero when there are none.
     public func sum<V: IndexableValue & Numeric>(_ keyPath: KeyPath<Root, V?> & Sendable) throws -> V {
-        try typed(numeric(.sum, FieldPath.components(of: keyPath)).value, keyPath) ?? .zero
+        try typed(numeric(.sum, KeyPathNames.components(of: keyPath)).value, keyPath) ?? .zero
     }
 
     /// The sum of the field named `field`: `.int` while exact in Int64, else `.double`; nil when
@@ -75,7 +75,7 @@ extension QueryRequest {
 
     /// The mean of the field's non-nil values among the results, or nil when there are none.
     public func average<V>(_ keyPath: KeyPath<Root, V> & Sendable) throws -> Double? {
-        try average(of: FieldPath.components(of: keyPath))
+        try average(of: KeyPathNames.components(of: keyPath))
     }
 
     /// The mean of the non-nil values of the field named `field`, or nil when there are none.
@@ -85,7 +85,7 @@ extension QueryRequest {
 
     /// The distinct values of the field among the results, in ascending order (nil first).
     public func distinct<V: IndexableValue & Hashable>(_ keyPath: KeyPath<Root, V> & Sendable) throws -> [V] {
-        let field = FieldPath.components(of: keyPath)
+        let field = KeyPathNames.components(of: keyPath)
         return try groups(by: field, []).map { group throws(StrataError) in
             try group.key.converted(to: V.self, field: field, entity: entity)
         }
@@ -138,7 +138,7 @@ extension QueryRequest {
 
     private func typed<V: IndexableValue, Field>(_ value: QueryValue?, _ keyPath: KeyPath<Root, Field>) throws -> V? {
         try value.map { value throws(StrataError) in
-            try value.converted(to: V.self, field: FieldPath.components(of: keyPath), entity: entity)
+            try value.converted(to: V.self, field: KeyPathNames.components(of: keyPath), entity: entity)
         }
     }
 }

@@ -25,7 +25,7 @@ extension QueryRequest {
     public func group<Key: IndexableValue & Hashable>(
         by keyPath: KeyPath<Root, Key> & Sendable, aggregating aggregates: Aggregate<Root>...
     ) throws -> AggregateGroups<Root, Key> {
-        let field = FieldPath.components(of: keyPath)
+        let field = KeyPathNames.components(of: keyPath)
         let untyped = try groups(by: field, aggregates)
         let groups = try untyped.groups.map { group throws(StrataError) in
             group.withKey(try group.key.converted(to: Key.self, field: field, entity: entity))

@@ -4,13 +4,26 @@ import LMDB
 /// stored bytes (no Codable decoding), orders and windows the matches, and hands out the stored
 /// key and bytes of each result. Decoding is left to the caller, so `count()` and `ids()` never
 /// decode a record.
-struct QueryExecutor<Root> {
+///
+/// Not generic over the record type: nothing here depends on it, and one compiled copy serves
+/// every entity (no specialization per record type, no generic overhead per candidate).
+///
+/// When the plan's access path is exact (``QueryPlan/exactAccess``), a candidate it yields is
+/// checked against the residual predicate alone, unless the index key it was found under was
+/// cut (``IndexKey/mayBeTruncated(_:)``): then against the whole predicate.
+struct QueryExecutor {
     let transaction: ReadTransaction
     let context: EntityContext
     let plan: QueryPlan
     let predicate: QueryPredicate
     /// The fields the predicate and the sort read, resolved to field ids once.
     private let selection: FieldSelection
+    /// The predicate an exact access path's candidates are checked against (the residual), and
+    /// the fields it and the sort read; the whole predicate's when the access is not exact.
+    private let checked: QueryPredicate
+    private let checkedSelection: FieldSelection
+    /// True when candidates not under a cut key are checked against the residual alone.
+    private let exact: Bool
     /// The kind of the entity's primary key values, for encoding looked-up keys.
     private let keyKind: ValueKind
 
@@ -21,6 +34,22 @@ struct QueryExecutor<Root> {
         self.predicate = predicate
         selection = FieldSelection(predicate: predicate, orderings: plan.sort, fields: context.schema.fields)
         keyKind = try transaction.primaryKeyKind(of: context)
+        var exact = plan.exactAccess
+        switch plan.access {
+        case .primaryKeyLookup:
+            // A key found is the looked-up value's encoding, which no other value shares.
+            exact = exact && keyKind != .other
+        case .indexScan(let name, let fields, .points(let values)) where plan.mergedByPrimaryKey:
+            // Merged points report no cut keys: exact only when no point's key was cut.
+            if exact, let database = context.indexes[name], let leading = fields.first {
+                exact = IndexProbe(transaction: transaction, database: database, field: leading).pointKeys(values)
+                    .allSatisfy { !IndexKey.mayBeTruncated($0) }
+            }
+        default: break
+        }
+        self.exact = exact
+        checked = exact ? plan.residual : predicate
+        checkedSelection = exact ? FieldSelection(predicate: checked, orderings: plan.sort, fields: context.schema.fields) : selection
     }
 
     /// A matching record: its stored primary key and bytes.
@@ -73,19 +102,33 @@ struct QueryExecutor<Root> {
     /// fields, and the stored index key it was found under when that key was cut (nil otherwise).
     func forEachMatch(_ body: (Match, SelectedFieldValues, _ cutKey: [UInt8]?) throws -> Bool) throws {
         var offsets: [Int] = []
-        let prepared = PreparedPredicate(predicate, selection: selection)
+        let prepared = PreparedPredicate(checked, selection: checkedSelection)
+        // The whole predicate, for candidates under cut keys of an exact access; prepared when the first comes.
+        var whole: PreparedPredicate?
         try forEachLazyCandidate { key, bytes, cutKey in
-            let values: SelectedFieldValues
-            do {
-                values = try selection.values(of: bytes, reusing: &offsets)
-            } catch {
-                var error = StoredFieldValues.corrupt(entity: context.name, cause: error)
-                error.key = transaction.describeStoredKey(key())
-                error.message += " (key \(error.key ?? "?"))"
-                throw error
+            if exact, cutKey != nil {
+                if whole == nil { whole = PreparedPredicate(predicate, selection: selection) }
+                let values = try fieldValues(of: bytes, selection, key, &offsets)
+                guard whole!.evaluate(on: values) else { return true }
+                return try body((key(), bytes), values, cutKey)
             }
+            let values = try fieldValues(of: bytes, checkedSelection, key, &offsets)
             guard prepared.evaluate(on: values) else { return true }
             return try body((key(), bytes), values, cutKey)
+        }
+    }
+
+    /// The fields of `selection` in a candidate's stored bytes; corrupt bytes throw, naming the key.
+    @inline(__always)
+    private func fieldValues(of bytes: [UInt8], _ selection: FieldSelection, _ key: () -> [UInt8],
+                             _ offsets: inout [Int]) throws -> SelectedFieldValues {
+        do {
+            return try selection.values(of: bytes, reusing: &offsets)
+        } catch {
+            var error = StoredFieldValues.corrupt(entity: context.name, cause: error)
+            error.key = transaction.describeStoredKey(key())
+            error.message += " (key \(error.key ?? "?"))"
+            throw error
         }
     }
 
@@ -125,8 +168,7 @@ struct QueryExecutor<Root> {
             case .fullScan:
                 try scanRecords { key, bytes, _ in try body(key(), bytes) }
             case .primaryKeyLookup(_, let values):
-                let keys = Set(values.compactMap { IndexKey.encode($0, kind: keyKind, collation: .binary) })
-                for key in keys.sorted(by: OrderedKey.precedes) {
+                for key in lookupKeys(values) {
                     guard let bytes = try raw.value(forKey: key, in: records) else { continue }
                     guard try body(key, bytes) else { return }
                 }
@@ -185,11 +227,26 @@ extension QueryExecutor {
             return IndexProbe(transaction: transaction, database: database, field: fields[0]).pointKeys(values)
                 .map { .duplicates(database, key: $0) }
         case .primaryKeyLookup(_, let values):
-            let keys = Set(values.compactMap { IndexKey.encode($0, kind: keyKind, collation: .binary) })
-            return [.keys(keys.sorted(by: OrderedKey.precedes))]
+            return [.keys(lookupKeys(values))]
         default:
             preconditionFailure("only key lookups and points of a single-field index merge")
         }
+    }
+
+    /// The distinct stored keys of primary key values, ascending. Integers already strictly
+    /// ascending (a semi-join's keys) are encoded in their order, which is the keys' order,
+    /// without a set or a sort.
+    func lookupKeys(_ values: [QueryValue]) -> [[UInt8]] {
+        if keyKind == .integer {
+            var previous = Int64.min
+            var ascending = true
+            for (index, value) in values.enumerated() {
+                guard case .int(let integer) = value, index == 0 || integer > previous else { ascending = false; break }
+                previous = integer
+            }
+            if ascending { return values.compactMap { IndexKey.lookupKey($0, kind: keyKind, collation: .binary) } }
+        }
+        return Set(values.compactMap { IndexKey.lookupKey($0, kind: keyKind, collation: .binary) }).sorted(by: OrderedKey.precedes)
     }
 
     /// Calls `body` with the key and bytes of each record the merged sources name, in ascending
@@ -215,7 +272,7 @@ extension QueryExecutor {
             }
         case .primaryKeyLookup(_, let values):
             for value in values {
-                if let key = IndexKey.encode(value, kind: keyKind, collation: .binary) { keys.insert(key) }
+                if let key = IndexKey.lookupKey(value, kind: keyKind, collation: .binary) { keys.insert(key) }
             }
         case .primaryKeyRange, .fullScan, .union, .intersection:
             preconditionFailure("the planner combines only index scans and key lookups")

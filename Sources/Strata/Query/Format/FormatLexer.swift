@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Splits a predicate format string into tokens in one linear pass.
 ///
 /// Columns count Unicode scalars from 1, so they stay stable however the text is rendered. Anything the
@@ -8,10 +10,28 @@ struct FormatLexer {
     private var index = 0
     private var tokens: [FormatToken] = []
 
+    /// The tokens of `source`, from the cache when it was split before: a program runs the same
+    /// few format strings again and again with new arguments, and the tokens do not depend on them.
     static func tokenize(_ source: String) throws(StrataError) -> [FormatToken] {
+        if let known = cache.withLock({ $0[source] }) { return known }
         var lexer = FormatLexer(scalars: Array(source.unicodeScalars))
-        return try lexer.run()
+        let tokens = try lexer.run()
+        if source.utf8.count <= cacheableLength {
+            cache.withLock { entries in
+                if entries.count >= cacheCapacity { entries.removeAll(keepingCapacity: true) }
+                entries[source] = tokens
+            }
+        }
+        return tokens
     }
+
+    /// Format strings remembered at most, and the longest one remembered (in UTF-8 bytes): the
+    /// cache starts over when full, so strings made on the fly cannot grow it without end.
+    static var cacheCapacity: Int { 256 }
+    static var cacheableLength: Int { 4096 }
+
+    /// Tokens of format strings split before, shared by every thread (errors are not kept).
+    private static let cache = Mutex<[String: [FormatToken]]>([:])
 
     private init(scalars: [Unicode.Scalar]) { self.scalars = scalars }
 

@@ -106,7 +106,7 @@ struct IndexProbe {
     }
 
     private func encoded(_ value: QueryValue) -> [UInt8]? {
-        IndexKey.encode(value, kind: field.kind, collation: field.collation).map { Array($0.prefix(IndexKey.maxLength)) }
+        IndexKey.lookupKey(value, kind: field.kind, collation: field.collation).map { Array($0.prefix(IndexKey.maxLength)) }
     }
 
     // MARK: Backward

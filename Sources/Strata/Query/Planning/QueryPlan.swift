@@ -54,9 +54,15 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
     /// The access path is walked backwards (for a descending order it delivers).
     public var reversed: Bool
     /// The part of the predicate the access path does not guarantee; `.constant(true)` when none.
-    /// (The executor checks the whole predicate on every candidate regardless: index keys may be
-    /// folded or cut, and rechecking costs little next to reading the record.)
+    /// The executor checks candidates against it alone when the access is exact
+    /// (``exactAccess``), otherwise against the whole predicate (index keys may be folded).
     public var residual: QueryPredicate
+    /// True when every candidate of the access path meets the conjuncts left out of `residual`,
+    /// except candidates found under a cut index key (``IndexKey/maxLength``), which the
+    /// executor checks against the whole predicate: a key lookup, or an index scan whose keys
+    /// order and compare values as the predicate does (one field, binary collation, values of
+    /// the index's kind, no nil).
+    var exactAccess = false
     /// The requested order, when the access path does not deliver it and records must be sorted.
     public var sort: [QueryOrdering]
     /// True when the access path yields records in the requested order.

@@ -7,6 +7,12 @@ extension QueryPlanner {
     /// the same records in the same order.
     func chooseOrder(_ plan: inout QueryPlan, query: Query<Root>, total: Int, matches: Double, cost: Double) throws {
         let orderings = Self.significant(query.orderings, primaryKey: context.schema.primaryKey)
+        if orderings.isEmpty, query.anyOrder {
+            // Any order will do: the access path's own, unsorted, unmerged.
+            plan.orderFromAccess = true
+            plan.sort = []
+            return
+        }
         if let direction = direction(of: plan.access, for: orderings) {
             plan.orderFromAccess = true
             plan.reversed = direction == .backward
@@ -32,6 +38,7 @@ extension QueryPlanner {
             plan.access = .indexScan(index: descriptor.name, fields: descriptor.fields, condition: .all)
             plan.reversed = direction == .backward
             plan.residual = query.predicate
+            plan.exactAccess = true   // it guarantees nothing: the residual is the whole predicate
             plan.orderFromAccess = true
             plan.accessOrder = orderings
             plan.sort = []

@@ -75,6 +75,7 @@ struct QueryPlanner<Root> {
                              residual: residual(conjuncts, without: chosen.used), sort: query.orderings,
                              orderFromAccess: query.orderings.isEmpty, offset: query.offset, limit: query.limit,
                              estimatedRows: chosen.rows)
+        plan.exactAccess = chosen.exact || chosen.used.isEmpty
         try chooseOrder(&plan, query: query, total: total, matches: matches, cost: chosen.cost)
         return plan
     }
@@ -87,7 +88,7 @@ struct QueryPlanner<Root> {
         var candidate = candidate
         let rows = Double(max(candidate.rows, 1))
         let kept = min(matches, rows)
-        if direction(of: candidate.access, for: orderings) != nil {
+        if direction(of: candidate.access, for: orderings) != nil || orderings.isEmpty && query.anyOrder {
             if let limit = query.limit, streams(candidate.access) {
                 let needed = Double(query.offset + limit) * rows / max(kept, 1)
                 candidate.cost *= min(1, needed / rows)
@@ -127,6 +128,8 @@ struct QueryPlanner<Root> {
         var used: [Int]
         /// The orderings this access delivers (forward), when it delivers one.
         var ordered: [IndexedField]?
+        /// Every candidate meets the conjuncts in `used` (``QueryPlan/exactAccess``).
+        var exact = false
 
         var yieldsKeys: Bool {
             switch access {
@@ -161,11 +164,11 @@ struct QueryPlanner<Root> {
             switch comparison.op {
             case .equal:
                 paths.append(Candidate(access: .primaryKeyLookup(field: comparison.fieldName, keys: [comparison.value]),
-                                       rows: 1, cost: Self.lookupCost, used: [], ordered: nil))
+                                       rows: 1, cost: Self.lookupCost, used: [], ordered: nil, exact: true))
             case .in:
                 if case .list(let keys) = comparison.value {
                     paths.append(Candidate(access: .primaryKeyLookup(field: comparison.fieldName, keys: keys),
-                                           rows: keys.count, cost: Double(keys.count) * Self.lookupCost, used: [], ordered: nil))
+                                           rows: keys.count, cost: Double(keys.count) * Self.lookupCost, used: [], ordered: nil, exact: true))
                 }
             default:
                 if let range = range ?? Self.range(of: comparison) {
@@ -185,9 +188,37 @@ struct QueryPlanner<Root> {
             let rows = min(total, try probe.estimateRows(condition, limit: Self.probeLimit))
             paths.append(Candidate(access: .indexScan(index: descriptor.name, fields: descriptor.fields, condition: condition),
                                    rows: rows, cost: Double(rows) * Self.lookupCost, used: [],
-                                   ordered: descriptor.isMultiValue ? nil : descriptor.fields))
+                                   ordered: descriptor.isMultiValue ? nil : descriptor.fields,
+                                   exact: Self.isExact(condition, of: comparison, in: descriptor)))
         }
         return paths
+    }
+
+    /// True when the keys an index scan meets under `condition` are exactly those of the records
+    /// meeting `comparison` (keys not cut aside): one field, not multi-value, no quantifier, binary
+    /// order, and values (bounds) of the field's kind whose key encoding is one-to-one and keeps
+    /// the order comparisons use; no nil; ranges bounded on both ends. Doubles stay out (NaN sorts
+    /// differently in keys).
+    static func isExact(_ condition: QueryPlan.IndexCondition, of comparison: FieldComparison, in descriptor: IndexDescriptor) -> Bool {
+        guard descriptor.fields.count == 1, !descriptor.isMultiValue, comparison.quantifier == nil,
+              comparison.options.isEmpty, descriptor.fields[0].collation == .binary else { return false }
+        let kind = descriptor.fields[0].kind
+        func fits(_ value: QueryValue) -> Bool {
+            switch (kind, value) {
+            case (.integer, .int), (.string, .string), (.date, .date), (.bool, .bool), (.uuid, .uuid): true
+            default: false
+            }
+        }
+        switch condition {
+        case .points(let values): return !values.isEmpty && values.allSatisfy(fits)
+        case .range(let range):
+            // Both ends: keys between two keys of one kind are of that kind (a field of an untyped
+            // entity may hold values of several kinds, whose keys sort by kind).
+            guard let lower = range.lower, let upper = range.upper else { return false }
+            return fits(lower) && fits(upper)
+        case .prefix: return kind == .string && comparison.op == .beginsWith
+        case .all: return false
+        }
     }
 
     /// One range for each field that has both a lower (`>`, `>=`) and an upper (`<`, `<=`) bound

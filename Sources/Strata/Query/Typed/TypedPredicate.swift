@@ -13,7 +13,7 @@ public struct TypedPredicate<Root: Record>: Sendable {
 
     static func compare<Value>(_ keyPath: KeyPath<Root, Value>, _ op: ComparisonOperator, _ value: QueryValue,
                                _ options: StringComparisonOptions = [], quantifier: Quantifier? = nil) -> Self {
-        Self(.comparison(FieldComparison(field: FieldPath.components(of: keyPath), op: op, value: value,
+        Self(.comparison(FieldComparison(field: KeyPathNames.components(of: keyPath), op: op, value: value,
                                          options: options, quantifier: quantifier)))
     }
 
