@@ -27,6 +27,13 @@ let package = Package(
         ),
         .executableTarget(name: "side-by-side", dependencies: ["EngineComparison"]),
 
+        // The record codec alone: point reads, scans and unchanged upserts of a small cached store,
+        // FieldCodable and Codable, one non-inlined function each for callgrind.
+        .executableTarget(
+            name: "codec-micro",
+            dependencies: ["Dataset", "EngineComparison", .product(name: "Strata", package: "Strata")]
+        ),
+
         // Indexed queries, Strata vs GRDB: eight query shapes on three single-field indexes.
         .target(
             name: "QueryComparison",

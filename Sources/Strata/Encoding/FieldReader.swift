@@ -90,16 +90,45 @@ public struct FieldReader {
         var skippedLargeID = false
     }
 
+    /// The id of field `name`, or nil when the entity has never stored such a field.
+    @inline(__always)
+    private mutating func fieldID(_ name: String) -> Int? {
+        guard let id = fields.id(for: name, after: lastFieldID) else { return nil }
+        lastFieldID = id
+        return id
+    }
+
+    /// The fast path: where the value of field `id` starts when its entry is the one at the cursor
+    /// under a one-byte key (ids below 24), as it is when fields are read in the order they were
+    /// written; nil otherwise (``find(_:)`` then looks further).
+    @inline(__always)
+    private func valueAtCursor(_ id: Int) -> Int? {
+        guard id < 24, nextIndex < count, next < reader.bytes.count, reader.bytes[next] == UInt8(truncatingIfNeeded: id) else {
+            return nil
+        }
+        return next + 1
+    }
+
+    /// Moves the cursor past the entry of field `id` (found by ``valueAtCursor(_:)``), whose value ends at `end`.
+    @inline(__always)
+    private mutating func advance(past id: Int, to end: Int) {
+        next = end
+        nextIndex += 1
+        idsBefore |= 1 << id
+    }
+
     /// Finds the field named `name`: at the cursor, after it, or (only if it may be there) before it.
     @inline(__always)
     private mutating func find(_ name: String) throws(StrataError) -> Found? {
-        guard let id = fields.id(for: name, after: lastFieldID) else { return nil }
-        lastFieldID = id
+        guard let id = fieldID(name) else { return nil }
+        return try find(id: id)
+    }
+
+    /// Finds the entry of field `id`: at the cursor, after it, or (only if it may be there) before it.
+    private func find(id: Int) throws(StrataError) -> Found? {
         do throws(CBORReadFailure) {
             // The usual case: the field at the cursor (a one-byte key for ids below 24).
-            if nextIndex < count, next < reader.bytes.count, reader.bytes[next] == UInt8(truncatingIfNeeded: id), id < 24 {
-                return Found(id: id, key: next, value: next + 1, index: nextIndex)
-            }
+            if let value = valueAtCursor(id) { return Found(id: id, key: next, value: value, index: nextIndex) }
             var position = next
             var found = Found(id: id, key: 0, value: 0, index: 0)
             for index in nextIndex..<count {
@@ -135,12 +164,20 @@ public struct FieldReader {
         largeIDBefore = largeIDBefore || found.skippedLargeID || found.id >= 64
     }
 
-    /// Reads the value of the field `name`, which must be stored, with `read`.
+    /// Reads the value of the field `name`, which must be stored: with `fast` when the field is at
+    /// the cursor in the form Strata writes, otherwise (or when `fast` declines) with `read`.
     @inline(__always)
     private mutating func required<V>(
-        _ name: String, _ expected: String, _ read: (CBORReader, inout Int) throws(CBORReadFailure) -> V
+        _ name: String, _ expected: String,
+        fast: (CBORReader, Int) -> (value: V, end: Int)?,
+        _ read: (CBORReader, inout Int) throws(CBORReadFailure) -> V
     ) throws(StrataError) -> V {
-        guard let found = try find(name) else { throw errors.missing(field: name) }
+        guard let id = fieldID(name) else { throw errors.missing(field: name) }
+        if let start = valueAtCursor(id), let (value, end) = fast(reader, start) {
+            advance(past: id, to: end)
+            return value
+        }
+        guard let found = try find(id: id) else { throw errors.missing(field: name) }
         var offset = found.value
         do throws(CBORReadFailure) {
             let value = try read(reader, &offset)
@@ -151,12 +188,26 @@ public struct FieldReader {
         }
     }
 
-    /// Reads the value of the field `name` with `read`; nil when it is not stored or null.
+    /// Reads the value of the field `name` as ``required(_:_:fast:_:)`` does; nil when it is not
+    /// stored or null.
     @inline(__always)
     private mutating func optional<V>(
-        _ name: String, _ expected: String, _ read: (CBORReader, inout Int) throws(CBORReadFailure) -> V
+        _ name: String, _ expected: String,
+        fast: (CBORReader, Int) -> (value: V, end: Int)?,
+        _ read: (CBORReader, inout Int) throws(CBORReadFailure) -> V
     ) throws(StrataError) -> V? {
-        guard let found = try find(name) else { return nil }
+        guard let id = fieldID(name) else { return nil }
+        if let start = valueAtCursor(id) {
+            if reader.isNull(at: start) {
+                advance(past: id, to: start + 1)
+                return nil
+            }
+            if let (value, end) = fast(reader, start) {
+                advance(past: id, to: end)
+                return value
+            }
+        }
+        guard let found = try find(id: id) else { return nil }
         var offset = found.value
         do throws(CBORReadFailure) {
             if reader.isNull(at: offset) {
@@ -230,44 +281,70 @@ public struct FieldReader {
 // Reads by field name, behind the inlined public reads.
 extension FieldReader {
     @usableFromInline mutating func string(_ name: String) throws(StrataError) -> String {
-        try required(name, "String") { reader, offset throws(CBORReadFailure) in try reader.readString(at: &offset) }
+        try required(name, "String", fast: { $0.fastString(at: $1) }) { reader, offset throws(CBORReadFailure) in
+            try reader.readString(at: &offset)
+        }
     }
     @usableFromInline mutating func int(_ name: String) throws(StrataError) -> Int {
-        try required(name, "Int") { reader, offset throws(CBORReadFailure) in try reader.readInteger(Int.self, at: &offset) }
+        try required(name, "Int", fast: { $0.fastInt(at: $1) }) { reader, offset throws(CBORReadFailure) in
+            try reader.readInteger(Int.self, at: &offset)
+        }
     }
     @usableFromInline mutating func int64(_ name: String) throws(StrataError) -> Int64 {
-        try required(name, "Int64") { reader, offset throws(CBORReadFailure) in try reader.readInteger(Int64.self, at: &offset) }
+        try required(name, "Int64", fast: { $0.fastInt64(at: $1) }) { reader, offset throws(CBORReadFailure) in
+            try reader.readInteger(Int64.self, at: &offset)
+        }
     }
     @usableFromInline mutating func double(_ name: String) throws(StrataError) -> Double {
-        try required(name, "Double") { reader, offset throws(CBORReadFailure) in try reader.readDouble(at: &offset) }
+        try required(name, "Double", fast: { $0.fastDouble(at: $1) }) { reader, offset throws(CBORReadFailure) in
+            try reader.readDouble(at: &offset)
+        }
     }
     @usableFromInline mutating func bool(_ name: String) throws(StrataError) -> Bool {
-        try required(name, "Bool") { reader, offset throws(CBORReadFailure) in try reader.readBool(at: &offset) }
+        try required(name, "Bool", fast: { $0.fastBool(at: $1) }) { reader, offset throws(CBORReadFailure) in
+            try reader.readBool(at: &offset)
+        }
     }
     @usableFromInline mutating func date(_ name: String) throws(StrataError) -> Date {
-        try required(name, "Date") { reader, offset throws(CBORReadFailure) in try reader.readDate(at: &offset) }
+        try required(name, "Date", fast: { $0.fastDate(at: $1) }) { reader, offset throws(CBORReadFailure) in
+            try reader.readDate(at: &offset)
+        }
     }
     @usableFromInline mutating func strings(_ name: String) throws(StrataError) -> [String] {
-        try required(name, "Array<String>") { reader, offset throws(CBORReadFailure) in try reader.readStrings(at: &offset) }
+        try required(name, "Array<String>", fast: { $0.fastStrings(at: $1) }) { reader, offset throws(CBORReadFailure) in
+            try reader.readStrings(at: &offset)
+        }
     }
 
     @usableFromInline mutating func string(ifPresent name: String) throws(StrataError) -> String? {
-        try optional(name, "String") { reader, offset throws(CBORReadFailure) in try reader.readString(at: &offset) }
+        try optional(name, "String", fast: { $0.fastString(at: $1) }) { reader, offset throws(CBORReadFailure) in
+            try reader.readString(at: &offset)
+        }
     }
     @usableFromInline mutating func int(ifPresent name: String) throws(StrataError) -> Int? {
-        try optional(name, "Int") { reader, offset throws(CBORReadFailure) in try reader.readInteger(Int.self, at: &offset) }
+        try optional(name, "Int", fast: { $0.fastInt(at: $1) }) { reader, offset throws(CBORReadFailure) in
+            try reader.readInteger(Int.self, at: &offset)
+        }
     }
     @usableFromInline mutating func int64(ifPresent name: String) throws(StrataError) -> Int64? {
-        try optional(name, "Int64") { reader, offset throws(CBORReadFailure) in try reader.readInteger(Int64.self, at: &offset) }
+        try optional(name, "Int64", fast: { $0.fastInt64(at: $1) }) { reader, offset throws(CBORReadFailure) in
+            try reader.readInteger(Int64.self, at: &offset)
+        }
     }
     @usableFromInline mutating func double(ifPresent name: String) throws(StrataError) -> Double? {
-        try optional(name, "Double") { reader, offset throws(CBORReadFailure) in try reader.readDouble(at: &offset) }
+        try optional(name, "Double", fast: { $0.fastDouble(at: $1) }) { reader, offset throws(CBORReadFailure) in
+            try reader.readDouble(at: &offset)
+        }
     }
     @usableFromInline mutating func bool(ifPresent name: String) throws(StrataError) -> Bool? {
-        try optional(name, "Bool") { reader, offset throws(CBORReadFailure) in try reader.readBool(at: &offset) }
+        try optional(name, "Bool", fast: { $0.fastBool(at: $1) }) { reader, offset throws(CBORReadFailure) in
+            try reader.readBool(at: &offset)
+        }
     }
     @usableFromInline mutating func date(ifPresent name: String) throws(StrataError) -> Date? {
-        try optional(name, "Date") { reader, offset throws(CBORReadFailure) in try reader.readDate(at: &offset) }
+        try optional(name, "Date", fast: { $0.fastDate(at: $1) }) { reader, offset throws(CBORReadFailure) in
+            try reader.readDate(at: &offset)
+        }
     }
 
     @usableFromInline mutating func value<T: Decodable>(_ type: T.Type, _ name: String) throws -> T {
