@@ -168,6 +168,34 @@ public final class Cursor {
         return try currentKey.withSpan { key in try currentValue.withSpan { value in try body(key, value) } }
     }
 
+    /// Stores `value` under `key` through this cursor (`mdb_cursor_put`), which is left on the
+    /// new entry. Consecutive puts of nearby keys skip the search from the root when the key
+    /// falls on the cursor's page. Throws as ``Transaction/put(_:forKey:in:options:)``; an error
+    /// whose ``LMDBError/isKeyExists`` is true (an entry in the way of `noOverwrite`, or a
+    /// value out of order for `appendDuplicate`) leaves the transaction usable.
+    public func put(_ value: [UInt8], forKey key: [UInt8], options: PutOptions = []) throws(LMDBError) {
+        let result: Result<Void, LMDBError> = key.withUnsafeBytes { key in
+            value.withUnsafeBytes { value in
+                do throws(LMDBError) { return .success(try put(value, forKey: key, options: options)) } catch { return .failure(error) }
+            }
+        }
+        try result.get()
+    }
+
+    /// As ``put(_:forKey:options:)-([UInt8],_,_)``, from borrowed bytes (LMDB copies them).
+    public func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, options: PutOptions = []) throws(LMDBError) {
+        let cursor = usableHandle()
+        precondition(!transaction.isReadOnly, "put in a read-only transaction")
+        positioned = false
+        var keyVal = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var dataVal = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        do {
+            try check(mdb_cursor_put(cursor, &keyVal, &dataVal, options.rawValue), "mdb_cursor_put", context: database.name ?? "<main>")
+        } catch {
+            throw transaction.noteFailure(error)
+        }
+    }
+
     /// Deletes the current entry (`mdb_cursor_del`); a following ``next()`` moves to the entry that
     /// came after the deleted one.
     public func deleteCurrent() throws(LMDBError) {

@@ -127,20 +127,24 @@ final class StoredIndexMaintainer {
             if let oldFields, !descriptor.isMultiValue,
                Self.appendDirectKey(oldFields, slots: directSlots[index], descriptor, to: &oldKey) {
                 if let newFields, Self.appendDirectKey(newFields, slots: directSlots[index], descriptor, to: &newKey) {
-                    try replaceEntry(of: primaryKey, old: oldKey, new: newKey, in: database)
+                    try replaceEntry(of: primaryKey, old: oldKey, new: newKey, in: database, index: index)
                     continue
                 }
                 if newFields == nil {
-                    try replaceEntry(of: primaryKey, old: oldKey, new: nil, in: database)
+                    try replaceEntry(of: primaryKey, old: oldKey, new: nil, in: database, index: index)
                     continue
                 }
             } else if oldFields == nil, let newFields, !descriptor.isMultiValue,
                       Self.appendDirectKey(newFields, slots: directSlots[index], descriptor, to: &newKey) {
-                try replaceEntry(of: primaryKey, old: nil, new: newKey, in: database)
+                try replaceEntry(of: primaryKey, old: nil, new: newKey, in: database, index: index)
                 continue
             }
             let oldKeys = oldFields.map { storedKeys(of: $0, index) } ?? []
             let newKeys = newFields.map { storedKeys(of: $0, index) } ?? []
+            if context.indexBatch != nil {
+                context.indexBatch!.note(replacing: oldKeys, with: newKeys, of: primaryKey, index: descriptor.name)
+                continue
+            }
             try transaction.lmdb(entity: context.name) {
                 try transaction.raw.replaceIndexEntries(of: primaryKey, old: oldKeys, new: newKeys, in: database)
             }
@@ -149,10 +153,15 @@ final class StoredIndexMaintainer {
 
     /// Moves the entry of `primaryKey` from the full key `old` to the full key `new` (nil: none),
     /// both cut to the stored length here; nothing when they are equal.
-    private func replaceEntry(of primaryKey: [UInt8], old: [UInt8]?, new: [UInt8]?, in database: Database) throws {
+    private func replaceEntry(of primaryKey: [UInt8], old: [UInt8]?, new: [UInt8]?, in database: Database, index: Int) throws {
         if old == new { return }
         let storedOld = old.map(IndexKey.stored), storedNew = new.map(IndexKey.stored)
         if storedOld == storedNew { return }   // cut to the same stored key
+        if context.indexBatch != nil {
+            if let storedOld { context.indexBatch!.note(storedOld, primaryKey, adds: false, index: descriptors[index].name) }
+            if let storedNew { context.indexBatch!.note(storedNew, primaryKey, adds: true, index: descriptors[index].name) }
+            return
+        }
         try transaction.lmdb(entity: context.name) {
             if let storedOld { _ = try transaction.raw.delete(storedOld, value: primaryKey, in: database) }
             if let storedNew { try transaction.raw.put(primaryKey, forKey: storedNew, in: database) }

@@ -49,6 +49,8 @@ final class EntityContext {
     /// The bytes-based index maintenance of typed writes, made once per transaction and schema
     /// (see ``WriteTransaction/storedMaintainer(for:)``); never copied into a savepoint.
     var storedMaintainer: StoredIndexMaintainer?
+    /// Index changes held back during a bulk write (``IndexBatch``); never copied into a savepoint.
+    var indexBatch: IndexBatch?
 
     init(schema: EntitySchema, catalogBytes: [UInt8], records: Database, indexes: [String: Database]) {
         self.schema = schema

@@ -83,7 +83,17 @@ public final class WriteTransaction: ReadTransaction {
     /// Stores new records; throws `.duplicateKey` at the first key that exists (and, as any throw,
     /// rolls back the whole transaction unless caught inside a savepoint).
     public func insert<T: Record>(_ records: some Sequence<T>) throws {
-        for record in records { try insert(record) }
+        // Index changes are batched from the second record on, once the entity exists.
+        var remaining = records.makeIterator()
+        guard let first = remaining.next() else { return }
+        try insert(first)
+        let context = try writableContext(for: T.self)
+        try batchingIndexWrites(context) {
+            while let record = remaining.next() {
+                try insert(record)
+                try flushIndexBatchIfFull(context)
+            }
+        }
     }
 
     /// Stores `record`, replacing the record with the same key if there is one.
@@ -95,7 +105,17 @@ public final class WriteTransaction: ReadTransaction {
 
     /// Stores every record, replacing existing ones with the same key.
     public func upsert<T: Record>(_ records: some Sequence<T>) throws {
-        for record in records { try upsert(record) }
+        // Index changes are batched from the second record on, once the entity exists.
+        var remaining = records.makeIterator()
+        guard let first = remaining.next() else { return }
+        try upsert(first)
+        let context = try writableContext(for: T.self)
+        try batchingIndexWrites(context) {
+            while let record = remaining.next() {
+                try upsert(record)
+                try flushIndexBatchIfFull(context)
+            }
+        }
     }
 
     /// Replaces the stored record with the same key; throws `.notFound` when there is none.

@@ -1,0 +1,154 @@
+import Foundation
+import LMDB
+
+/// Index entry changes held back during a bulk write of one entity's records, then applied in
+/// key order.
+///
+/// A bulk `upsert` or `insert` of a sequence changes entries at random places of each index's
+/// B-tree: every change searched from the root, and in a large write transaction each page on the
+/// way was also looked up in LMDB's list of dirty pages (a binary search that grew with the
+/// transaction, 8 % of a million-record load). Held back for up to ``recordLimit`` records and
+/// applied sorted through one cursor per index, consecutive entries land on the page the cursor is
+/// on, where LMDB searches without descending, and the primary keys of one index key, which arrive
+/// ascending, are appended to its duplicates (`MDB_APPENDDUP`) when they sort last.
+///
+/// Only for entities without unique indexes (a unique check reads the index, which must then
+/// hold every earlier record), and only while no other code can read the transaction: the
+/// indexes are complete again when the bulk call returns or throws.
+struct IndexBatch {
+    /// The held changes of one index: each entry's key and primary key side by side in one
+    /// buffer, so that sorting moves small values and compares bytes in place (an array per key
+    /// made the sort cost more than the writes it saved).
+    struct Changes {
+        struct Entry {
+            let start: Int
+            let keyLength: Int32
+            let primaryKeyLength: Int32
+            let adds: Bool
+        }
+        var bytes: [UInt8] = []
+        var entries: [Entry] = []
+
+        mutating func append(_ key: [UInt8], _ primaryKey: [UInt8], adds: Bool) {
+            entries.append(Entry(start: bytes.count, keyLength: Int32(key.count), primaryKeyLength: Int32(primaryKey.count), adds: adds))
+            bytes.append(contentsOf: key)
+            bytes.append(contentsOf: primaryKey)
+        }
+
+        /// Calls `body` with each entry's key, primary key and kind, sorted by key, then primary
+        /// key, then the order the changes were made in.
+        func forEachSorted(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, Bool) throws -> Void) throws {
+            try bytes.withUnsafeBytes { base in
+                var order = Array(entries.indices)
+                order.withUnsafeMutableBufferPointer { order in
+                    entries.withUnsafeBufferPointer { entries in
+                        order.sort { a, b in
+                            let x = entries[a], y = entries[b]
+                            let keys = Self.compare(base, x.start, Int(x.keyLength), y.start, Int(y.keyLength))
+                            if keys != 0 { return keys < 0 }
+                            let primaryKeys = Self.compare(base, x.start + Int(x.keyLength), Int(x.primaryKeyLength),
+                                                           y.start + Int(y.keyLength), Int(y.primaryKeyLength))
+                            if primaryKeys != 0 { return primaryKeys < 0 }
+                            return a < b
+                        }
+                    }
+                }
+                for index in order {
+                    let entry = entries[index]
+                    let key = UnsafeRawBufferPointer(rebasing: base[entry.start..<(entry.start + Int(entry.keyLength))])
+                    let keyEnd = entry.start + Int(entry.keyLength)
+                    let primaryKey = UnsafeRawBufferPointer(rebasing: base[keyEnd..<(keyEnd + Int(entry.primaryKeyLength))])
+                    try body(key, primaryKey, entry.adds)
+                }
+            }
+        }
+
+        /// memcmp order of two byte ranges of `base`, the shorter first on a tie.
+        @inline(__always)
+        private static func compare(_ base: UnsafeRawBufferPointer, _ a: Int, _ aLength: Int, _ b: Int, _ bLength: Int) -> Int32 {
+            let common = min(aLength, bLength)
+            if common > 0, let start = base.baseAddress {
+                let result = memcmp(start + a, start + b, common)
+                if result != 0 { return result }
+            }
+            return aLength == bLength ? 0 : (aLength < bLength ? -1 : 1)
+        }
+    }
+
+    /// Records written before the changes are applied: large enough for long runs of keys on one
+    /// page, small enough to keep the held changes at a few MiB.
+    static let recordLimit = 16_384
+
+    /// The held changes by index name.
+    private(set) var changes: [String: Changes] = [:]
+    /// Records written since the last application.
+    var records = 0
+
+    /// Holds the change of the entry `key` → `primaryKey` of index `index` (stored keys).
+    mutating func note(_ key: [UInt8], _ primaryKey: [UInt8], adds: Bool, index: String) {
+        changes[index, default: Changes()].append(key, primaryKey, adds: adds)
+    }
+
+    /// Holds the moves of `primaryKey`'s entries from the stored keys `old` to `new`, as
+    /// ``LMDB/Transaction/replaceIndexEntries(of:old:new:in:)`` makes them.
+    mutating func note(replacing old: [[UInt8]], with new: [[UInt8]], of primaryKey: [UInt8], index: String) {
+        if old == new { return }
+        let old = old.count > 1 ? Array(Set(old)) : old
+        let new = new.count > 1 ? Array(Set(new)) : new
+        for key in old where !new.contains(key) { note(key, primaryKey, adds: false, index: index) }
+        for key in new where !old.contains(key) { note(key, primaryKey, adds: true, index: index) }
+    }
+}
+
+extension WriteTransaction {
+    /// Runs `body`, which writes records of `context`'s entity, with their index changes held in
+    /// an ``IndexBatch`` when the entity's indexes are kept from stored bytes and none is unique;
+    /// `body` calls ``flushIndexBatchIfFull(_:)`` after each record. The indexes are complete when
+    /// this returns or throws.
+    func batchingIndexWrites(_ context: EntityContext, _ body: () throws -> Void) throws {
+        guard context.indexBatch == nil, let stored = storedMaintainer(for: context), !stored.isEmpty,
+              !stored.hasUniqueIndexes else {
+            return try body()
+        }
+        context.indexBatch = IndexBatch()
+        do {
+            try body()
+        } catch {
+            // The records written so far stay (a caller may catch and go on): so do their entries.
+            try flushIndexBatch(context)
+            context.indexBatch = nil
+            throw error
+        }
+        try flushIndexBatch(context)
+        context.indexBatch = nil
+    }
+
+    /// Applies the held index changes once ``IndexBatch/recordLimit`` records were written.
+    func flushIndexBatchIfFull(_ context: EntityContext) throws {
+        guard context.indexBatch != nil else { return }
+        context.indexBatch!.records += 1
+        if context.indexBatch!.records >= IndexBatch.recordLimit { try flushIndexBatch(context) }
+    }
+
+    /// Applies the held index changes, sorted by key and primary key, and starts a new batch.
+    private func flushIndexBatch(_ context: EntityContext) throws {
+        guard let batch = context.indexBatch else { return }
+        context.indexBatch = IndexBatch()
+        for (name, changes) in batch.changes {
+            guard let database = context.indexes[name] else { continue }
+            try lmdb(entity: context.name) {
+                try raw.withCursor(database) { cursor in
+                    try changes.forEachSorted { key, primaryKey, adds in
+                        if adds {
+                            do { try cursor.put(primaryKey, forKey: key, options: .appendDuplicate) } catch let error as LMDBError where error.isKeyExists {
+                                try cursor.put(primaryKey, forKey: key)   // not the last duplicate
+                            }
+                        } else {
+                            _ = try raw.delete(Array(key), value: Array(primaryKey), in: database)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
