@@ -99,17 +99,21 @@ extension QueryRequest where Root: Record {
     /// Runs `query`, decoding the results in batches (in parallel when large) and passing them on in order.
     private func run(_ query: Query<Root>, _ body: ([Root]) throws -> Void) throws {
         guard let context = try resolvedContext() else { return }
-        let decoder = BatchDecoder<Root>(fields: context.schema.fields, entity: context.name)
-        var batch = RawBatch(capacity: BatchDecoder<Root>.batchSize)
+        // Made for the first full batch only: making one reads the processor count.
+        var decoder: BatchDecoder<Root>?
+        var batch = RawBatch(capacity: 64)
         let describe = { (key: [UInt8]) in transaction.describeStoredKey(key, of: Root.self) }
         try execute(query) { match in
             batch.append(key: match.key, value: match.bytes)
             if batch.count >= BatchDecoder<Root>.batchSize {
-                try body(try decoder.decode(batch, describeKey: describe))
+                if decoder == nil { decoder = BatchDecoder<Root>(fields: context.schema.fields, entity: context.name) }
+                try body(try decoder!.decode(batch, describeKey: describe))
                 batch.removeAll()
             }
             return true
         }
-        if !batch.isEmpty { try body(try SharedDecode.decode(batch, with: decoder, describeKey: describe)) }
+        if !batch.isEmpty {
+            try SharedDecode.decode(batch, fields: context.schema.fields, entity: context.name, describeKey: describe, body)
+        }
     }
 }

@@ -1,7 +1,8 @@
 import Dispatch
+import Foundation
 import Synchronization
 
-/// Decodes a query's results on two threads when there are a few dozen of them: decoding is most
+/// Decodes a query's last batch of results; on two threads when there are a few dozen of them: decoding is most
 /// of a query's time once its records are found (a `Codable` record costs microseconds, the
 /// index entry and the record lookup a fraction of that), and below ``BatchDecoder``'s parallel
 /// threshold a batch would be decoded on the calling thread alone.
@@ -17,19 +18,40 @@ enum SharedDecode {
     /// Records per chunk.
     static var chunkSize: Int { 4 }
 
-    static func decode<T: Record>(_ batch: RawBatch, with decoder: BatchDecoder<T>,
-                                  describeKey: ([UInt8]) -> String) throws -> [T] {
-        guard batch.count >= threshold, batch.count < BatchDecoder<T>.parallelThreshold, decoder.cores > 1 else {
-            return try decoder.decode(batch, describeKey: describeKey)
+    /// The processor count, read once (each read costs a system call and a parse).
+    static let cores = ProcessInfo.processInfo.activeProcessorCount
+
+    /// Decodes `batch` (fewer than ``BatchDecoder/batchSize`` records) and hands the records to
+    /// `body` in order, in one or more arrays (each passed on as it is, not joined into one).
+    static func decode<T: Record>(_ batch: RawBatch, fields: FieldTable, entity: String,
+                                  describeKey: ([UInt8]) -> String, _ body: ([T]) throws -> Void) throws {
+        if batch.count >= BatchDecoder<T>.parallelThreshold {
+            return try body(BatchDecoder<T>(fields: fields, entity: entity).decode(batch, describeKey: describeKey))
         }
-        let work = Work<T>(batch: batch, fields: decoder.fields, entity: decoder.entity)
+        guard batch.count >= threshold, cores > 1 else {
+            let decoder = RecordDecoder(for: T.self)
+            var records: [T] = []
+            records.reserveCapacity(batch.count)
+            var bytes: [UInt8] = []
+            do {
+                for index in 0..<batch.count {
+                    batch.copyValue(at: index, into: &bytes)
+                    records.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity, key: ""))
+                }
+            } catch {
+                // Again through the batch decoder, whose error names the record's key.
+                return try body(BatchDecoder<T>(fields: fields, entity: entity).decode(batch, describeKey: describeKey))
+            }
+            return try body(records)
+        }
+        let work = Work<T>(batch: batch, fields: fields, entity: entity)
         DispatchQueue.global(qos: .userInitiated).async { work.run(helper: true) }
         work.run(helper: false)
         if work.completed.load(ordering: .acquiring) < work.chunks { work.helperDone.wait() }
-        guard let records = work.records() else {
-            return try decoder.decode(batch, describeKey: describeKey)
+        guard let parts = work.parts() else {
+            return try body(BatchDecoder<T>(fields: fields, entity: entity).decode(batch, describeKey: describeKey))
         }
-        return records
+        for part in parts { try body(part) }
     }
 
     /// The chunks of one batch, the counter both threads take them from, and their results.
@@ -78,16 +100,16 @@ enum SharedDecode {
         }
 
         /// Every chunk's records in order, or nil when one failed.
-        func records() -> [T]? {
+        func parts() -> [[T]]? {
             guard !failed.load(ordering: .relaxed) else { return nil }
-            return results.withLock { parts -> [T]? in
-                var records: [T] = []
-                records.reserveCapacity(batch.count)
+            return results.withLock { parts -> [[T]]? in
+                var all: [[T]] = []
+                all.reserveCapacity(parts.count)
                 for part in parts {
                     guard let part else { return nil }
-                    records += part
+                    all.append(part)
                 }
-                return records
+                return all
             }
         }
     }
