@@ -29,7 +29,9 @@ extension ReadTransaction {
         var records: [T] = []
         var batch = RawBatch(capacity: BatchDecoder<T>.batchSize)
         func drain() throws {
-            records += try decoder.decode(batch, describeKey: { describeStoredKey($0, of: type) })
+            var decoded = try decoder.decodeInOrder(batch, describeKey: { describeStoredKey($0, of: type) })
+            records.reserveCapacity(records.count + decoded.count)
+            _ = decoded.forEach { records.append($0); return true }
             batch.removeAll()
         }
         for key in keys {
@@ -153,10 +155,8 @@ extension ReadTransaction {
         func deliverPending() throws -> Bool {
             guard let (started, share, count) = pending else { return true }
             pending = nil
-            for record in try decoder.finishDecoding(started, share, count: count, describeKey: describe) {
-                guard try body(record) else { return false }
-            }
-            return true
+            var records = try decoder.finishDecoding(started, share, count: count, describeKey: describe)
+            return try records.forEach(body)
         }
         /// Decodes the gathered batch and feeds it to `body`; false when `body` asked to stop.
         func drain(final: Bool) throws -> Bool {
@@ -169,10 +169,8 @@ extension ReadTransaction {
             }
             guard try deliverPending() else { return false }
             defer { batch.removeAll() }
-            for record in try decoder.decode(batch, describeKey: describe) {
-                guard try body(record) else { return false }
-            }
-            return true
+            var records = try decoder.decodeInOrder(batch, describeKey: describe)
+            return try records.forEach(body)
         }
         defer { if let (_, share, _) = pending { _ = share.wait() } }   // no decoding outlives the scan
         try lmdb(entity: context.name) {
