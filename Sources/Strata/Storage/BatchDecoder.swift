@@ -25,7 +25,7 @@ struct BatchDecoder<T: Record> {
         var decoded = try decodeInOrder(batch, describeKey: describeKey)
         var records: [T] = []
         records.reserveCapacity(decoded.count)
-        _ = decoded.forEach { records.append($0); return true }
+        _ = decoded.forEach { (record: consuming T) in records.append(record); return true }
         return records
     }
 
@@ -155,7 +155,7 @@ struct DecodedRecords<T> {
     /// always returned true. Hands out each record once: call once.
     // One loop per chunk over a local array, so the generic metadata the loop needs is looked up
     // once per chunk rather than once per record.
-    mutating func forEach(_ body: (T) throws -> Bool) rethrows -> Bool {
+    mutating func forEach(_ body: (consuming T) throws -> Bool) rethrows -> Bool {
         for index in chunks.indices {
             var chunk: [T] = []
             swap(&chunk, &chunks[index])
