@@ -1,4 +1,4 @@
-// codec-micro [--count N (10000)] [--rounds R (20)] [--only get|scan|codable-get|codable-scan|upsert|codable-upsert]
+// codec-micro [--count N (10000)] [--rounds R (20)] [--only get|scan|all|codable-get|codable-scan|upsert|codable-upsert]
 //
 // The record codec in isolation from disk: a store small enough to stay in the page cache, read
 // and written over and over. Each measurement is its own non-inlined function (`timed…`), so
@@ -56,6 +56,10 @@ struct CodableUser: Record, Equatable {
     }
 }
 
+@inline(never) func timedAll<T: Record>(_ store: Store, _: T.Type) throws -> Int {
+    try store.read { tx in try tx.all(T.self).count }
+}
+
 @inline(never) func timedUpsert<T: Record>(_ store: Store, _ records: [T]) throws {
     try store.write { tx in try tx.upsert(records) }
 }
@@ -69,9 +73,9 @@ while let flag = arguments.next() {
     switch flag {
     case "--count": count = arguments.positiveInteger(for: flag)
     case "--rounds": rounds = arguments.positiveInteger(for: flag)
-    case "--only": only = arguments.choice(for: flag, ["get", "scan", "codable-get", "codable-scan", "upsert", "codable-upsert"])
+    case "--only": only = arguments.choice(for: flag, ["get", "scan", "all", "codable-get", "codable-scan", "upsert", "codable-upsert"])
     case "--help", "-h":
-        print("usage: codec-micro [--count N (10000)] [--rounds R (20)] [--only get|scan|codable-get|codable-scan|upsert|codable-upsert]")
+        print("usage: codec-micro [--count N (10000)] [--rounds R (20)] [--only get|scan|all|codable-get|codable-scan|upsert|codable-upsert]")
         exit(0)
     default: arguments.unknown(flag)
     }
@@ -107,6 +111,7 @@ func expect(_ value: Int, _ what: String) {
 }
 try report("get", records: count) { expect(try timedPointReads(store, BenchUser.self, keys), "get") }
 try report("scan", records: count) { expect(try timedScan(store, BenchUser.self), "scan") }
+try report("all", records: count) { expect(try timedAll(store, BenchUser.self), "all") }
 try report("codable-get", records: count) { expect(try timedPointReads(store, CodableUser.self, keys), "codable-get") }
 try report("codable-scan", records: count) { expect(try timedScan(store, CodableUser.self), "codable-scan") }
 // Unchanged records: every one is encoded and compared with the stored bytes, none rewritten.

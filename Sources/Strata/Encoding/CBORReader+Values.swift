@@ -11,12 +11,24 @@ extension CBORReader {
         if T.self == String.self { return try readString(at: &offset) as? T }
         if T.self == Int.self { return try readInteger(Int.self, at: &offset) as? T }
         if T.self == Double.self { return try readDouble(at: &offset) as? T }
-        if T.self == Date.self { return try readDate(at: &offset) as? T }
+        if T.self == Date.self {
+            if let (date, end) = fastDate(at: offset) {
+                offset = end
+                return date as? T
+            }
+            return try readDate(at: &offset) as? T
+        }
         if T.self == UUID.self { return try readUUID(at: &offset) as? T }
         if T.self == Data.self { return Data(bytes[try readStringRange(.bytes, at: &offset)]) as? T }
         if T.self == URL.self { return try readURL(at: &offset) as? T }
         if T.self == Decimal.self { return try readDecimal(at: &offset) as? T }
-        if ObjectIdentifier(T.self) == CBOR.stringArrayType { return try readStrings(at: &offset) as? T }
+        if ObjectIdentifier(T.self) == CBOR.stringArrayType {
+            if let (strings, end) = fastStrings(at: offset) {
+                offset = end
+                return strings as? T
+            }
+            return try readStrings(at: &offset) as? T
+        }
         if T.self == Bool.self { return try readBool(at: &offset) as? T }
         if T.self == Int64.self { return try readInteger(Int64.self, at: &offset) as? T }
         if T.self == Float.self { return try readFloat(at: &offset) as? T }

@@ -48,6 +48,10 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
 
     func decode(_: Bool.Type, forKey key: Key) throws -> Bool {
         let found = try required(key)
+        if let (value, end) = state.reader.fastBool(at: found.value) {
+            state.consume(frame, found, end: end)
+            return value
+        }
         var offset = found.value
         do throws(CBORReadFailure) {
             let value = try state.reader.readBool(at: &offset)
@@ -57,6 +61,10 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
     func decodeIfPresent(_: Bool.Type, forKey key: Key) throws -> Bool? {
         guard let found = try present(key) else { return nil }
+        if let (value, end) = state.reader.fastBool(at: found.value) {
+            state.consume(frame, found, end: end)
+            return value
+        }
         var offset = found.value
         do throws(CBORReadFailure) {
             let value = try state.reader.readBool(at: &offset)
@@ -66,6 +74,10 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
     func decode(_: String.Type, forKey key: Key) throws -> String {
         let found = try required(key)
+        if let (value, end) = state.reader.fastString(at: found.value) {
+            state.consume(frame, found, end: end)
+            return value
+        }
         var offset = found.value
         do throws(CBORReadFailure) {
             let value = try state.reader.readString(at: &offset)
@@ -75,6 +87,10 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
     func decodeIfPresent(_: String.Type, forKey key: Key) throws -> String? {
         guard let found = try present(key) else { return nil }
+        if let (value, end) = state.reader.fastString(at: found.value) {
+            state.consume(frame, found, end: end)
+            return value
+        }
         var offset = found.value
         do throws(CBORReadFailure) {
             let value = try state.reader.readString(at: &offset)
@@ -84,6 +100,10 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
     func decode(_: Double.Type, forKey key: Key) throws -> Double {
         let found = try required(key)
+        if let (value, end) = state.reader.fastDouble(at: found.value) {
+            state.consume(frame, found, end: end)
+            return value
+        }
         var offset = found.value
         do throws(CBORReadFailure) {
             let value = try state.reader.readDouble(at: &offset)
@@ -93,6 +113,10 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
     func decodeIfPresent(_: Double.Type, forKey key: Key) throws -> Double? {
         guard let found = try present(key) else { return nil }
+        if let (value, end) = state.reader.fastDouble(at: found.value) {
+            state.consume(frame, found, end: end)
+            return value
+        }
         var offset = found.value
         do throws(CBORReadFailure) {
             let value = try state.reader.readDouble(at: &offset)

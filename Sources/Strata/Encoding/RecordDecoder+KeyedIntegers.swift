@@ -2,6 +2,10 @@
 extension RecordKeyedDecodingContainer {
     func decode(_: Int.Type, forKey key: Key) throws -> Int {
         let found = try required(key)
+        if let (value, end) = state.reader.fastInt(at: found.value) {
+            state.consume(frame, found, end: end)
+            return value
+        }
         var offset = found.value
         do throws(CBORReadFailure) {
             let value = try state.reader.readInteger(Int.self, at: &offset)
@@ -11,6 +15,10 @@ extension RecordKeyedDecodingContainer {
     }
     func decodeIfPresent(_: Int.Type, forKey key: Key) throws -> Int? {
         guard let found = try present(key) else { return nil }
+        if let (value, end) = state.reader.fastInt(at: found.value) {
+            state.consume(frame, found, end: end)
+            return value
+        }
         var offset = found.value
         do throws(CBORReadFailure) {
             let value = try state.reader.readInteger(Int.self, at: &offset)
@@ -74,6 +82,10 @@ extension RecordKeyedDecodingContainer {
     }
     func decode(_: Int64.Type, forKey key: Key) throws -> Int64 {
         let found = try required(key)
+        if let (value, end) = state.reader.fastInt64(at: found.value) {
+            state.consume(frame, found, end: end)
+            return value
+        }
         var offset = found.value
         do throws(CBORReadFailure) {
             let value = try state.reader.readInteger(Int64.self, at: &offset)
@@ -83,6 +95,10 @@ extension RecordKeyedDecodingContainer {
     }
     func decodeIfPresent(_: Int64.Type, forKey key: Key) throws -> Int64? {
         guard let found = try present(key) else { return nil }
+        if let (value, end) = state.reader.fastInt64(at: found.value) {
+            state.consume(frame, found, end: end)
+            return value
+        }
         var offset = found.value
         do throws(CBORReadFailure) {
             let value = try state.reader.readInteger(Int64.self, at: &offset)

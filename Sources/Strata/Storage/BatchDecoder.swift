@@ -22,9 +22,19 @@ struct BatchDecoder<T: Record> {
     /// Decodes `batch` in order. On failure, throws the error of the first record, in batch order,
     /// that failed; `describeKey` renders that record's stored key for the message.
     func decode(_ batch: RawBatch, describeKey: ([UInt8]) -> String) throws -> [T] {
+        var decoded = try decodeInOrder(batch, describeKey: describeKey)
+        var records: [T] = []
+        records.reserveCapacity(decoded.count)
+        _ = decoded.forEach { (record: consuming T) in records.append(record); return true }
+        return records
+    }
+
+    /// Decodes `batch` as ``decode(_:describeKey:)`` does, handing the records out one by one
+    /// without copying them (see ``DecodedRecords``).
+    func decodeInOrder(_ batch: RawBatch, describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
         let decoder = RecordDecoder(for: T.self)
         guard cores > 1, batch.count >= Self.parallelThreshold else {
-            return try decodeChunk(decoder, batch, 0..<batch.count, describeKey: describeKey)
+            return DecodedRecords([try decodeChunkReversed(decoder, batch, 0..<batch.count, describeKey: describeKey)])
         }
         let chunks = min(cores, batch.count / (Self.parallelThreshold / 2))
         let chunkSize = (batch.count + chunks - 1) / chunks
@@ -32,34 +42,27 @@ struct BatchDecoder<T: Record> {
         let fields = self.fields, entity = self.entity
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             let range = chunk * chunkSize..<min(batch.count, (chunk + 1) * chunkSize)
-            var decoded: [T] = []
-            decoded.reserveCapacity(range.count)
-            var bytes: [UInt8] = []
-            let outcome: Result<[T], StrataError>
-            do throws(StrataError) {
-                for index in range {
-                    batch.copyValue(at: index, into: &bytes)
-                    decoded.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity, key: ""))
-                }
-                outcome = .success(decoded)
-            } catch {
-                outcome = .failure(error)
-            }
+            let outcome = Self.decodeReversed(decoder, batch, range, fields: fields, entity: entity)
             results.withLock { $0[chunk] = outcome }
         }
-        var records: [T] = []
-        records.reserveCapacity(batch.count)
-        for (chunk, outcome) in results.withLock({ $0 }).enumerated() {
+        var decoded: [[T]] = []
+        decoded.reserveCapacity(chunks)
+        let outcomes = results.withLock { outcomes in
+            var taken: [Result<[T], StrataError>?] = []
+            swap(&taken, &outcomes)
+            return taken
+        }
+        for (chunk, outcome) in outcomes.enumerated() {
             switch outcome {
-            case .success(let decoded)?:
-                records += decoded
+            case .success(let records)?:
+                decoded.append(records)
             case .failure?, nil:
                 // Decode the failed chunk again on this thread to throw its first error with the key named.
                 let range = chunk * chunkSize..<min(batch.count, (chunk + 1) * chunkSize)
-                records += try decodeChunk(decoder, batch, range, describeKey: describeKey)
+                decoded.append(try decodeChunkReversed(decoder, batch, range, describeKey: describeKey))
             }
         }
-        return records
+        return DecodedRecords(decoded)
     }
 
     /// Starts decoding the first `count` records of `batch` on another thread; the caller gathers
@@ -69,55 +72,100 @@ struct BatchDecoder<T: Record> {
         let decoder = RecordDecoder(for: T.self)
         let fields = self.fields, entity = self.entity
         DispatchQueue.global().async {
-            var decoded: [T] = []
-            decoded.reserveCapacity(count)
-            var bytes: [UInt8] = []
-            let outcome: Result<[T], StrataError>
-            do throws(StrataError) {
-                for index in 0..<count {
-                    batch.copyValue(at: index, into: &bytes)
-                    decoded.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity, key: ""))
-                }
-                outcome = .success(decoded)
-            } catch {
-                outcome = .failure(error)
-            }
-            pending.finish(outcome)
+            pending.finish(Self.decodeReversed(decoder, batch, 0..<count, fields: fields, entity: entity))
         }
         return pending
     }
 
     /// Finishes a batch started with ``startDecoding(_:count:)``: decodes its records from `count`
-    /// on here, waits for the other thread's share, and returns all in order. A failure is
+    /// on here, waits for the other thread's share, and hands out all in order. A failure is
     /// thrown as ``decode(_:describeKey:)`` throws it, naming the key of the first bad record.
-    func finishDecoding(_ batch: RawBatch, _ pending: PendingDecode<T>, count: Int, describeKey: ([UInt8]) -> String) throws -> [T] {
+    func finishDecoding(_ batch: RawBatch, _ pending: PendingDecode<T>, count: Int, describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
         let decoder = RecordDecoder(for: T.self)
-        let tail = try? decodeChunk(decoder, batch, count..<batch.count, describeKey: describeKey)
-        var records: [T]
+        let tail = Self.decodeReversed(decoder, batch, count..<batch.count, fields: fields, entity: entity)
+        let head: [T]
         switch pending.wait() {
-        case .success(let head): records = head
-        case .failure: records = try decodeChunk(decoder, batch, 0..<count, describeKey: describeKey)
+        case .success(let records): head = records
+        case .failure: head = try decodeChunkReversed(decoder, batch, 0..<count, describeKey: describeKey)
         }
-        records += try tail ?? decodeChunk(decoder, batch, count..<batch.count, describeKey: describeKey)
-        return records
+        switch tail {
+        case .success(let records): return DecodedRecords([head, records])
+        case .failure: return DecodedRecords([head, try decodeChunkReversed(decoder, batch, count..<batch.count, describeKey: describeKey)])
+        }
     }
 
-    /// Decodes the records of `range` on this thread, naming the key of the first that fails.
-    private func decodeChunk(_ decoder: RecordDecoder, _ batch: RawBatch, _ range: Range<Int>,
-                             describeKey: ([UInt8]) -> String) throws -> [T] {
+    /// The records of `range`, last first (see ``DecodedRecords``), or the first failure met.
+    private static func decodeReversed(
+        _ decoder: RecordDecoder, _ batch: RawBatch, _ range: Range<Int>, fields: FieldTable, entity: String
+    ) -> Result<[T], StrataError> {
         var records: [T] = []
         records.reserveCapacity(range.count)
         var bytes: [UInt8] = []
-        for index in range {
-            batch.copyValue(at: index, into: &bytes)
-            do {
+        do throws(StrataError) {
+            for index in range.reversed() {
+                batch.copyValue(at: index, into: &bytes)
                 records.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity, key: ""))
-            } catch {
-                records.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity,
-                                                  key: describeKey(batch.key(at: index))))
+            }
+            return .success(records)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The records of `range`, last first, decoded on this thread; on failure, throws the error of
+    /// the first record of `range` that fails, with its key named.
+    private func decodeChunkReversed(_ decoder: RecordDecoder, _ batch: RawBatch, _ range: Range<Int>,
+                                     describeKey: ([UInt8]) -> String) throws -> [T] {
+        switch Self.decodeReversed(decoder, batch, range, fields: fields, entity: entity) {
+        case .success(let records):
+            return records
+        case .failure:
+            // Records are decoded last first; find the first failure in batch order.
+            var bytes: [UInt8] = []
+            for index in range {
+                batch.copyValue(at: index, into: &bytes)
+                do {
+                    _ = try decoder.decode(T.self, from: bytes, fields: fields, entity: entity, key: "")
+                } catch {
+                    _ = try decoder.decode(T.self, from: bytes, fields: fields, entity: entity,
+                                           key: describeKey(batch.key(at: index)))
+                }
+            }
+            preconditionFailure("a record failed to decode once and decoded the second time")
+        }
+    }
+}
+
+/// Decoded records handed out in batch order by moving each out of its chunk, never copying it:
+/// each chunk holds its records last first, so removing the last yields them in order. (Iterating an array
+/// of a generic record type copies every element, retaining each of its strings and arrays, and
+/// then destroys the array's own copies.)
+struct DecodedRecords<T> {
+    /// The chunks in batch order, each last record first.
+    private var chunks: [[T]]
+    /// The number of records.
+    let count: Int
+
+    init(_ chunks: [[T]]) {
+        self.chunks = chunks
+        count = chunks.reduce(0) { $0 + $1.count }
+    }
+
+    /// Calls `body` with each record in batch order until it returns false; returns whether it
+    /// always returned true. Hands out each record once: call once.
+    // One loop per chunk over a local array, so the generic metadata the loop needs is looked up
+    // once per chunk rather than once per record.
+    mutating func forEach(_ body: (consuming T) throws -> Bool) rethrows -> Bool {
+        for index in chunks.indices {
+            var chunk: [T] = []
+            swap(&chunk, &chunks[index])
+            // `count` and `remove(at:)` are Array's own: `popLast`, `removeLast` and `isEmpty` are
+            // protocol extensions, whose witness tables unspecialized code looks up on every call.
+            while chunk.count > 0 {
+                guard try body(chunk.remove(at: chunk.count - 1)) else { return false }
             }
         }
-        return records
+        return true
     }
 }
 

@@ -11,9 +11,11 @@ extension ReadTransaction {
         // The key and the value go through buffers this transaction reuses: no allocation but the record's.
         var buffers = takeSpareBuffers()
         defer { returnSpareBuffers(&buffers) }
-        try recordKey(key, entity: context.name, into: &buffers.0)
-        let found = try lmdb(entity: context.name) {
-            try raw.withValue(forKey: buffers.0, in: context.records) { value in value.appendBytes(to: &buffers.1) } != nil
+        // The entity's name and database read once: each read of a class property is an access check.
+        let entity = context.name, records = context.records
+        try recordKey(key, entity: entity, into: &buffers.0)
+        let found = try lmdb(entity: entity) {
+            try raw.withValue(forKey: buffers.0, in: records) { value in value.appendBytes(to: &buffers.1) } != nil
         }
         guard found else { return nil }
         return try decode(type, buffers.1, context) { String(describing: key) }
@@ -29,7 +31,9 @@ extension ReadTransaction {
         var records: [T] = []
         var batch = RawBatch(capacity: BatchDecoder<T>.batchSize)
         func drain() throws {
-            records += try decoder.decode(batch, describeKey: { describeStoredKey($0, of: type) })
+            var decoded = try decoder.decodeInOrder(batch, describeKey: { describeStoredKey($0, of: type) })
+            records.reserveCapacity(records.count + decoded.count)
+            _ = decoded.forEach { (record: consuming T) in records.append(record); return true }
             batch.removeAll()
         }
         for key in keys {
@@ -64,7 +68,8 @@ extension ReadTransaction {
         // The count is O(1) and exact in this snapshot: the array is allocated once, not regrown
         // (and copied) about twenty times on the way to a million records.
         records.reserveCapacity(try count(type))
-        try forEach(type) { records.append($0) }
+        // Each decoded record moves into the array (a `forEach` body would copy it).
+        try scan(type, from: nil, to: nil) { (record: consuming T) in records.append(record); return true }
         return records
     }
 
@@ -126,17 +131,18 @@ struct KeyBound<Key: IndexableValue> {
 extension ReadTransaction {
     private func collect<T: Record>(_ type: T.Type, from lower: KeyBound<T.PrimaryKey>?, to upper: KeyBound<T.PrimaryKey>?) throws -> [T] {
         var records: [T] = []
-        try scan(type, from: lower, to: upper) { records.append($0); return true }
+        try scan(type, from: lower, to: upper) { (record: consuming T) in records.append(record); return true }
         return records
     }
 
-    /// Walks records in key order between the bounds; `body` returns false to stop.
+    /// Walks records in key order between the bounds; `body` returns false to stop. Each record is
+    /// `body`'s to keep: it is moved out of its batch, never copied.
     ///
     /// Raw records are gathered in batches on this thread and decoded by ``BatchDecoder``
     /// (in parallel when the batch is large), then handed to `body` in key order.
     func scan<T: Record>(
         _ type: T.Type, from lower: KeyBound<T.PrimaryKey>?, to upper: KeyBound<T.PrimaryKey>?,
-        batchSize: Int = BatchDecoder<T>.batchSize, _ body: (T) throws -> Bool
+        batchSize: Int = BatchDecoder<T>.batchSize, _ body: (consuming T) throws -> Bool
     ) throws {
         guard let context = try context(for: type) else { return }
         let lowerKey = try lower.map { bound throws(StrataError) in (try recordKey(bound.key, entity: context.name), bound.inclusive) }
@@ -153,10 +159,8 @@ extension ReadTransaction {
         func deliverPending() throws -> Bool {
             guard let (started, share, count) = pending else { return true }
             pending = nil
-            for record in try decoder.finishDecoding(started, share, count: count, describeKey: describe) {
-                guard try body(record) else { return false }
-            }
-            return true
+            var records = try decoder.finishDecoding(started, share, count: count, describeKey: describe)
+            return try records.forEach(body)
         }
         /// Decodes the gathered batch and feeds it to `body`; false when `body` asked to stop.
         func drain(final: Bool) throws -> Bool {
@@ -169,10 +173,8 @@ extension ReadTransaction {
             }
             guard try deliverPending() else { return false }
             defer { batch.removeAll() }
-            for record in try decoder.decode(batch, describeKey: describe) {
-                guard try body(record) else { return false }
-            }
-            return true
+            var records = try decoder.decodeInOrder(batch, describeKey: describe)
+            return try records.forEach(body)
         }
         defer { if let (_, share, _) = pending { _ = share.wait() } }   // no decoding outlives the scan
         try lmdb(entity: context.name) {

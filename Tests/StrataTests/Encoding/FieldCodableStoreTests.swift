@@ -43,4 +43,25 @@ extension FieldUser: Record {
         let keys = users.map(\.id).shuffled()
         #expect(try store.read { tx in try tx.get(FieldUser.self, keys: keys) } == keys.map { users[Int($0) - 1] })
     }
+
+    /// Batches are decoded last record first and handed out in order: the error must still be the
+    /// one of the first bad record in key order, wherever the bad records fall in a batch.
+    @Test(arguments: [(30, [7, 20]), (5000, [100, 900]), (5000, [1500, 1900]), (5000, [2100, 3900]), (5000, [300, 4000])])
+    func theFirstOfSeveralCorruptRecordsIsTheOneReported(_ count: Int, _ bad: [Int64]) throws {
+        try store.write { tx in try tx.upsert(users(count)) }
+        try store.environment.write { txn in
+            let db = try #require(try txn.openDatabase("records/FieldUser"))
+            try txn.put([0xA1, 0x01, 0x01], forKey: bad[0].orderedKey, in: db)   // {id: 1}: fields missing
+            try txn.put([0x1F], forKey: bad[1].orderedKey, in: db)               // not CBOR
+        }
+        for read in [{ (tx: ReadTransaction) in _ = try tx.all(FieldUser.self) },
+                     { (tx: ReadTransaction) in _ = try tx.get(FieldUser.self, keys: (1...Int64(count)).reversed().reversed()) }] {
+            let error = try #require(throws: StrataError.self) { try store.read(read) }
+            #expect(error.key == "\(bad[0])", "\(error)")
+            #expect(error.code == .missingField)
+        }
+        var seen = 0
+        #expect(throws: StrataError.self) { try store.read { tx in try tx.forEach(FieldUser.self) { _ in seen += 1 } } }
+        #expect(seen < bad[0])
+    }
 }
