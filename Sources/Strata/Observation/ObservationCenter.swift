@@ -41,7 +41,7 @@ final class ObservationCenter: Sendable {
         var nextID: UInt64 = 0
         /// The last transaction id accounted for, and this process's commits after it.
         var lastSeen = 0
-        var ownCommits: Set<Int> = []
+        var ownCommits: [Int] = []
         /// The last transaction id the previous poll found. Only ids up to it are judged: a commit
         /// of this process is told to ``didCommit(_:transactionID:)`` just after LMDB commits it,
         /// and a poll in between must not take it for another process's.
@@ -136,7 +136,7 @@ final class ObservationCenter: Sendable {
         // per commit, none per observer.
         let concerned = state.withLock { state -> [@Sendable (ChangeSet) -> Void] in
             guard !state.observers.isEmpty else { return [] }
-            if transactionID > state.lastSeen { state.ownCommits.insert(transactionID) }
+            if transactionID > state.lastSeen { state.ownCommits.append(transactionID) }
             guard !changes.isEmpty else { return [] }
             var pass = CommitPass(changes, resultKeys: state.resultKeys)
             var concerned: [@Sendable (ChangeSet) -> Void] = []
@@ -311,6 +311,7 @@ final class ObservedResult: @unchecked Sendable {
     /// observer's entity) provably leaves the last result as it was: the changed records are
     /// known with their bytes, none was in the result and none matches now. Called with the
     /// center's lock held.
+    @inline(__always)
     fileprivate func mayConcern(_ change: CommitPass.EntityChange, _ pass: inout CommitPass) -> Bool {
         if busy.load(ordering: .acquiring) { return true }
         guard !pass.changes.isExternal, read, let conditionID else { return true }
@@ -341,6 +342,7 @@ struct CommitPass {
     private var lastEntity: String?
     private var lastChange = EntityChange.untouched
     private var verdicts: [(ObjectIdentifier, Bool)] = []
+    private var lastVerdict: (ObjectIdentifier, Bool)?
 
     init(_ changes: ChangeSet, resultKeys: [String: [[UInt8]: Int]]) {
         self.changes = changes
@@ -374,10 +376,12 @@ struct CommitPass {
     /// Whether a changed record of `result`'s entity matches its condition, whose identity is
     /// `id` (bytes known). Evaluated once per condition and commit.
     fileprivate mutating func matches(_ id: ObjectIdentifier, of result: ObservedResult) -> Bool {
-        if let verdict = verdicts.first(where: { $0.0 == id }) { return verdict.1 }
+        if id == lastVerdict?.0 { return lastVerdict!.1 }   // observers of an entity mostly share one
+        if let verdict = verdicts.first(where: { $0.0 == id }) { lastVerdict = verdict; return verdict.1 }
         guard let condition = result.condition, case .known(_, let records, _) = entity(condition.entity) else { return true }
         let verdict = condition.matchesAny(records)
         verdicts.append((id, verdict))
+        lastVerdict = (id, verdict)
         return verdict
     }
 
