@@ -37,6 +37,11 @@ struct IndexBatch {
 
         /// Calls `body` with each entry's key, primary key and kind, sorted by key, then primary
         /// key, then the order the changes were made in.
+        ///
+        /// SAFETY: the buffers lent to `body` point into `bytes`, which is not changed while they
+        /// live (this is a non-mutating method) and outlives the call; every range lies inside
+        /// it, as ``append(_:_:adds:)`` recorded it; `body` cannot keep them (LMDB copies keys and
+        /// values on a put).
         func forEachSorted(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, Bool) throws -> Void) throws {
             try bytes.withUnsafeBytes { base in
                 var order = Array(entries.indices)

@@ -22,8 +22,9 @@ final class ObservationCenter: Sendable {
     }
 
     /// The query observers of one entity, as the commit pass reads them: each observer's result,
-    /// unretained (``State/observers`` holds them, and the pass runs under the lock that
-    /// guards it), and its notification at the same position. The pass then judges an observer
+    /// unretained, and its notification at the same position. SAFETY: ``State/observers`` holds
+    /// every result strongly until its observer is removed, which rebuilds the groups under the
+    /// same lock the pass runs under, so no unretained result outlives its object. The pass then judges an observer
     /// without a retain and release, which cost more than the judgement itself.
     struct QueryGroup: @unchecked Sendable {
         var results: [Unmanaged<ObservedResult>] = []
