@@ -60,6 +60,34 @@ struct FieldSelection {
     }
 }
 
+extension FieldSelection {
+    /// For a selection of one stored field: whether that field of `bytes` is a text string of
+    /// exactly these UTF-8 bytes, compared in place (what ``PreparedPredicate`` does for
+    /// `field == text`) without making a ``SelectedFieldValues``; nil when the field is absent,
+    /// not a text string, or the bytes do not read as a map (the caller then evaluates in full,
+    /// which also reports corrupt bytes).
+    func singleTextEquals(_ bytes: [UInt8], _ utf8: [UInt8]) -> Bool? {
+        guard names.count == 1, stored == 1 else { return nil }
+        let reader = CBORReader(bytes: bytes)
+        var offset = 0
+        guard let head = try? reader.readHead(at: &offset), head.major == .map else { return nil }
+        var remaining = min(head.argument, UInt64(bytes.count))
+        while remaining > 0 {
+            remaining -= 1
+            guard let keyHead = try? reader.readHead(at: &offset), keyHead.major == .unsigned else { return nil }
+            if keyHead.argument < UInt64(slots.count), slots[Int(keyHead.argument)] == 0 {
+                guard let text = try? reader.readHead(at: &offset), text.major == .text else { return nil }
+                guard text.argument == UInt64(utf8.count) else { return false }
+                guard bytes.count - offset >= utf8.count else { return nil }
+                for index in utf8.indices where bytes[offset + index] != utf8[index] { return false }
+                return true
+            }
+            guard (try? reader.skipItemQuickly(at: &offset)) != nil else { return nil }
+        }
+        return nil
+    }
+}
+
 /// A record's selected fields (``FieldSelection``), read from its CBOR bytes on demand.
 struct SelectedFieldValues: FieldValues {
     let reader: CBORReader

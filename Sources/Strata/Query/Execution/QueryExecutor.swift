@@ -105,7 +105,11 @@ struct QueryExecutor {
         let prepared = PreparedPredicate(checked, selection: checkedSelection)
         // The whole predicate, for candidates under cut keys of an exact access; prepared when the first comes.
         var whole: PreparedPredicate?
+        // `field == text` alone (a scan's usual filter): compared in place, the field values
+        // read only for the matches.
+        let text: [UInt8]? = if case .textEquality(_, let utf8, _) = prepared, checkedSelection.names.count == 1 { utf8 } else { nil }
         try forEachLazyCandidate { key, bytes, cutKey in
+            if let text, cutKey == nil || !exact, checkedSelection.singleTextEquals(bytes, text) == false { return true }
             if exact, cutKey != nil {
                 if whole == nil { whole = PreparedPredicate(predicate, selection: selection) }
                 let values = try fieldValues(of: bytes, selection, key, &offsets)
