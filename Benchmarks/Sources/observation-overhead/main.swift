@@ -1,4 +1,4 @@
-// observation-overhead [--writes N] [--observers K] [--rounds R] [--deferred]
+// observation-overhead [--writes N] [--observers K] [--rounds R] [--deferred] [--observed-only]
 //
 // What K active observers cost a stream of small writes that do not touch what they observe:
 // N single-record write transactions (durable commits) into an entity whose records are all
@@ -8,7 +8,8 @@
 // observers have seen the last commit) and the overheads. `--deferred` commits without fsync
 // (Durability.deferred): the disk's latency, which on a busy machine swings more than the
 // overhead measured, then no longer hides the CPU cost of observation. Build in release:
-// `swift run -c release --package-path Benchmarks observation-overhead`.
+// `swift run -c release --package-path Benchmarks observation-overhead`. `--observed-only` skips the
+// streams without observers, so that a profiler sees only the observed writes.
 import EngineComparison
 import Foundation
 import Strata
@@ -25,6 +26,7 @@ var writes = 2_000
 var observerCount = 100
 var rounds = 3
 var durability = Store.Durability.synchronous
+var observedOnly = false
 var arguments = BenchmarkArguments(tool: "observation-overhead")
 while let flag = arguments.next() {
     switch flag {
@@ -32,8 +34,9 @@ while let flag = arguments.next() {
     case "--observers": observerCount = arguments.positiveInteger(for: flag)
     case "--rounds": rounds = arguments.positiveInteger(for: flag)
     case "--deferred": durability = .deferred
+    case "--observed-only": observedOnly = true
     case "--help", "-h":
-        print("usage: observation-overhead [--writes N (2000)] [--observers K (100)] [--rounds R (3)] [--deferred]")
+        print("usage: observation-overhead [--writes N (2000)] [--observers K (100)] [--rounds R (3)] [--deferred] [--observed-only]")
         exit(0)
     default: arguments.unknown(flag)
     }
@@ -89,7 +92,7 @@ do {
     var without: [StreamCost] = [], with: [StreamCost] = []
     for round in 1...rounds {
         let meter = Meter()
-        try writeSynchronously(store, from: next, count: writes, durability: durability)
+        if !observedOnly { try writeSynchronously(store, from: next, count: writes, durability: durability) }
         without.append(meter.cost(writes: writes))
         next += Int64(writes)
         // K observers of the hot readings, each consuming its values in its own task; the writes

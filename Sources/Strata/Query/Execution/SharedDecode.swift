@@ -1,3 +1,4 @@
+import LMDB
 import Dispatch
 import Foundation
 import Synchronization
@@ -62,7 +63,8 @@ enum SharedDecode {
         let chunks: Int
         let next = Atomic<Int>(0)
         let completed = Atomic<Int>(0)
-        let results: Mutex<[[T]?]>
+        /// A pthread lock (``ConditionLock``), not `Mutex`, which ThreadSanitizer reports as racing.
+        let results: ConditionLock<[[T]?]>
         let failed = Atomic<Bool>(false)
         /// Signalled by the helper when it completes the last chunk.
         let helperDone = DispatchSemaphore(value: 0)
@@ -72,7 +74,7 @@ enum SharedDecode {
             self.fields = fields
             self.entity = entity
             chunks = (batch.count + SharedDecode.chunkSize - 1) / SharedDecode.chunkSize
-            results = Mutex(Array(repeating: nil, count: chunks))
+            results = ConditionLock(Array(repeating: nil, count: chunks))
         }
 
         /// Takes and decodes chunks until none is left.

@@ -1,4 +1,4 @@
-import Synchronization
+import LMDB
 
 /// Splits a predicate format string into tokens in one linear pass.
 ///
@@ -31,7 +31,8 @@ struct FormatLexer {
     static var cacheableLength: Int { 4096 }
 
     /// Tokens of format strings split before, shared by every thread (errors are not kept).
-    private static let cache = Mutex<[String: [FormatToken]]>([:])
+    /// A pthread lock (``ConditionLock``), not `Mutex`, which ThreadSanitizer reports as racing.
+    private static let cache = ConditionLock<[String: [FormatToken]]>([:])
 
     private init(scalars: [Unicode.Scalar]) { self.scalars = scalars }
 

@@ -1,4 +1,4 @@
-import Synchronization
+import LMDB
 
 /// The stored field paths of key paths, remembered: ``FieldPath/components(of:)`` builds them
 /// from the key path's description, which costs microseconds each time (the description walks
@@ -28,5 +28,6 @@ enum KeyPathNames {
         let keyPath: AnyKeyPath
     }
 
-    private static let cache = Mutex<[Key: [String]]>([:])
+    /// A pthread lock (``ConditionLock``), not `Mutex`, which ThreadSanitizer reports as racing.
+    private static let cache = ConditionLock<[Key: [String]]>([:])
 }
