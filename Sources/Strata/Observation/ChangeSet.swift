@@ -13,20 +13,64 @@ public struct ChangeSet: Sendable, Equatable {
         case all
     }
 
+    /// The changes of one entity, as a write records them: the keys in the order first noted,
+    /// with the record's bytes after the last change of each (nil: deleted) at the same position.
+    /// Arrays, not sets and dictionaries: a small commit notes one or a few keys, and each note
+    /// then costs a comparison or two instead of hashing and a copy of a set.
+    struct EntityChanges: Sendable {
+        /// Possibly any record: ``keys`` and ``records`` are empty.
+        var all = false
+        var keys: [[UInt8]] = []
+        var records: [[UInt8]?] = []
+        /// The position of each key, kept once there are more than ``linearLimit`` keys.
+        var positions: [[UInt8]: Int]?
+        static let linearLimit = 16
+
+        /// The position of `key`, if noted.
+        func position(of key: [UInt8]) -> Int? {
+            if let positions { return positions[key] }
+            return keys.firstIndex(of: key)
+        }
+
+        /// Notes `key`, with the record's bytes after the change when `keepingBytes`; past
+        /// ``ChangeSet/keyLimit`` keys the entity counts as ``all``.
+        mutating func note(_ key: [UInt8], bytes: [UInt8]?, keepingBytes: Bool) {
+            if all { return }
+            if let position = position(of: key) {
+                if keepingBytes { records[position] = bytes }
+                return
+            }
+            guard keys.count < ChangeSet.keyLimit else { becomeAll(); return }
+            keys.append(key)
+            if keepingBytes { records.append(bytes) }
+            if positions != nil {
+                positions![key] = keys.count - 1
+            } else if keys.count > Self.linearLimit {
+                positions = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
+            }
+        }
+
+        mutating func becomeAll() {
+            all = true
+            keys = []
+            records = []
+            positions = nil
+        }
+    }
+
     /// Keys kept per entity before the change counts as `.all`.
     static let keyLimit = 1_000
     /// Bytes of written records kept in all, so that observers can check them without a read.
     static let byteLimit = 1 << 20
 
-    /// The changed entities.
-    public private(set) var entities: [String: Keys] = [:]
+    /// The changes by entity name.
+    private(set) var changed: [String: EntityChanges] = [:]
     /// Changes made by another process: which entities is unknown.
     public private(set) var isExternal = false
-    /// The records as the transaction left them, by entity and stored key (nil: deleted), while
-    /// they fit ``byteLimit``: observers decide from these whether a commit concerns them.
-    private(set) var records: [String: [[UInt8]: [UInt8]?]] = [:]
     private var recordBytes = 0
-    private var recordsComplete = true
+    /// The records' bytes are kept for every noted key (none went over ``byteLimit`` and every
+    /// key was noted with its bytes).
+    private(set) var recordsComplete = true
     /// Off while nothing observes the store: notes only that something changed (``missed``),
     /// so that bulk writes pay nothing for observation.
     var isTracking = true
@@ -41,59 +85,68 @@ public struct ChangeSet: Sendable, Equatable {
         return changes
     }
 
-    public var isEmpty: Bool { entities.isEmpty && !isExternal }
+    /// The changed entities.
+    public var entities: [String: Keys] {
+        changed.mapValues { $0.all ? .all : .some(Set($0.keys)) }
+    }
+
+    public var isEmpty: Bool { changed.isEmpty && !isExternal }
 
     /// True when `entity` may have changed.
-    public func touches(_ entity: String) -> Bool { isExternal || entities[entity] != nil }
+    public func touches(_ entity: String) -> Bool { isExternal || changed[entity] != nil }
+
+    /// True when the commit may have written or deleted the record `key` of `entity`.
+    func touches(_ entity: String, key: [UInt8]) -> Bool {
+        if isExternal { return true }
+        guard let changes = changed[entity] else { return false }
+        return changes.all || changes.position(of: key) != nil
+    }
 
     /// The stored bytes of the changed record `key` of `entity` after the commit: `.some(nil)`
     /// when deleted, nil when not kept (too many, or written without noting the bytes).
     func record(_ entity: String, key: [UInt8]) -> [UInt8]?? {
-        records[entity]?[key]
+        guard recordsComplete, let changes = changed[entity], let position = changes.position(of: key) else { return nil }
+        return .some(changes.records[position])
     }
 
     /// Notes a change of `key` (nil: any record) of `entity`, with the record's bytes after it
     /// (nil for a delete).
     mutating func note(_ entity: String, key: [UInt8]?, bytes: [UInt8]?) {
         guard isTracking else { missed = true; return }
-        note(entity, key: key)
-        guard let key, case .some = entities[entity] else { records[entity] = nil; return }
-        let size = key.count + (bytes?.count ?? 0)
-        guard recordsComplete, recordBytes + size <= Self.byteLimit else {
-            recordsComplete = false
-            records = [:]
-            return
+        guard let key else { changed[entity, default: EntityChanges()].becomeAll(); return }
+        if recordsComplete {
+            let size = key.count + (bytes?.count ?? 0)
+            if recordBytes + size <= Self.byteLimit {
+                recordBytes += size
+            } else {
+                dropRecords()
+            }
         }
-        recordBytes += size
-        records[entity, default: [:]][key] = .some(bytes)
+        changed[entity, default: EntityChanges()].note(key, bytes: bytes, keepingBytes: recordsComplete)
     }
 
+    /// Notes a change of `key` (nil: any record) of `entity` whose bytes are not known.
     mutating func note(_ entity: String, key: [UInt8]?) {
         guard isTracking else { missed = true; return }
-        switch (entities[entity], key) {
-        case (.all?, _): return
-        case (_, nil): entities[entity] = .all
-        case (.some(var keys)?, let key?):
-            keys.insert(key)
-            entities[entity] = keys.count > Self.keyLimit ? .all : .some(keys)
-        case (nil, let key?): entities[entity] = .some([key])
-        }
+        guard let key else { changed[entity, default: EntityChanges()].becomeAll(); return }
+        dropRecords()
+        changed[entity, default: EntityChanges()].note(key, bytes: nil, keepingBytes: false)
+    }
+
+    /// Stops keeping records' bytes (over the budget, or one is unknown): observers then read.
+    private mutating func dropRecords() {
+        guard recordsComplete else { return }
+        recordsComplete = false
+        for entity in changed.keys { changed[entity]!.records = [] }
     }
 
     mutating func merge(_ other: ChangeSet) {
         isExternal = isExternal || other.isExternal
         missed = missed || other.missed
-        for (entity, keys) in other.entities {
-            switch keys {
-            case .all: note(entity, key: nil)
-            case .some(let set):
-                for key in set {
-                    if let bytes = other.record(entity, key: key) { note(entity, key: key, bytes: bytes) } else {
-                        note(entity, key: key)
-                        records[entity]?[key] = nil
-                        recordsComplete = false
-                    }
-                }
+        for (entity, changes) in other.changed {
+            if changes.all { note(entity, key: nil); continue }
+            for (position, key) in changes.keys.enumerated() {
+                if other.recordsComplete { note(entity, key: key, bytes: changes.records[position]) } else { note(entity, key: key) }
             }
         }
     }

@@ -243,19 +243,24 @@ final class ObservedCondition: Sendable {
     let entity: String
     let predicate: QueryPredicate
     let fields: FieldTable
+    /// The fields the condition reads, found in one pass over a record's map (no dictionary of
+    /// every field by name, as ``StoredFieldValues`` builds).
+    private let selection: FieldSelection
 
     init(entity: String, predicate: QueryPredicate, fields: FieldTable) {
         self.entity = entity
         self.predicate = predicate
         self.fields = fields
+        selection = FieldSelection(predicate: predicate, orderings: [], fields: fields)
     }
 
     /// Whether one of `records` (bytes after the commit, nil: deleted) may match: true also for
     /// bytes that are not a valid record.
     func matchesAny(_ records: [[UInt8]?]) -> Bool {
+        var offsets: [Int] = []
         for bytes in records {
             guard let bytes else { continue }
-            guard let values = try? StoredFieldValues(bytes: bytes, fields: fields, entity: entity) else { return true }
+            guard let values = try? selection.values(of: bytes, reusing: &offsets) else { return true }
             if predicate.evaluate(on: values) { return true }
         }
         return false
@@ -353,21 +358,16 @@ struct CommitPass {
     mutating func entity(_ entity: String) -> EntityChange {
         if entity == lastEntity { return lastChange }
         let change: EntityChange
-        switch changes.entities[entity] {
-        case nil: change = .untouched
-        case .all?: change = .unknown
-        case .some(let set)?:
-            var keys: [[UInt8]] = [], records: [[UInt8]?] = []
-            keys.reserveCapacity(set.count)
-            records.reserveCapacity(set.count)
-            var known = true
-            for key in set {
-                guard let bytes = changes.record(entity, key: key) else { known = false; break }
-                keys.append(key)
-                records.append(bytes)
+        if let changed = changes.changed[entity] {
+            if changed.all || !changes.recordsComplete {
+                change = .unknown
+            } else {
+                let counts = resultKeys[entity]
+                change = .known(changed.keys, changed.records,
+                                inSomeResult: counts.map { counts in changed.keys.contains { counts[$0] != nil } } ?? false)
             }
-            let counts = resultKeys[entity]
-            change = known ? .known(keys, records, inSomeResult: counts.map { counts in keys.contains { counts[$0] != nil } } ?? false) : .unknown
+        } else {
+            change = .untouched
         }
         lastEntity = entity
         lastChange = change
@@ -400,13 +400,7 @@ struct CommitPass {
         switch interest {
         case .everyCommit: return true
         case .entities(let entities): return entities.isEmpty || entities.contains(where: changes.touches)
-        case .record(let entity, let key):
-            guard !changes.isExternal else { return true }
-            switch changes.entities[entity] {
-            case .all?: return true
-            case .some(let keys)?: return keys.contains(key)
-            case nil: return false
-            }
+        case .record(let entity, let key): return changes.touches(entity, key: key)
         case .query(let result): return result.mayConcern(entity(result.entity), &self)
         case .scoped(let entity, let scope): return scope.reachesOtherEntities || changes.touches(entity)
         }

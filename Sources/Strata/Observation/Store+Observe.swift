@@ -106,11 +106,10 @@ extension ReadTransaction {
         guard !changes.isExternal else { return true }
         guard let context = try context(named: entity) else { return changes.touches(entity) }
         if !context.storesEveryField(of: request.query.predicate) { return true }   // it reads related entities
-        guard let keys = changes.entities[entity] else { return false }
-        if request.query.offset > 0 { return true }
-        guard case .some(let changed) = keys else { return true }
+        guard let changes = changes.changed[entity] else { return false }
+        if request.query.offset > 0 || changes.all { return true }
         let predicate = request.query.predicate
-        for key in changed {
+        for key in changes.keys {
             if lastKeys.contains(key) { return true }
             guard let bytes = try lmdb(entity: entity, { try raw.value(forKey: key, in: context.records) }) else { continue }
             if predicate.evaluate(on: try StoredFieldValues(bytes: bytes, fields: context.schema.fields, entity: entity)) { return true }
