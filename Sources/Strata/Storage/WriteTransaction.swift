@@ -83,17 +83,7 @@ public final class WriteTransaction: ReadTransaction {
     /// Stores new records; throws `.duplicateKey` at the first key that exists (and, as any throw,
     /// rolls back the whole transaction unless caught inside a savepoint).
     public func insert<T: Record>(_ records: some Sequence<T>) throws {
-        // Index changes are batched from the second record on, once the entity exists.
-        var remaining = records.makeIterator()
-        guard let first = remaining.next() else { return }
-        try insert(first)
-        let context = try writableContext(for: T.self)
-        try batchingIndexWrites(context) {
-            while let record = remaining.next() {
-                try insert(record)
-                try flushIndexBatchIfFull(context)
-            }
-        }
+        try writeEach(records) { try insert($0) }
     }
 
     /// Stores `record`, replacing the record with the same key if there is one.
@@ -105,14 +95,19 @@ public final class WriteTransaction: ReadTransaction {
 
     /// Stores every record, replacing existing ones with the same key.
     public func upsert<T: Record>(_ records: some Sequence<T>) throws {
-        // Index changes are batched from the second record on, once the entity exists.
+        try writeEach(records) { _ = try upsert($0) }
+    }
+
+    /// Writes `records` one by one through `write`, their index changes batched (``IndexBatch``)
+    /// from the second record on, once the entity exists.
+    private func writeEach<T: Record>(_ records: some Sequence<T>, _ write: (T) throws -> Void) throws {
         var remaining = records.makeIterator()
         guard let first = remaining.next() else { return }
-        try upsert(first)
+        try write(first)
         let context = try writableContext(for: T.self)
         try batchingIndexWrites(context) {
             while let record = remaining.next() {
-                try upsert(record)
+                try write(record)
                 try flushIndexBatchIfFull(context)
             }
         }
