@@ -116,16 +116,16 @@ extension WriteTransaction {
             return try body()
         }
         context.indexBatch = IndexBatch()
+        // Whatever happens, later writes of the transaction maintain their indexes at once.
+        defer { context.indexBatch = nil }
         do {
             try body()
         } catch {
             // The records written so far stay (a caller may catch and go on): so do their entries.
             try flushIndexBatch(context)
-            context.indexBatch = nil
             throw error
         }
         try flushIndexBatch(context)
-        context.indexBatch = nil
     }
 
     /// Applies the held index changes once ``IndexBatch/recordLimit`` records were written.
