@@ -128,13 +128,39 @@ struct QueryCaseGenerator {
 
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func everyPlanReturnsWhatAFullScanFilterAndSortWould(seed: UInt64) throws {
+        let plansSeen = try Self.runDifferential(seed: seed, records: 120, queries: 400)
+        // The generator must exercise the access paths, or the test proves little.
+        #expect(plansSeen.isSuperset(of: ["FullScan", "IndexScan", "KeyLookup", "Union", "Intersection", "IndexOrder"]), "\(plansSeen)")
+    }
+
+    /// The long run, outside the fast suite: `tools/differential` (release build) sets
+    /// `STRATA_DIFFERENTIAL_SEEDS` (how many seeds, from 1_000) and `STRATA_DIFFERENTIAL_QUERIES`
+    /// (queries per seed); without them this test is not run.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["STRATA_DIFFERENTIAL_SEEDS"] != nil,
+                   "the long differential run: tools/differential"))
+    func longDifferentialRun() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let seeds = Int(environment["STRATA_DIFFERENTIAL_SEEDS"] ?? "") ?? 0
+        let queries = Int(environment["STRATA_DIFFERENTIAL_QUERIES"] ?? "") ?? 2_000
+        #expect(seeds > 0 && queries > 0, "STRATA_DIFFERENTIAL_SEEDS and _QUERIES must be positive integers")
+        var plansSeen = Set<String>()
+        for seed in 0..<UInt64(max(seeds, 0)) {
+            var random = SeededGenerator(seed: 1_000 + seed)
+            plansSeen.formUnion(try Self.runDifferential(seed: 1_000 + seed, records: Int.random(in: 20...400, using: &random), queries: queries))
+        }
+        print("differential: \(seeds) seeds × \(queries) queries, plans seen: \(plansSeen.sorted().joined(separator: ", "))")
+    }
+
+    /// Runs `queries` random queries over `records` random records from `seed`, each checked
+    /// against a brute-force filter and sort; returns the kinds of plans that ran.
+    static func runDifferential(seed: UInt64, records count: Int, queries: Int) throws -> Set<String> {
         let (store, dir) = try makeStore()
         var generator = QueryCaseGenerator(random: SeededGenerator(seed: seed))
-        let records = (1...120).map { generator.record(Int64($0)) }
+        let records = (1...count).map { generator.record(Int64($0)) }
         try store.write { tx in try tx.insert(records.shuffled(using: &generator.random)) }
         var plansSeen = Set<String>()
         try store.read { tx in
-            for _ in 0..<400 {
+            for _ in 0..<queries {
                 var query = Query<Sample>()
                 query.predicate = generator.predicate()
                 query.orderings = generator.orderings()
@@ -148,15 +174,14 @@ struct QueryCaseGenerator {
                 plansSeen.insert(String(plan.description.prefix(while: { $0 != "(" })))
                 let expected = Self.reference(records, query)
                 let ids = try request.ids()
-                #expect(ids == expected, "query \(query.predicate.explained) order \(query.orderings.map(\.explained)) limit \(String(describing: query.limit)) offset \(query.offset) plan \(plan)")
+                #expect(ids == expected, "seed \(seed): query \(query.predicate.explained) order \(query.orderings.map(\.explained)) limit \(String(describing: query.limit)) offset \(query.offset) plan \(plan)")
                 #expect(try request.count() == expected.count)
                 if ids != expected { return }
             }
             #expect(try tx.query(Sample.self).all().count == records.count)
         }
-        // The generator must exercise the access paths, or the test proves little.
-        #expect(plansSeen.isSuperset(of: ["FullScan", "IndexScan", "KeyLookup", "Union", "Intersection", "IndexOrder"]), "\(plansSeen)")
         withExtendedLifetime(dir) {}
+        return plansSeen
     }
 
     @Test func recordsReadThroughQueriesDecodeEqualToWhatWasWritten() throws {
