@@ -94,14 +94,12 @@ struct IndexBatch {
         changes[index, default: Changes()].append(key, primaryKey, adds: adds)
     }
 
-    /// Holds the moves of `primaryKey`'s entries from the stored keys `old` to `new`, as
-    /// ``LMDB/Transaction/replaceIndexEntries(of:old:new:in:)`` makes them.
+    /// Holds the moves of `primaryKey`'s entries from the stored keys `old` to `new`
+    /// (``IndexKey/moves(from:to:)``, as the unbatched writes make them).
     mutating func note(replacing old: [[UInt8]], with new: [[UInt8]], of primaryKey: [UInt8], index: String) {
-        if old == new { return }
-        let old = old.count > 1 ? Array(Set(old)) : old
-        let new = new.count > 1 ? Array(Set(new)) : new
-        for key in old where !new.contains(key) { note(key, primaryKey, adds: false, index: index) }
-        for key in new where !old.contains(key) { note(key, primaryKey, adds: true, index: index) }
+        let (removed, added) = IndexKey.moves(from: old, to: new)
+        for key in removed { note(key, primaryKey, adds: false, index: index) }
+        for key in added { note(key, primaryKey, adds: true, index: index) }
     }
 }
 

@@ -64,6 +64,17 @@ enum IndexKey {
         key.count > maxLength ? Array(key.prefix(maxLength)) : key
     }
 
+    /// The entries to remove and to add to move a record's index entries from the stored keys
+    /// `old` to `new`: keys in both stay. Keys cut to the maximum length may coincide, so each
+    /// entry is removed or added once. A record has one key per index, or one per element of a
+    /// multi-value field: arrays beat sets here.
+    static func moves(from old: [[UInt8]], to new: [[UInt8]]) -> (removed: [[UInt8]], added: [[UInt8]]) {
+        if old == new { return ([], []) }
+        let old = old.count > 1 ? Array(Set(old)) : old
+        let new = new.count > 1 ? Array(Set(new)) : new
+        return (old.filter { !new.contains($0) }, new.filter { !old.contains($0) })
+    }
+
     /// True when `key` is the key of nil in an index of one field: such keys are exempt from
     /// uniqueness, as NULL is in SQL.
     static func isNilKey(_ key: [UInt8], fields: Int) -> Bool {

@@ -60,15 +60,12 @@ struct IndexMaintainer<Root: Record> {
 
 extension LMDB.Transaction {
     /// Moves the index entries of the record `primaryKey` from the keys `old` to the keys `new`:
-    /// removes the entries only in `old`, adds those only in `new`, leaves the rest. A record has
-    /// one key per index, or one per element of a multi-value field: arrays beat sets here.
+    /// removes the entries only in `old`, adds those only in `new`, leaves the rest
+    /// (``IndexKey/moves(from:to:)``).
     func replaceIndexEntries(of primaryKey: [UInt8], old: [[UInt8]], new: [[UInt8]], in database: Database) throws {
-        if old == new { return }
-        // Keys cut to the maximum length may coincide: each entry is removed or added once.
-        let old = old.count > 1 ? Array(Set(old)) : old
-        let new = new.count > 1 ? Array(Set(new)) : new
-        for key in old where !new.contains(key) { try delete(key, value: primaryKey, in: database) }
-        for key in new where !old.contains(key) { try put(primaryKey, forKey: key, in: database) }
+        let (removed, added) = IndexKey.moves(from: old, to: new)
+        for key in removed { try delete(key, value: primaryKey, in: database) }
+        for key in added { try put(primaryKey, forKey: key, in: database) }
     }
 
     /// The values stored under exactly `key` in a database with sorted duplicates: in an index,
