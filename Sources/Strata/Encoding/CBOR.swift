@@ -1,3 +1,5 @@
+import Foundation
+
 /// CBOR (RFC 8949) constants shared by the record writer and reader.
 ///
 /// Strata's record format, for readers in other languages:
@@ -51,6 +53,30 @@ enum CBOR {
 
     /// `[String]` is read and written without a container; its metadata is looked up once, not per value.
     static let stringArrayType = ObjectIdentifier([String].self)
+
+    /// The Swift types CBOR has its own form for, which the codecs read and write without a container.
+    enum PrimitiveKind: UInt8 {
+        case string, int, double, date, uuid, data, url, decimal, strings, bool, int64, float
+
+        /// The kind of `type`, or nil for a type that goes through its own `Codable` conformance.
+        @inline(__always)
+        init?<T>(of type: T.Type) {
+            // Most frequent types first: every test is a metadata comparison.
+            if T.self == String.self { self = .string }
+            else if T.self == Int.self { self = .int }
+            else if T.self == Double.self { self = .double }
+            else if T.self == Date.self { self = .date }
+            else if T.self == UUID.self { self = .uuid }
+            else if T.self == Data.self { self = .data }
+            else if T.self == URL.self { self = .url }
+            else if T.self == Decimal.self { self = .decimal }
+            else if ObjectIdentifier(T.self) == CBOR.stringArrayType { self = .strings }
+            else if T.self == Bool.self { self = .bool }
+            else if T.self == Int64.self { self = .int64 }
+            else if T.self == Float.self { self = .float }
+            else { return nil }
+        }
+    }
 
     /// Whether a field table's name is `name`. Scans compare many names that differ: their lengths,
     /// stored inline in small strings, settle most of them without a full string comparison.

@@ -26,7 +26,7 @@ extension RecordDecodingState {
     ) throws -> T {
         let start = offset
         do throws(CBORReadFailure) {
-            if let value = try reader.readPrimitive(T.self, at: &offset) { return value }
+            if let kind = CBOR.PrimitiveKind(of: T.self) { return try reader.readPrimitive(T.self, kind: kind, at: &offset) }
             try reader.skipItem(at: &offset)
         } catch {
             throw failure(error, parent: parent, component: component, expected: "\(T.self)")
