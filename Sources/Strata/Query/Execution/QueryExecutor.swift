@@ -6,12 +6,13 @@ import LMDB
 /// decode a record.
 ///
 /// Not generic over the record type: nothing here depends on it, and one compiled copy serves
-/// every entity (no specialization per record type, no generic overhead per candidate).
+/// every entity (no specialization per record type, no generic overhead per candidate). A class,
+/// so the closures of its walks capture one reference rather than copy a dozen.
 ///
 /// When the plan's access path is exact (``QueryPlan/exactAccess``), a candidate it yields is
 /// checked against the residual predicate alone, unless the index key it was found under was
 /// cut (``IndexKey/mayBeTruncated(_:)``): then against the whole predicate.
-struct QueryExecutor {
+final class QueryExecutor {
     let transaction: ReadTransaction
     let context: EntityContext
     let plan: QueryPlan
@@ -160,7 +161,6 @@ struct QueryExecutor {
     /// access order, and the stored index key of an index scan's entry when it was cut
     /// (``IndexKey/mayBeTruncated(_:)``), nil for every other entry and access path.
     private func forEachCandidate(_ candidate: ([UInt8], [UInt8], _ cutKey: [UInt8]?) throws -> Bool) throws {
-        let raw = transaction.raw
         let records = context.records
         func body(_ key: [UInt8], _ bytes: [UInt8]) throws -> Bool { try candidate(key, bytes, nil) }
         try transaction.lmdb(entity: context.name) {
@@ -172,8 +172,9 @@ struct QueryExecutor {
             case .fullScan:
                 try scanRecords { key, bytes, _ in try body(key(), bytes) }
             case .primaryKeyLookup(_, let values):
+                var bytes: [UInt8] = []
                 for key in lookupKeys(values) {
-                    guard let bytes = try raw.value(forKey: key, in: records) else { continue }
+                    guard try record(key, into: &bytes) else { continue }
                     guard try body(key, bytes) else { return }
                 }
             case .primaryKeyRange(_, let range):
@@ -194,8 +195,9 @@ struct QueryExecutor {
                     else { combined = combined.map { $0.intersection(keys) } ?? keys }
                 }
                 let ordered = (combined ?? []).sorted(by: OrderedKey.precedes)
+                var bytes: [UInt8] = []
                 for key in plan.reversed ? ordered.reversed() : ordered {
-                    guard let bytes = try raw.value(forKey: key, in: records) else { continue }
+                    guard try record(key, into: &bytes) else { continue }
                     guard try body(key, bytes) else { return }
                 }
             case .indexScan(let name, let fields, let condition):
@@ -203,9 +205,10 @@ struct QueryExecutor {
                 let probe = IndexProbe(transaction: transaction, database: database, field: leading)
                 let isMultiValue = context.schema.indexes.first { $0.name == name }?.isMultiValue ?? false
                 var seen = Set<[UInt8]>()
+                var bytes: [UInt8] = []
                 try probe.walk(condition, reversed: plan.reversed) { indexKey, primaryKey in
                     if isMultiValue { guard seen.insert(primaryKey).inserted else { return true } }
-                    guard let bytes = try raw.value(forKey: primaryKey, in: records) else { return true }
+                    guard try record(primaryKey, into: &bytes) else { return true }
                     return try candidate(primaryKey, bytes, IndexKey.mayBeTruncated(indexKey) ? indexKey : nil)
                 }
             }
@@ -214,6 +217,15 @@ struct QueryExecutor {
 }
 
 extension QueryExecutor {
+    /// Replaces `bytes` with the stored record of `key` and returns true, or returns false when
+    /// there is none. Reusing one buffer spares an allocation per candidate; a buffer that a
+    /// caller kept is not overwritten (copy-on-write gives this one fresh storage).
+    @inline(__always)
+    private func record(_ key: [UInt8], into bytes: inout [UInt8]) throws -> Bool {
+        bytes.removeAll(keepingCapacity: true)
+        return try transaction.raw.withValue(forKey: key, in: context.records) { $0.appendBytes(to: &bytes) } != nil
+    }
+
     /// The bytes of a lent key.
     static func copy(_ key: Span<UInt8>) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -256,10 +268,10 @@ extension QueryExecutor {
     /// Calls `body` with the key and bytes of each record the merged sources name, in ascending
     /// primary key order, until it returns false. Inside the transaction's `lmdb` funnel.
     private func forEachMerged(_ sources: [PrimaryKeyMerge.Source], _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
-        let raw = transaction.raw
-        var merge = try PrimaryKeyMerge(transaction: raw, sources: sources, chunk: plan.offset + (plan.limit ?? 64))
+        var merge = try PrimaryKeyMerge(transaction: transaction.raw, sources: sources, chunk: plan.offset + (plan.limit ?? 64))
+        var bytes: [UInt8] = []
         while let key = try merge.next() {
-            guard let bytes = try raw.value(forKey: key, in: context.records) else { continue }
+            guard try record(key, into: &bytes) else { continue }
             guard try body(key, bytes) else { return }
         }
     }

@@ -70,13 +70,26 @@ struct IndexProbe {
         if reversed { return try walkBackward(condition, body) }
         try transaction.lmdb {
             try transaction.raw.withCursor(database) { cursor in
+                // Each entry is copied into the same two arrays: no allocation per entry unless
+                // `body` keeps one (then copy-on-write gives the next entry fresh storage).
+                var key: [UInt8] = [], value: [UInt8] = []
                 for bounds in keyBounds(condition) {
                     var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
                     walking: while more {
-                        switch cursor.withCurrent({ key, _ in bounds.verdict(key) }) {
+                        let verdict = cursor.withCurrent { current, currentValue in
+                            let verdict = bounds.verdict(current)
+                            if verdict == .take {
+                                key.removeAll(keepingCapacity: true)
+                                current.appendBytes(to: &key)
+                                value.removeAll(keepingCapacity: true)
+                                currentValue.appendBytes(to: &value)
+                            }
+                            return verdict
+                        }
+                        switch verdict {
                         case .stop: break walking
                         case .skip: break
-                        case .take: guard try body(cursor.key, cursor.value) else { return }
+                        case .take: guard try body(key, value) else { return }
                         }
                         more = try cursor.next()
                     }
