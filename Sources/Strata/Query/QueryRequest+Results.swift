@@ -49,13 +49,13 @@ extension QueryRequest where Root: Record {
     /// Every matching record, in order.
     public func all() throws -> [Root] {
         var records: [Root] = []
-        try run(query) { records += $0 }
+        try run(query) { records.append($0) }
         return records
     }
 
     /// Calls `body` with each matching record in order, decoding in batches.
     public func forEach(_ body: (Root) throws -> Void) throws {
-        try run(query) { batch in for record in batch { try body(record) } }
+        try run(query) { try body($0) }
     }
 
     /// The first matching record in order, or nil.
@@ -81,7 +81,7 @@ extension QueryRequest where Root: Record {
         } + [QueryOrdering(field: [primaryKey], ascending: false)]
         reversed.limit = count
         var records: [Root] = []
-        try run(reversed) { records += $0 }
+        try run(reversed) { records.append($0) }
         return records.reversed()
     }
 
@@ -96,8 +96,9 @@ extension QueryRequest where Root: Record {
         return keys
     }
 
-    /// Runs `query`, decoding the results in batches (in parallel when large) and passing them on in order.
-    private func run(_ query: Query<Root>, _ body: ([Root]) throws -> Void) throws {
+    /// Runs `query`, decoding the results in batches (in parallel when large) and passing them on
+    /// in order, each moved out of its batch rather than copied.
+    private func run(_ query: Query<Root>, _ body: (consuming Root) throws -> Void) throws {
         guard let context = try resolvedContext() else { return }
         // Made for the first full batch only: making one reads the processor count.
         var decoder: BatchDecoder<Root>?
@@ -107,13 +108,16 @@ extension QueryRequest where Root: Record {
             batch.append(key: match.key, value: match.bytes)
             if batch.count >= BatchDecoder<Root>.batchSize {
                 if decoder == nil { decoder = BatchDecoder<Root>(fields: context.schema.fields, entity: context.name) }
-                try body(try decoder!.decode(batch, describeKey: describe))
+                var decoded = try decoder!.decodeInOrder(batch, describeKey: describe)
+                try decoded.forEach { try body($0); return true }
                 batch.removeAll()
             }
             return true
         }
         if !batch.isEmpty {
-            try SharedDecode.decode(batch, fields: context.schema.fields, entity: context.name, describeKey: describe, body)
+            var decoded: DecodedRecords<Root> = try SharedDecode.decode(
+                batch, fields: context.schema.fields, entity: context.name, describeKey: describe)
+            try decoded.forEach { try body($0); return true }
         }
     }
 }

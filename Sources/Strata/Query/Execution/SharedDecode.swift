@@ -11,7 +11,7 @@ import Synchronization
 /// The records are cut into small chunks that both threads take in turn from one counter, so
 /// the calling thread never waits for the helper to start: on a busy machine it simply decodes
 /// every chunk itself, and waits only for a chunk the helper has taken and not yet finished.
-/// Results keep the batch's order. Any failure decodes the batch again on this thread, so the
+/// Results keep the batch's order and are moved out, not copied. Any failure decodes the batch again on this thread, so the
 /// error thrown is the one ``BatchDecoder/decode(_:describeKey:)`` throws.
 enum SharedDecode {
     /// Fewer records than this are decoded on the calling thread: the hand-off costs more.
@@ -22,12 +22,12 @@ enum SharedDecode {
     /// The processor count, read once (each read costs a system call and a parse).
     static let cores = ProcessInfo.processInfo.activeProcessorCount
 
-    /// Decodes `batch` (fewer than ``BatchDecoder/batchSize`` records) and hands the records to
-    /// `body` in order, in one or more arrays (each passed on as it is, not joined into one).
+    /// Decodes `batch` (fewer than ``BatchDecoder/batchSize`` records), handed out in order by
+    /// moving each record out (``DecodedRecords``), never copying it.
     static func decode<T: Record>(_ batch: RawBatch, fields: FieldTable, entity: String,
-                                  describeKey: ([UInt8]) -> String, _ body: ([T]) throws -> Void) throws {
+                                  describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
         if batch.count >= BatchDecoder<T>.parallelThreshold {
-            return try body(BatchDecoder<T>(fields: fields, entity: entity).decode(batch, describeKey: describeKey))
+            return try BatchDecoder<T>(fields: fields, entity: entity).decodeInOrder(batch, describeKey: describeKey)
         }
         guard batch.count >= threshold, cores > 1 else {
             let decoder = RecordDecoder(for: T.self)
@@ -35,24 +35,25 @@ enum SharedDecode {
             records.reserveCapacity(batch.count)
             var bytes: [UInt8] = []
             do {
-                for index in 0..<batch.count {
+                // Last first, as `DecodedRecords` hands them out.
+                for index in (0..<batch.count).reversed() {
                     batch.copyValue(at: index, into: &bytes)
                     records.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity, key: ""))
                 }
             } catch {
                 // Again through the batch decoder, whose error names the record's key.
-                return try body(BatchDecoder<T>(fields: fields, entity: entity).decode(batch, describeKey: describeKey))
+                return try BatchDecoder<T>(fields: fields, entity: entity).decodeInOrder(batch, describeKey: describeKey)
             }
-            return try body(records)
+            return DecodedRecords([records])
         }
         let work = Work<T>(batch: batch, fields: fields, entity: entity)
         DispatchQueue.global(qos: .userInitiated).async { work.run(helper: true) }
         work.run(helper: false)
         if work.completed.load(ordering: .acquiring) < work.chunks { work.helperDone.wait() }
         guard let parts = work.parts() else {
-            return try body(BatchDecoder<T>(fields: fields, entity: entity).decode(batch, describeKey: describeKey))
+            return try BatchDecoder<T>(fields: fields, entity: entity).decodeInOrder(batch, describeKey: describeKey)
         }
-        for part in parts { try body(part) }
+        return DecodedRecords(parts)
     }
 
     /// The chunks of one batch, the counter both threads take them from, and their results.
@@ -93,7 +94,7 @@ enum SharedDecode {
                 var decoded: [T] = []
                 decoded.reserveCapacity(range.count)
                 do throws(StrataError) {
-                    for index in range {
+                    for index in range.reversed() {
                         batch.copyValue(at: index, into: &bytes)
                         decoded.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity, key: ""))
                     }
@@ -106,7 +107,7 @@ enum SharedDecode {
             }
         }
 
-        /// Every chunk's records in order, or nil when one failed.
+        /// Every chunk's records, chunks in order and each last record first, or nil when one failed.
         func parts() -> [[T]]? {
             guard !failed.load(ordering: .relaxed) else { return nil }
             return results.withLock { parts -> [[T]]? in
