@@ -49,13 +49,13 @@ extension QueryRequest where Root: Record {
     /// Every matching record, in order.
     public func all() throws -> [Root] {
         var records: [Root] = []
-        try run(query) { records.append($0) }
+        try run(query) { (record: consuming Root) in records.append(consume record) }
         return records
     }
 
     /// Calls `body` with each matching record in order, decoding in batches.
     public func forEach(_ body: (Root) throws -> Void) throws {
-        try run(query) { try body($0) }
+        try run(query) { (record: consuming Root) in try body(consume record) }
     }
 
     /// The first matching record in order, or nil.
@@ -81,7 +81,7 @@ extension QueryRequest where Root: Record {
         } + [QueryOrdering(field: [primaryKey], ascending: false)]
         reversed.limit = count
         var records: [Root] = []
-        try run(reversed) { records.append($0) }
+        try run(reversed) { (record: consuming Root) in records.append(consume record) }
         return records.reversed()
     }
 
@@ -109,7 +109,7 @@ extension QueryRequest where Root: Record {
             if batch.count >= BatchDecoder<Root>.batchSize {
                 if decoder == nil { decoder = BatchDecoder<Root>(fields: context.schema.fields, entity: context.name) }
                 var decoded = try decoder!.decodeInOrder(batch, describeKey: describe)
-                try decoded.forEach { try body($0); return true }
+                try decoded.forEach { (record: consuming Root) in try body(consume record); return true }
                 batch.removeAll()
             }
             return true
@@ -117,7 +117,7 @@ extension QueryRequest where Root: Record {
         if !batch.isEmpty {
             var decoded: DecodedRecords<Root> = try SharedDecode.decode(
                 batch, fields: context.schema.fields, entity: context.name, describeKey: describe)
-            try decoded.forEach { try body($0); return true }
+            try decoded.forEach { (record: consuming Root) in try body(consume record); return true }
         }
     }
 }

@@ -27,6 +27,10 @@ final class QueryExecutor {
     private let exact: Bool
     /// The kind of the entity's primary key values, for encoding looked-up keys.
     private let keyKind: ValueKind
+    /// The transaction's LMDB transaction and the entity's records, read once rather than through
+    /// `transaction` and `context` for every candidate.
+    private let raw: Transaction
+    private let records: Database
 
     init(transaction: ReadTransaction, context: EntityContext, plan: QueryPlan, predicate: QueryPredicate) throws {
         self.transaction = transaction
@@ -35,6 +39,8 @@ final class QueryExecutor {
         self.predicate = predicate
         selection = FieldSelection(predicate: predicate, orderings: plan.sort, fields: context.schema.fields)
         keyKind = try transaction.primaryKeyKind(of: context)
+        raw = transaction.raw
+        records = context.records
         var exact = plan.exactAccess
         switch plan.access {
         case .primaryKeyLookup:
@@ -109,7 +115,12 @@ final class QueryExecutor {
         // `field == text` alone (a scan's usual filter): compared in place, the field values
         // read only for the matches.
         let text: [UInt8]? = if case .textEquality(_, let utf8, _) = prepared, checkedSelection.names.count == 1 { utf8 } else { nil }
+        // Nothing left to check and no field to sort by (an exact access path's usual case): the
+        // candidate's fields are not read at all.
+        let takesAll = if case .constant(true) = prepared, checkedSelection.names.isEmpty { true } else { false }
+        let noValues = SelectedFieldValues(reader: CBORReader(bytes: []), names: [], offsets: [])
         try forEachLazyCandidate { key, bytes, cutKey in
+            if takesAll, cutKey == nil || !exact { return try body((key(), bytes), noValues, cutKey) }
             if let text, cutKey == nil || !exact, checkedSelection.singleTextEquals(bytes, text) == false { return true }
             if exact, cutKey != nil {
                 if whole == nil { whole = PreparedPredicate(predicate, selection: selection) }
@@ -161,7 +172,6 @@ final class QueryExecutor {
     /// access order, and the stored index key of an index scan's entry when it was cut
     /// (``IndexKey/mayBeTruncated(_:)``), nil for every other entry and access path.
     private func forEachCandidate(_ candidate: ([UInt8], [UInt8], _ cutKey: [UInt8]?) throws -> Bool) throws {
-        let records = context.records
         func body(_ key: [UInt8], _ bytes: [UInt8]) throws -> Bool { try candidate(key, bytes, nil) }
         try transaction.lmdb(entity: context.name) {
             switch plan.access {
@@ -223,7 +233,7 @@ extension QueryExecutor {
     @inline(__always)
     private func record(_ key: [UInt8], into bytes: inout [UInt8]) throws -> Bool {
         bytes.removeAll(keepingCapacity: true)
-        return try transaction.raw.withValue(forKey: key, in: context.records) { $0.appendBytes(to: &bytes) } != nil
+        return try raw.withValue(forKey: key, in: records) { $0.appendBytes(to: &bytes) } != nil
     }
 
     /// The bytes of a lent key.
