@@ -73,7 +73,7 @@ struct CBORReader: Sendable {
         return Int(head.argument)
     }
 
-    /// `skipItem` with the common items handled inline: small integers, short strings, floats, simple
+    /// `skipItem` with the common items handled inline: small integers, strings (up to 65,535 bytes), floats, simple
     /// values, each optionally behind small tags (dates, URLs), and short arrays of such items.
     @inline(__always)
     func skipItemQuickly(at offset: inout Int) throws(CBORReadFailure) {
@@ -85,7 +85,18 @@ struct CBORReader: Sendable {
             let size: Int
             switch initial >> 5 {
             case 0, 1: size = info < 24 ? 1 : info <= 27 ? 1 + (1 << (info - 24)) : 0
-            case 2, 3: size = info < 24 ? 1 + info : 0
+            case 2, 3:
+                // Strings of up to 65,535 bytes (a one- or two-byte length): an e-mail address or a
+                // sentence is past the 23 bytes the head holds itself.
+                if info < 24 {
+                    size = 1 + info
+                } else if info == 24, position + 1 < bytes.count {
+                    size = 2 + Int(bytes[position + 1])
+                } else if info == 25, position + 2 < bytes.count {
+                    size = 3 + (Int(bytes[position + 1]) << 8 | Int(bytes[position + 2]))
+                } else {
+                    size = 0
+                }
             case 4:
                 // A short array at the top only: its items follow and are counted like the array itself.
                 guard info < 24, items == 1, position == offset else { size = 0; break }
