@@ -96,28 +96,26 @@ extension QueryRequest where Root: Record {
         return keys
     }
 
-    /// Runs `query`, decoding the results in batches (in parallel when large) and passing them on
-    /// in order, each moved out of its batch rather than copied.
+    /// Runs `query` and passes the results on in order, each moved out of its batch rather than
+    /// copied. Results are decoded while they are found, on a second thread (``DecodePipeline``),
+    /// in segments of ``BatchDecoder/batchSize``, so memory stays bounded on any result count.
     private func run(_ query: Query<Root>, _ body: (consuming Root) throws -> Void) throws {
         guard let context = try resolvedContext() else { return }
-        // Made for the first full batch only: making one reads the processor count.
-        var decoder: BatchDecoder<Root>?
-        var batch = RawBatch(capacity: 64)
+        let fields = context.schema.fields, entity = context.name
+        var pipeline = DecodePipeline<Root>(fields: fields, entity: entity)
+        // A query that throws stops the pipeline's helper thread.
+        defer { pipeline.cancel() }
         let describe = { (key: [UInt8]) in transaction.describeStoredKey(key, of: Root.self) }
+        func deliver() throws {
+            var decoded = try pipeline.finish(describeKey: describe)
+            pipeline = DecodePipeline(fields: fields, entity: entity)
+            _ = try decoded.forEach { (record: consuming Root) in try body(consume record); return true }
+        }
         try execute(query) { match in
-            batch.append(key: match.key, value: match.bytes)
-            if batch.count >= BatchDecoder<Root>.batchSize {
-                if decoder == nil { decoder = BatchDecoder<Root>(fields: context.schema.fields, entity: context.name) }
-                var decoded = try decoder!.decodeInOrder(batch, describeKey: describe)
-                try decoded.forEach { (record: consuming Root) in try body(consume record); return true }
-                batch.removeAll()
-            }
+            pipeline.append(key: match.key, value: match.bytes)
+            if pipeline.count >= BatchDecoder<Root>.batchSize { try deliver() }
             return true
         }
-        if !batch.isEmpty {
-            var decoded: DecodedRecords<Root> = try SharedDecode.decode(
-                batch, fields: context.schema.fields, entity: context.name, describeKey: describe)
-            try decoded.forEach { (record: consuming Root) in try body(consume record); return true }
-        }
+        try deliver()
     }
 }

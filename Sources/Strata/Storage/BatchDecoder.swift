@@ -19,7 +19,7 @@ struct BatchDecoder<T: Record> {
     let entity: String
     /// The processor count, read once per process (each read costs a system call and a parse,
     /// about 30,000 instructions, which a small query felt).
-    var cores: Int { SharedDecode.cores }
+    var cores: Int { DecodeThreads.cores }
 
     /// Decodes `batch` in order. On failure, throws the error of the first record, in batch order,
     /// that failed; `describeKey` renders that record's stored key for the message.

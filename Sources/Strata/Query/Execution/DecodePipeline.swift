@@ -1,0 +1,239 @@
+import Dispatch
+import Foundation
+import LMDB
+
+/// Decodes a query's results on a second thread while the query is still finding them.
+///
+/// The calling thread walks the access path and hands the matches' stored bytes over in chunks of
+/// ``chunkSize``; once ``startAfter`` chunks are out, a helper thread starts taking them, in order,
+/// and decoding them. When the walk ends, the calling thread takes the chunks still waiting too,
+/// and then waits only for a chunk the helper has taken and not yet finished. Most of a query's
+/// decoding (a `Codable` record costs microseconds) so overlaps its index walk and record
+/// lookups, instead of starting once the last match is found. Fewer than
+/// `chunkSize × startAfter` results are decoded on the calling thread alone: the hand-off would
+/// cost more.
+///
+/// Only copied bytes cross threads (``RawBatch``); the transaction stays on the calling thread.
+/// If any record fails to decode, every chunk is decoded again on the calling thread through
+/// ``BatchDecoder``, whose error names the first failing record's key, in result order.
+///
+/// Owned by the one thread that runs the query (not `Sendable`); call ``finish(describeKey:)``
+/// once, or ``cancel()`` when the query stops early.
+struct DecodePipeline<T: Record> {
+    /// Records a chunk holds.
+    static var chunkSize: Int { 8 }
+    /// Chunks handed over before the helper thread is started.
+    static var startAfter: Int { 3 }
+
+    private let fields: FieldTable
+    private let entity: String
+    /// Made when the first chunk is full: a query of fewer results needs no lock.
+    private var shared: Shared?
+    /// The chunk being filled.
+    private var current = RawBatch(capacity: chunkSize)
+    private var helperStarted = false
+    /// Records appended so far.
+    private(set) var count = 0
+
+    init(fields: FieldTable, entity: String) {
+        self.fields = fields
+        self.entity = entity
+    }
+
+    /// Adds a match's stored key and bytes.
+    mutating func append(key: [UInt8], value: [UInt8]) {
+        current.append(key: key, value: value)
+        count += 1
+        guard current.count == Self.chunkSize else { return }
+        if shared == nil { shared = Shared(fields: fields, entity: entity) }
+        let shared = shared!
+        let published = shared.publish(current)
+        current = RawBatch(capacity: Self.chunkSize)
+        if !helperStarted, published >= Self.startAfter, DecodeThreads.cores > 1 {
+            helperStarted = true
+            shared.helperStarts()
+            DispatchQueue.global(qos: .userInitiated).async {
+                shared.decodeChunks(waiting: true)
+                shared.helperReturns()
+            }
+        }
+    }
+
+    /// Every record, in the order appended. Decodes what is left on this thread, then waits for
+    /// the helper's last chunk.
+    mutating func finish(describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
+        guard let shared else {
+            // Fewer results than a chunk: decoded here, last first.
+            let decoder = RecordDecoder(for: T.self)
+            var records: [T] = []
+            records.reserveCapacity(current.count)
+            var bytes: [UInt8] = []
+            do {
+                for position in (0..<current.count).reversed() {
+                    current.copyValue(at: position, into: &bytes)
+                    records.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity, key: ""))
+                }
+            } catch {
+                // Again through the batch decoder, whose error names the record's key.
+                return try BatchDecoder<T>(fields: fields, entity: entity).decodeInOrder(current, describeKey: describeKey)
+            }
+            return DecodedRecords([records])
+        }
+        if !current.isEmpty {
+            _ = shared.publish(current)
+            current = RawBatch(capacity: 0)
+        }
+        shared.finishPublishing()
+        shared.decodeChunks(waiting: false)
+        guard let parts = shared.waitForResults() else {
+            return try BatchDecoder<T>(fields: shared.fields, entity: shared.entity)
+                .decodeInOrder(shared.allRecords(), describeKey: describeKey)
+        }
+        return DecodedRecords(parts)
+    }
+
+    /// Stops the helper after the chunk it is decoding, for a query that ended early (a throw).
+    func cancel() {
+        shared?.cancel()
+    }
+
+    /// Whether the helper thread was started and has not returned yet.
+    var helperIsRunning: Bool { shared?.helperIsRunning ?? false }
+
+    /// The chunks, the order they are taken in, and their results; shared by both threads.
+    private final class Shared: Sendable {
+        let fields: FieldTable
+        let entity: String
+
+        private struct State {
+            var chunks: [RawBatch] = []
+            /// The next chunk to take.
+            var next = 0
+            /// Chunks decoded (or failed), by either thread.
+            var done = 0
+            /// Each chunk's records, last first (as ``DecodedRecords`` hands them out).
+            var results: [[T]?] = []
+            var failed = false
+            /// No chunk will be added.
+            var finished = false
+            var cancelled = false
+            var helperRunning = false
+        }
+
+        /// A pthread lock (``ConditionLock``), not `Mutex`, which ThreadSanitizer reports as racing.
+        private let state = ConditionLock(State())
+
+        init(fields: FieldTable, entity: String) {
+            self.fields = fields
+            self.entity = entity
+        }
+
+        /// Adds `chunk`; returns how many chunks there are.
+        func publish(_ chunk: RawBatch) -> Int {
+            state.withLock { state in
+                state.chunks.append(chunk)
+                state.results.append(nil)
+                return state.chunks.count
+            }
+        }
+
+        func helperStarts() { state.withLock { $0.helperRunning = true } }
+        func helperReturns() { state.withLock { $0.helperRunning = false } }
+        var helperIsRunning: Bool { state.withLock { $0.helperRunning } }
+
+        func finishPublishing() {
+            state.withLock { $0.finished = true }
+        }
+
+        func cancel() {
+            state.withLock { $0.cancelled = true }
+        }
+
+        /// Takes and decodes chunks until none is left; with `waiting`, waits for more until
+        /// publishing finishes (the helper), else returns when none is waiting (the caller at the end).
+        func decodeChunks(waiting: Bool) {
+            let decoder = RecordDecoder(for: T.self)
+            // Each decode retains the field table's buffers and the entity name: this thread's own
+            // copies, so that the two cores do not take one cache line from each other per record.
+            let fields = self.fields.unshared(), entity = self.entity.unshared()
+            var bytes: [UInt8] = []
+            while let (index, chunk) = take(waiting: waiting) {
+                var records: [T] = []
+                records.reserveCapacity(chunk.count)
+                var failed = false
+                do throws(StrataError) {
+                    for position in (0..<chunk.count).reversed() {
+                        chunk.copyValue(at: position, into: &bytes)
+                        records.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity, key: ""))
+                    }
+                } catch {
+                    failed = true
+                }
+                state.withLock { state in
+                    if failed { state.failed = true } else { state.results[index] = records }
+                    state.done += 1
+                }
+            }
+        }
+
+        /// The next chunk to decode, or nil when there is none to take (or the work was stopped).
+        private func take(waiting: Bool) -> (Int, RawBatch)? {
+            state.withLock(untilDone: { state -> ConditionLock<State>.Step<(Int, RawBatch)?> in
+                if state.cancelled || state.failed { return .done(nil) }
+                if state.next < state.chunks.count {
+                    state.next += 1
+                    return .done((state.next - 1, state.chunks[state.next - 1]))
+                }
+                return state.finished || !waiting ? .done(nil) : .wait
+            })
+        }
+
+        /// Waits until every chunk taken is decoded; returns the results in chunk order, or nil
+        /// when a record failed.
+        func waitForResults() -> [[T]]? {
+            state.withLock(untilDone: { state -> ConditionLock<State>.Step<[[T]]?> in
+                guard state.done == state.next else { return .wait }
+                guard !state.failed else { return .done(nil) }
+                var parts: [[T]] = []
+                parts.reserveCapacity(state.results.count)
+                for index in state.results.indices {
+                    guard let part = state.results[index] else { return .done(nil) }
+                    parts.append(part)
+                    state.results[index] = nil
+                }
+                return .done(parts)
+            })
+        }
+
+        /// Every chunk's records in one batch, for decoding again on one thread.
+        func allRecords() -> RawBatch {
+            let chunks = state.withLock { $0.chunks }
+            var all = RawBatch(capacity: chunks.reduce(0) { $0 + $1.count })
+            var bytes: [UInt8] = []
+            for chunk in chunks {
+                for position in 0..<chunk.count {
+                    chunk.copyValue(at: position, into: &bytes)
+                    all.append(key: chunk.key(at: position), value: bytes)
+                }
+            }
+            return all
+        }
+    }
+}
+
+/// What the threads that decode records side by side share.
+enum DecodeThreads {
+    /// The processor count, read once (each read costs a system call and a parse, about 30,000
+    /// instructions, which a small query felt).
+    static let cores = ProcessInfo.processInfo.activeProcessorCount
+}
+
+extension FieldTable {
+    /// An equal table whose storage no other value shares, for a thread that decodes beside others.
+    func unshared() -> FieldTable { FieldTable(names: names) }
+}
+
+extension String {
+    /// An equal string whose storage no other value shares (small strings have none).
+    func unshared() -> String { String(decoding: Array(utf8), as: UTF8.self) }
+}

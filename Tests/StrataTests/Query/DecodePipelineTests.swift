@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Strata
+
+/// A query's results are decoded on a second thread while the query still finds them
+/// (`DecodePipeline`): at every size around its chunk and start thresholds, and past the batch
+/// where it hands over to `BatchDecoder`, results must be those of one thread, in order; a
+/// corrupt record is named; a query stopped by a throw leaves the next one unaffected.
+@Suite struct DecodePipelineTests {
+    static var chunk: Int { DecodePipeline<User>.chunkSize }
+    static var startAt: Int { chunk * DecodePipeline<User>.startAfter }
+
+    static let sizes = [0, 1, chunk - 1, chunk, chunk + 1, startAt - 1, startAt, startAt + 1, 100,
+                        BatchDecoder<User>.batchSize - 1, BatchDecoder<User>.batchSize,
+                        BatchDecoder<User>.batchSize + 1, BatchDecoder<User>.batchSize * 2 + 5]
+
+    @Test func everySizeComesBackInOrder() throws {
+        let (store, dir) = try makeStore()
+        _ = dir
+        let total = Self.sizes.max()!
+        try store.write { tx in try tx.upsert((1...total).map { User.sample(Int64($0)) }) }
+        try store.read { tx in
+            for size in Self.sizes {
+                // Ascending and descending key order, through the query path (not a plain scan).
+                let ascending = try tx.query(User.self, "id <= %@", size).all()
+                #expect(ascending.map(\.id) == (0..<size).map { Int64($0 + 1) }, "size \(size)")
+                #expect(ascending == (0..<size).map { User.sample(Int64($0 + 1)) }, "size \(size)")
+                let descending = try tx.query(User.self, "id <= %@", size).sorted(by: \.id, .descending).all()
+                #expect(descending.map(\.id) == (0..<size).reversed().map { Int64($0 + 1) }, "size \(size)")
+                var streamed: [Int64] = []
+                try tx.query(User.self, "id <= %@", size).forEach { streamed.append($0.id) }
+                #expect(streamed == ascending.map(\.id), "size \(size)")
+            }
+        }
+    }
+
+    @Test func aCorruptRecordFoundAfterTheHelperStartedIsNamed() throws {
+        let (store, dir) = try makeStore()
+        _ = dir
+        try store.write { tx in try tx.upsert((1...200).map { User.sample(Int64($0)) }) }
+        for bad in [Int64(2), Int64(Self.startAt + 3), 150] {
+            try store.write { tx in
+                let context = try #require(try tx.context(for: User.self))
+                try tx.raw.put([0xFF, 0x00], forKey: bad.orderedKey, in: context.records)
+            }
+            let error = try #require(throws: StrataError.self) {
+                try store.read { tx in try tx.query(User.self, "id <= 180").all() }
+            }
+            #expect(error.code == .corruptRecord)
+            #expect(error.message.contains("\(bad)"), "\(error.message)")
+            try store.write { tx in try tx.upsert(User.sample(bad)) }
+        }
+        #expect(try store.read { tx in try tx.query(User.self, "id <= 180").all().count } == 180)
+    }
+
+    @Test func aQueryStoppedByAThrowLeavesTheNextOneWhole() throws {
+        let (store, dir) = try makeStore()
+        _ = dir
+        try store.write { tx in try tx.upsert((1...500).map { User.sample(Int64($0)) }) }
+        struct Stop: Error {}
+        for stopAt in [1, Self.startAt + 1, 300] {
+            var visited = 0
+            #expect(throws: Stop.self) {
+                try store.read { tx in
+                    try tx.query(User.self, "id <= 400").forEach { _ in
+                        visited += 1
+                        if visited == stopAt { throw Stop() }
+                    }
+                }
+            }
+            #expect(visited == stopAt)
+            #expect(try store.read { tx in try tx.query(User.self, "id > 100").all().map(\.id) } == (101...500).map(Int64.init))
+        }
+    }
+
+    @Test func theHelperReturnsWhenThePipelineFinishesOrIsCancelled() throws {
+        var fields = FieldTable()
+        let records = try (1...Int64(Self.startAt + 20)).map { id in (id.orderedKey, try CodecHarness.encode(User.sample(id), fields: &fields)) }
+        for cancels in [false, true] {
+            var pipeline = DecodePipeline<User>(fields: fields, entity: "User")
+            for (key, bytes) in records { pipeline.append(key: key, value: bytes) }
+            if cancels {
+                pipeline.cancel()
+            } else {
+                var decoded = try pipeline.finish(describeKey: { _ in "" })
+                var ids: [Int64] = []
+                _ = decoded.forEach { ids.append($0.id); return true }
+                #expect(ids == records.indices.map { Int64($0 + 1) })
+            }
+            // The helper waits for chunks until told there are no more: it must not be left waiting.
+            let deadline = Date().addingTimeInterval(10)
+            while pipeline.helperIsRunning && Date() < deadline { usleep(1_000) }
+            #expect(!pipeline.helperIsRunning, cancels ? "after cancel()" : "after finish")
+        }
+    }
+}
