@@ -100,11 +100,47 @@ extension CBORReader {
             return nil
         }
         guard length <= bytes.count - start else { return nil }
-        let range = start..<(start + length)
-        var bits: UInt8 = 0
-        for index in range { bits |= bytes[index] }
-        guard bits < 0x80 else { return nil }
-        return (String(decoding: bytes[range], as: UTF8.self), range.upperBound)
+        // SAFETY: `start..<start + length` was checked to lie within the bytes; the pointers do not
+        // leave the closure, and the string owns a copy.
+        let string: String? = bytes.withUnsafeBufferPointer { buffer in
+            let source = UnsafeBufferPointer(rebasing: buffer[start..<(start + length)])
+            if length <= FieldSmallString.capacity && FieldSmallString.layoutHolds {
+                return FieldSmallString.make(source)   // nil when not ASCII
+            }
+            guard Self.isASCII(source) else { return nil }
+            return Self.asciiString(source)
+        }
+        guard let string else { return nil }
+        return (string, start + length)
+    }
+
+    /// Whether every byte of `bytes` is below 0x80, eight bytes at a time.
+    @inline(__always)
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let raw = UnsafeRawBufferPointer(bytes)
+        var bits: UInt64 = 0
+        var index = 0
+        while raw.count - index >= 8 {
+            bits |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < raw.count {
+            bits |= UInt64(raw[index])
+            index += 1
+        }
+        return bits & 0x8080_8080_8080_8080 == 0
+    }
+
+    /// A string of ASCII bytes (checked by the caller) longer than a small string, made in its
+    /// storage directly (the standard library validates it once more; short ones are made by
+    /// ``FieldSmallString``).
+    @inline(__always)
+    static func asciiString(_ source: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: source.count) { target in
+            guard let from = source.baseAddress, let to = target.baseAddress else { return 0 }
+            to.initialize(from: from, count: source.count)
+            return source.count
+        }
     }
 
     /// An array of fewer than 24 such texts.
