@@ -225,6 +225,13 @@ struct RawBatch: Sendable {
         valueEnds.append(valueBytes.count)
     }
 
+    /// Appends up to `limit` entries from `cursor`'s current one on, stopping at the first key
+    /// past `upper`; true when it stopped at the limit with entries left (see `Cursor.copyEntries`).
+    mutating func gather(from cursor: Cursor, limit: Int, upTo upper: (key: [UInt8], inclusive: Bool)?) throws(LMDBError) -> Bool {
+        try cursor.copyEntries(limit: limit, upTo: upper?.key, inclusive: upper?.inclusive ?? false,
+                               keys: &keyBytes, keyEnds: &keyEnds, values: &valueBytes, valueEnds: &valueEnds)
+    }
+
     /// Replaces the contents of `bytes` with the value of record `index`, reusing its capacity.
     @inline(__always)
     func copyValue(at index: Int, into bytes: inout [UInt8]) {

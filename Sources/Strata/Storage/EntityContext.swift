@@ -42,7 +42,8 @@ final class EntityContext {
     /// an append that is not at the end, and the write then takes the ordinary path.
     var largestKey: [UInt8]?
     /// Decodes this entity's records for single reads, made for the record type last read.
-    var decoder = RecordDecoder()
+    // Exclusivity: read and assigned whole, never passed inout, so accesses cannot overlap.
+    @exclusivity(unchecked) var decoder = RecordDecoder()
     /// The primary key kind read from the first stored key, for entities whose catalog entry
     /// predates ``EntitySchema/primaryKeyKind``.
     var observedKeyKind: ValueKind?

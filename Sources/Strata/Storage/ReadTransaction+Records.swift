@@ -13,9 +13,17 @@ extension ReadTransaction {
         defer { returnSpareBuffers(&buffers) }
         // The entity's name and database read once: each read of a class property is an access check.
         let entity = context.name, records = context.records
-        try recordKey(key, entity: entity, into: &buffers.0)
-        let found = try lmdb(entity: entity) {
-            try raw.withValue(forKey: buffers.0, in: records) { value in value.appendBytes(to: &buffers.1) } != nil
+        let found: Bool
+        if let integerKey = IntegerRecordKey(key) {
+            // Integer keys are encoded on the stack (nine bytes, always within LMDB's key size limit).
+            found = try lmdb(entity: entity) {
+                try integerKey.withBytes { try raw.copyValue(forKey: $0, in: records, into: &buffers.1) }
+            }
+        } else {
+            try recordKey(key, entity: entity, into: &buffers.0)
+            found = try lmdb(entity: entity) {
+                try buffers.0.withUnsafeBytes { try raw.copyValue(forKey: $0, in: records, into: &buffers.1) }
+            }
         }
         guard found else { return nil }
         return try decode(type, buffers.1, context) { String(describing: key) }
@@ -187,15 +195,11 @@ extension ReadTransaction {
                     more = try cursor.first()
                 }
                 while more {
-                    if let (key, inclusive) = upperKey {
-                        let current = cursor.key
-                        if current.lexicographicallyPrecedes(key) == false, !(inclusive && current == key) { break }
-                    }
-                    cursor.withCurrent { key, value in batch.append(key: key, value: value) }
+                    // A batch's entries are copied in one call (no closure or checks per entry).
+                    more = try batch.gather(from: cursor, limit: batchSize - batch.count, upTo: upperKey.map { ($0.0, $0.1) })
                     if batch.count >= batchSize {
                         guard try drain(final: false) else { return }
                     }
-                    more = try cursor.next()
                 }
                 _ = try drain(final: true)
             }

@@ -12,11 +12,16 @@ public class ReadTransaction {
     /// or an ``EntityDescription`` reached it, so both see the same field ids and indexes.
     var contexts: [String: EntityContext] = [:]
     /// The same contexts by record type, so that typed calls skip the entity name lookup.
-    var typedContexts: [ObjectIdentifier: EntityContext] = [:]
+    var typedContexts: [ObjectIdentifier: EntityContext] = [:] { didSet { lastTypedContext = nil } }
+    /// The entry of `typedContexts` found last: a loop of reads of one type skips hashing. Forgotten
+    /// whenever `typedContexts` changes.
+    // Exclusivity: read and assigned whole, never passed inout, so accesses cannot overlap.
+    @exclusivity(unchecked) private var lastTypedContext: (type: ObjectIdentifier, context: EntityContext)?
     /// The relationships that refer to each entity, read from the catalog once per transaction
     /// and forgotten when a relationship is declared (see ``incomingRelationships(of:)``).
     var relationshipsByTarget: [String: [(holder: String, relationship: RelationshipDescriptor)]] = [:]
-    private var isOpen = true
+    // Exclusivity: read and assigned whole, never passed inout, so accesses cannot overlap.
+    @exclusivity(unchecked) private var isOpen = true
     /// Buffers for point reads' keys and values, kept between reads (see `takeSpareBuffer`).
     // Exclusivity: only ever swapped in and out by `takeSpareBuffer`/`returnSpareBuffers`, each an
     // access that ends before it returns, so accesses cannot overlap and need no runtime checks.
@@ -42,7 +47,11 @@ public class ReadTransaction {
     /// The entity of `type` as this transaction sees it, or nil when the store has none.
     func context<T: Record>(for type: T.Type) throws -> EntityContext? {
         checkOpen()
-        if let context = typedContexts[ObjectIdentifier(type)] { return context }
+        if let last = lastTypedContext, last.type == ObjectIdentifier(type) { return last.context }
+        if let context = typedContexts[ObjectIdentifier(type)] {
+            lastTypedContext = (ObjectIdentifier(type), context)
+            return context
+        }
         let name = store.entityName(of: type)
         guard let context = try context(named: name) else { return nil }
         try checkPrimaryKey(of: type, against: context.schema)
