@@ -157,29 +157,34 @@ extension ReadTransaction {
         let upperKey = try upper.map { bound throws(StrataError) in (try recordKey(bound.key, entity: context.name), bound.inclusive) }
         let decoder = BatchDecoder<T>(fields: context.schema.fields, entity: context.name)
         var batch = RawBatch(capacity: batchSize)
-        // Large scans overlap: while another thread decodes most of a full batch, this one gathers
-        // the next and then decodes the rest of the first (gathering costs about a third of
-        // decoding, so this thread takes ~40 % of each batch's decoding).
+        // Large scans overlap: while another thread decodes a share of a full batch, this one
+        // hands the previous batch's records to `body`, gathers the next batch, and decodes the
+        // rest of the first. The share adapts (``ScanShare``) so that both threads finish together,
+        // whatever `body` and gathering cost.
         let overlaps = batchSize >= BatchDecoder<T>.batchSize && decoder.cores > 1
         var pending: (batch: RawBatch, share: PendingDecode<T>, count: Int)?
+        var share = ScanShare()
         let describe = { (key: [UInt8]) in self.describeStoredKey(key, of: type) }
-        /// Hands the records of the batch whose decoding is under way to `body`.
-        func deliverPending() throws -> Bool {
-            guard let (started, share, count) = pending else { return true }
+        /// The records of the batch whose decoding is under way, once decoded.
+        func finishPending() throws -> DecodedRecords<T>? {
+            guard let (started, decoding, count) = pending else { return nil }
             pending = nil
-            var records = try decoder.finishDecoding(started, share, count: count, describeKey: describe)
-            return try records.forEach(body)
+            var otherWasDone = false
+            let records = try decoder.finishDecoding(started, decoding, count: count, describeKey: describe, otherWasDone: &otherWasDone)
+            share.adjust(otherWasDone: otherWasDone)
+            return records
         }
         /// Decodes the gathered batch and feeds it to `body`; false when `body` asked to stop.
         func drain(final: Bool) throws -> Bool {
+            var previous = try finishPending()
             if overlaps && !final {
-                guard try deliverPending() else { return false }
-                let count = batch.count * 3 / 5
+                // The other thread starts on this batch before `body` sees the previous one.
+                let count = share.count(of: batch.count)
                 pending = (batch, decoder.startDecoding(batch, count: count), count)
-                batch = RawBatch(capacity: batchSize)
-                return true
+                batch = RawBatch(capacity: batchSize, valueCapacity: batch.valueByteCount)
+                return try previous?.forEach(body) ?? true
             }
-            guard try deliverPending() else { return false }
+            guard try previous?.forEach(body) ?? true else { return false }
             defer { batch.removeAll() }
             var records = try decoder.decodeInOrder(batch, describeKey: describe)
             return try records.forEach(body)
