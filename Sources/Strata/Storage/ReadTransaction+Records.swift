@@ -40,7 +40,10 @@ extension ReadTransaction {
         var batch = RawBatch(capacity: BatchDecoder<T>.batchSize)
         func drain() throws {
             var decoded = try decoder.decodeInOrder(batch, describeKey: { describeStoredKey($0, of: type) })
-            records.reserveCapacity(records.count + decoded.count)
+            // Grown geometrically: reserving exactly the batch each time copied the array per batch.
+            if records.capacity < records.count + decoded.count {
+                records.reserveCapacity(max(records.count + decoded.count, records.capacity * 2))
+            }
             _ = decoded.forEach { (record: consuming T) in records.append(record); return true }
             batch.removeAll()
         }
@@ -76,6 +79,9 @@ extension ReadTransaction {
         // The count is O(1) and exact in this snapshot: the array is allocated once, not regrown
         // (and copied) about twenty times on the way to a million records.
         records.reserveCapacity(try count(type))
+        // Its pages are faulted in on another thread meanwhile (see `ResultPrefault`).
+        let prefault = ResultPrefault(reservedFor: records)
+        defer { prefault.wait() }
         // Each decoded record moves into the array (a `forEach` body would copy it).
         try scan(type, from: nil, to: nil) { (record: consuming T) in records.append(record); return true }
         return records
@@ -165,13 +171,17 @@ extension ReadTransaction {
         var pending: (batch: RawBatch, share: PendingDecode<T>, count: Int)?
         var share = ScanShare()
         let describe = { (key: [UInt8]) in self.describeStoredKey(key, of: type) }
+        /// A decoded batch's buffers, kept for the next batch: fresh ones would be fresh pages.
+        var spare: RawBatch?
         /// The records of the batch whose decoding is under way, once decoded.
         func finishPending() throws -> DecodedRecords<T>? {
-            guard let (started, decoding, count) = pending else { return nil }
+            guard var (started, decoding, count) = pending else { return nil }
             pending = nil
             var otherWasDone = false
             let records = try decoder.finishDecoding(started, decoding, count: count, describeKey: describe, otherWasDone: &otherWasDone)
             share.adjust(otherWasDone: otherWasDone)
+            started.removeAll()
+            spare = started
             return records
         }
         /// Decodes the gathered batch and feeds it to `body`; false when `body` asked to stop.
@@ -181,7 +191,7 @@ extension ReadTransaction {
                 // The other thread starts on this batch before `body` sees the previous one.
                 let count = share.count(of: batch.count)
                 pending = (batch, decoder.startDecoding(batch, count: count), count)
-                batch = RawBatch(capacity: batchSize, valueCapacity: batch.valueByteCount)
+                if let reused = spare.take() { batch = reused } else { batch = RawBatch(capacity: batchSize, valueCapacity: batch.valueByteCount) }
                 return try previous?.forEach(body) ?? true
             }
             guard try previous?.forEach(body) ?? true else { return false }

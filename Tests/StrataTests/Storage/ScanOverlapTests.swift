@@ -105,4 +105,20 @@ import TestSupport
         }
         #expect(destroyed == 3)
     }
+
+    @Test func prefaultingAReservedArrayLeavesItWorkingAsAnArray() {
+        // Large: the pages are faulted in on another thread while the array fills.
+        var large: [UInt64] = []
+        large.reserveCapacity(3 << 20)   // 24 MiB
+        let prefault = ResultPrefault(reservedFor: large)
+        for value in 0..<UInt64(3 << 20) { large.append(value &* 2_654_435_761) }
+        prefault.wait()
+        #expect(large.count == 3 << 20)
+        #expect(large[12_345] == 12_345 &* 2_654_435_761)
+        #expect(large.last == UInt64((3 << 20) - 1) &* 2_654_435_761)
+        // Small, empty: nothing to do, and waiting returns at once.
+        let small: [String] = ["a"]
+        ResultPrefault(reservedFor: small).wait()
+        ResultPrefault(reservedFor: [Int]()).wait()
+    }
 }
