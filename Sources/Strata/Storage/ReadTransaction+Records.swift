@@ -20,6 +20,7 @@ extension ReadTransaction {
                 try integerKey.withBytes { try raw.copyValue(forKey: $0, in: records, into: &buffers.1) }
             }
         } else {
+            buffers.0.removeAll(keepingCapacity: true)
             try recordKey(key, entity: entity, into: &buffers.0)
             found = try lmdb(entity: entity) {
                 try buffers.0.withUnsafeBytes { try raw.copyValue(forKey: $0, in: records, into: &buffers.1) }

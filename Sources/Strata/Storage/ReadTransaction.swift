@@ -112,14 +112,13 @@ public class ReadTransaction {
         }
     }
 
-    /// Two empty buffers with the capacity of earlier reads. Buffers in use are not kept here, so a
+    /// Two buffers with the capacity of earlier reads (and their old contents). Buffers in use are not kept here, so a
     /// read nested in another (a type's `init(fields:)` reading more records) gets fresh ones.
     @inline(__always)
     func takeSpareBuffers() -> ([UInt8], [UInt8]) {
         var buffers: ([UInt8], [UInt8]) = ([], [])
         swap(&buffers, &spareBuffers)
-        buffers.0.removeAll(keepingCapacity: true)
-        buffers.1.removeAll(keepingCapacity: true)
+        // Not emptied here: users of the key buffer empty it, and `copyValue` replaces the value's bytes.
         return buffers
     }
 
@@ -153,11 +152,12 @@ public class ReadTransaction {
         // The entity's decoder, made for this type once: its FieldCodable conformance is looked up then.
         if !context.decoder.isMade(for: T.self) { context.decoder = RecordDecoder(for: T.self) }
         let decoder = context.decoder
+        let (entity, fields) = context.decoding
         do {
-            return try decoder.decode(type, from: bytes, fields: context.schema.fields, entity: context.name, key: "")
+            return try decoder.decode(type, from: bytes, fields: fields, entity: entity, key: "")
         } catch {
             // The error path: decode again with the key rendered, so the message names it.
-            return try decoder.decode(type, from: bytes, fields: context.schema.fields, entity: context.name, key: key())
+            return try decoder.decode(type, from: bytes, fields: fields, entity: entity, key: key())
         }
     }
 
