@@ -33,8 +33,14 @@ extension CBORReader {
         } else if info <= 27 {
             let size = 1 << Int(info - 24)
             guard bytes.count - offset > size else { return nil }
-            argument = 0
-            for index in offset + 1...offset + size { argument = argument << 8 | UInt64(bytes[index]) }
+            // SAFETY: `offset + 1 + size <= bytes.count` was checked; the pointer does not leave the closure.
+            argument = bytes.withUnsafeBytes { raw in
+                switch size {
+                case 2: UInt64(UInt16(bigEndian: raw.loadUnaligned(fromByteOffset: offset + 1, as: UInt16.self)))
+                case 4: UInt64(UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: offset + 1, as: UInt32.self)))
+                default: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: offset + 1, as: UInt64.self))
+                }
+            }
             end = offset + 1 + size
         } else {
             return nil
@@ -59,7 +65,11 @@ extension CBORReader {
             guard bytes.count - offset >= 9 else { return nil }
             return (Double(bitPattern: be64(at: offset + 1)), offset + 9)
         }
-        guard let (integer, end) = fastInt64(at: offset), let double = Double(exactly: integer) else { return nil }
+        guard let (integer, end) = fastInt64(at: offset) else { return nil }
+        // Integers up to 2^53 in magnitude are exact Doubles (whole-second dates are such integers);
+        // beyond, `Double(exactly:)` decides.
+        if integer.magnitude <= 1 << 53 { return (Double(integer), end) }
+        guard let double = Double(exactly: integer) else { return nil }
         return (double, end)
     }
 
