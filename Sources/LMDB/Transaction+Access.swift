@@ -26,8 +26,7 @@ extension Transaction {
             return false
         }
         // SAFETY: LMDB's value is valid until the transaction changes or ends, and is copied here.
-        buffer.removeAll(keepingCapacity: true)
-        buffer.append(contentsOf: found.bufferPointer)
+        buffer.replaceSubrange(buffer.startIndex..<buffer.endIndex, with: found.bufferPointer)
         return true
     }
 

@@ -294,8 +294,11 @@ struct RawBatch: Sendable {
     @inline(__always)
     func copyValue(at index: Int, into bytes: inout [UInt8]) {
         let start = index == 0 ? 0 : valueEnds[index - 1]
-        bytes.removeAll(keepingCapacity: true)
-        bytes.append(contentsOf: valueBytes[start..<valueEnds[index]])
+        // SAFETY: the range lies within `valueBytes` (ends are appended as bytes are); the
+        // pointer does not leave the closure. One replace: a copy, no emptying pass.
+        valueBytes.withUnsafeBufferPointer { all in
+            bytes.replaceSubrange(bytes.startIndex..<bytes.endIndex, with: UnsafeBufferPointer(rebasing: all[start..<valueEnds[index]]))
+        }
     }
 
     func key(at index: Int) -> [UInt8] {
