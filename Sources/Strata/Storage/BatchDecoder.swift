@@ -147,6 +147,9 @@ struct BatchDecoder<T: Record> {
 struct DecodedRecords<T> {
     /// The runs in batch order.
     private let runs: [RecordRun<T>]
+    /// Or arrays in batch order, each holding its records last first (how the query pipeline
+    /// builds them), emptied from the end.
+    private var reversedChunks: [[T]] = []
     /// The number of records.
     let count: Int
 
@@ -155,13 +158,29 @@ struct DecodedRecords<T> {
         count = runs.reduce(0) { $0 + $1.count }
     }
 
+    /// Records in arrays, each last record first.
+    init(_ reversedChunks: [[T]]) {
+        runs = []
+        self.reversedChunks = reversedChunks
+        count = reversedChunks.reduce(0) { $0 + $1.count }
+    }
+
     /// Calls `body` with each record in batch order until it returns false; returns whether it
     /// always returned true. Hands out each record once: call once. Records not handed out are
-    /// destroyed with their runs.
+    /// destroyed with their runs or arrays.
     mutating func forEach(_ body: (consuming T) throws -> Bool) rethrows -> Bool {
         for run in runs {
             while run.count > 0 {
                 guard try body(run.removeFirst()) else { return false }
+            }
+        }
+        // One loop per array over a local copy, so the generic metadata the loop needs is looked
+        // up once per array; `count` and `remove(at:)` are Array's own (not protocol extensions).
+        for index in reversedChunks.indices {
+            var chunk: [T] = []
+            swap(&chunk, &reversedChunks[index])
+            while chunk.count > 0 {
+                guard try body(chunk.remove(at: chunk.count - 1)) else { return false }
             }
         }
         return true

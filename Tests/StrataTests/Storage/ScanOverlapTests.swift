@@ -121,4 +121,16 @@ import TestSupport
         ResultPrefault(reservedFor: small).wait()
         ResultPrefault(reservedFor: [Int]()).wait()
     }
+
+    @Test func decodedRecordsFromReversedArraysComeOutInOrder() {
+        var records = DecodedRecords<Int>([[3, 2, 1], [], [5, 4]])
+        #expect(records.count == 5)
+        var seen: [Int] = []
+        #expect(records.forEach { seen.append($0); return true })
+        #expect(seen == [1, 2, 3, 4, 5])
+        var stopped = DecodedRecords<Int>([[2, 1], [4, 3]])
+        var first: [Int] = []
+        #expect(!stopped.forEach { first.append($0); return first.count < 3 })
+        #expect(first == [1, 2, 3])
+    }
 }
