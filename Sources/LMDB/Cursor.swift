@@ -168,6 +168,50 @@ public final class Cursor {
         return try currentKey.withSpan { key in try currentValue.withSpan { value in try body(key, value) } }
     }
 
+    /// Copies the current entry and those after it (`MDB_NEXT`) into packed buffers, for gathering
+    /// many entries in one call: each key's bytes are appended to `keys` and its end offset to
+    /// `keyEnds`, each value's likewise to `values` and `valueEnds`. Stops after `limit` entries,
+    /// or at the first key past `upper` (above it, or equal to it unless `inclusive`), which is
+    /// not copied. Returns true when it stopped at the limit with the cursor on an entry not yet
+    /// copied; false when the entries or the range ran out.
+    ///
+    /// One call per batch, with the cursor state in locals: no closure call, no exclusivity check
+    /// and no transaction check per entry.
+    public func copyEntries(
+        limit: Int, upTo upper: [UInt8]?, inclusive: Bool,
+        keys: inout [UInt8], keyEnds: inout [Int], values: inout [UInt8], valueEnds: inout [Int]
+    ) throws(LMDBError) -> Bool {
+        let cursor = usableHandle()
+        var key = currentKey, value = currentValue
+        var more = positioned
+        defer { (currentKey, currentValue, positioned) = (key, value, more) }
+        var copied = 0
+        while more {
+            if let upper, !Self.key(key, isWithin: upper, inclusive: inclusive) { return false }
+            guard copied < limit else { return true }
+            // SAFETY: LMDB's key and value stay valid until the cursor moves; both are copied first.
+            // (Typed buffers: `append(contentsOf:)` copies them with one memcpy, a raw buffer byte by byte.)
+            keys.append(contentsOf: key.bufferPointer)
+            keyEnds.append(keys.count)
+            values.append(contentsOf: value.bufferPointer)
+            valueEnds.append(values.count)
+            copied += 1
+            more = try checkFound(mdb_cursor_get(cursor, &key, &value, MDB_NEXT), "mdb_cursor_get", context: database.name ?? "<main>")
+        }
+        return false
+    }
+
+    /// Whether `key` sorts before `upper`, or equals it when `inclusive`, in LMDB's default
+    /// (bytewise, shorter first) key order.
+    @inline(__always)
+    private static func key(_ key: MDB_val, isWithin upper: [UInt8], inclusive: Bool) -> Bool {
+        // SAFETY: the bytes are read during this call only, while the cursor stays put.
+        let bytes = UnsafeRawBufferPointer(start: key.mv_size > 0 ? key.mv_data : nil, count: key.mv_size)
+        return upper.withUnsafeBytes { upper in
+            bytes.lexicographicallyPrecedes(upper) || (inclusive && bytes.elementsEqual(upper))
+        }
+    }
+
     /// Stores `value` under `key` through this cursor (`mdb_cursor_put`), which is left on the
     /// new entry. Consecutive puts of nearby keys skip the search from the root when the key
     /// falls on the cursor's page. Throws as ``Transaction/put(_:forKey:in:options:)``; an error

@@ -15,6 +15,21 @@ extension Transaction {
         return try found.withSpan(body)
     }
 
+    /// Replaces the contents of `buffer` with a copy of the value stored under `key` and returns
+    /// true, or returns false (leaving `buffer` alone) when absent: a point read that allocates
+    /// nothing once `buffer` has the capacity, with the key in any memory (a caller's stack).
+    public func copyValue(forKey key: UnsafeRawBufferPointer, in database: Database, into buffer: inout [UInt8]) throws(LMDBError) -> Bool {
+        let txn = usableHandle()
+        var keyVal = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var found = MDB_val()
+        guard try checkFound(mdb_get(txn, database.dbi, &keyVal, &found), "mdb_get", context: database.name ?? "<main>") else {
+            return false
+        }
+        // SAFETY: LMDB's value is valid until the transaction changes or ends, and is copied here.
+        buffer.replaceSubrange(buffer.startIndex..<buffer.endIndex, with: found.bufferPointer)
+        return true
+    }
+
     /// True when `key` is present (`mdb_get`).
     public func contains(_ key: [UInt8], in database: Database) throws(LMDBError) -> Bool {
         try lookUp(key, in: database) != nil

@@ -51,16 +51,38 @@ extension BenchUser: FieldCodable {
     }
 
     public init(fields: inout FieldReader) throws {
-        id = try fields.decode(Int64.self, forKey: CodingKeys.id)
-        firstName = try fields.decode(String.self, forKey: CodingKeys.firstName)
-        lastName = try fields.decode(String.self, forKey: CodingKeys.lastName)
-        email = try fields.decode(String.self, forKey: CodingKeys.email)
-        luckyNumber = try fields.decodeIfPresent(Int.self, forKey: CodingKeys.luckyNumber)
-        city = try fields.decode(String.self, forKey: CodingKeys.city)
-        score = try fields.decode(Double.self, forKey: CodingKeys.score)
-        active = try fields.decode(Bool.self, forKey: CodingKeys.active)
-        tags = try fields.decode([String].self, forKey: CodingKeys.tags)
-        createdAt = try fields.decode(Date.self, forKey: CodingKeys.createdAt)
-        updatedAt = try fields.decode(Date.self, forKey: CodingKeys.updatedAt)
+        // Read into locals, then initialize `self` at once: assigned one `try` at a time, the
+        // compiler builds the record aside and copies it out (retaining and releasing every field).
+        let id = try fields.decode(Int64.self, forKey: CodingKeys.id)
+        let firstName = try fields.decode(String.self, forKey: CodingKeys.firstName)
+        let lastName = try fields.decode(String.self, forKey: CodingKeys.lastName)
+        let email = try fields.decode(String.self, forKey: CodingKeys.email)
+        let luckyNumber = try fields.decodeIfPresent(Int.self, forKey: CodingKeys.luckyNumber)
+        let city = try fields.decode(String.self, forKey: CodingKeys.city)
+        let score = try fields.decode(Double.self, forKey: CodingKeys.score)
+        let active = try fields.decode(Bool.self, forKey: CodingKeys.active)
+        let tags = try fields.decode([String].self, forKey: CodingKeys.tags)
+        let createdAt = try fields.decode(Date.self, forKey: CodingKeys.createdAt)
+        let updatedAt = try fields.decode(Date.self, forKey: CodingKeys.updatedAt)
+        self.init(id: id, firstName: firstName, lastName: lastName, email: email, luckyNumber: luckyNumber, city: city,
+                  score: score, active: active, tags: tags, createdAt: createdAt, updatedAt: updatedAt)
+    }
+}
+
+extension BenchUser {
+    /// Every field (the memberwise initializer, which the `GeneratedUser` one suppresses).
+    init(id: Int64, firstName: String, lastName: String, email: String, luckyNumber: Int?, city: String,
+         score: Double, active: Bool, tags: [String], createdAt: Date, updatedAt: Date) {
+        self.id = id
+        self.firstName = firstName
+        self.lastName = lastName
+        self.email = email
+        self.luckyNumber = luckyNumber
+        self.city = city
+        self.score = score
+        self.active = active
+        self.tags = tags
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
     }
 }

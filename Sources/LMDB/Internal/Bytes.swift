@@ -23,6 +23,15 @@ extension MDB_val {
         return Array(UnsafeRawBufferPointer(start: base, count: mv_size))
     }
 
+    /// The bytes as a typed buffer (which `Array.append(contentsOf:)` copies with one memcpy).
+    ///
+    /// SAFETY: valid while the transaction is open and the cursor not moved; callers copy the
+    /// bytes before either happens.
+    @inline(__always)
+    var bufferPointer: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: mv_size > 0 ? mv_data?.assumingMemoryBound(to: UInt8.self) : nil, count: mv_size)
+    }
+
     /// Passes the bytes as a non-escapable span, which cannot outlive the call.
     ///
     /// SAFETY: the span borrows LMDB's memory map page; it is valid while the transaction is open

@@ -33,8 +33,14 @@ extension CBORReader {
         } else if info <= 27 {
             let size = 1 << Int(info - 24)
             guard bytes.count - offset > size else { return nil }
-            argument = 0
-            for index in offset + 1...offset + size { argument = argument << 8 | UInt64(bytes[index]) }
+            // SAFETY: `offset + 1 + size <= bytes.count` was checked; the pointer does not leave the closure.
+            argument = bytes.withUnsafeBytes { raw in
+                switch size {
+                case 2: UInt64(UInt16(bigEndian: raw.loadUnaligned(fromByteOffset: offset + 1, as: UInt16.self)))
+                case 4: UInt64(UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: offset + 1, as: UInt32.self)))
+                default: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: offset + 1, as: UInt64.self))
+                }
+            }
             end = offset + 1 + size
         } else {
             return nil
@@ -59,7 +65,11 @@ extension CBORReader {
             guard bytes.count - offset >= 9 else { return nil }
             return (Double(bitPattern: be64(at: offset + 1)), offset + 9)
         }
-        guard let (integer, end) = fastInt64(at: offset), let double = Double(exactly: integer) else { return nil }
+        guard let (integer, end) = fastInt64(at: offset) else { return nil }
+        // Integers up to 2^53 in magnitude are exact Doubles (whole-second dates are such integers);
+        // beyond, `Double(exactly:)` decides.
+        if integer.magnitude <= 1 << 53 { return (Double(integer), end) }
+        guard let double = Double(exactly: integer) else { return nil }
         return (double, end)
     }
 
@@ -100,11 +110,47 @@ extension CBORReader {
             return nil
         }
         guard length <= bytes.count - start else { return nil }
-        let range = start..<(start + length)
-        var bits: UInt8 = 0
-        for index in range { bits |= bytes[index] }
-        guard bits < 0x80 else { return nil }
-        return (String(decoding: bytes[range], as: UTF8.self), range.upperBound)
+        // SAFETY: `start..<start + length` was checked to lie within the bytes; the pointers do not
+        // leave the closure, and the string owns a copy.
+        let string: String? = bytes.withUnsafeBufferPointer { buffer in
+            let source = UnsafeBufferPointer(rebasing: buffer[start..<(start + length)])
+            if length <= FieldSmallString.capacity && FieldSmallString.layoutHolds {
+                return FieldSmallString.make(source)   // nil when not ASCII
+            }
+            guard Self.isASCII(source) else { return nil }
+            return Self.asciiString(source)
+        }
+        guard let string else { return nil }
+        return (string, start + length)
+    }
+
+    /// Whether every byte of `bytes` is below 0x80, eight bytes at a time.
+    @inline(__always)
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let raw = UnsafeRawBufferPointer(bytes)
+        var bits: UInt64 = 0
+        var index = 0
+        while raw.count - index >= 8 {
+            bits |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < raw.count {
+            bits |= UInt64(raw[index])
+            index += 1
+        }
+        return bits & 0x8080_8080_8080_8080 == 0
+    }
+
+    /// A string of ASCII bytes (checked by the caller) longer than a small string, made in its
+    /// storage directly (the standard library validates it once more; short ones are made by
+    /// ``FieldSmallString``).
+    @inline(__always)
+    static func asciiString(_ source: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: source.count) { target in
+            guard let from = source.baseAddress, let to = target.baseAddress else { return 0 }
+            to.initialize(from: from, count: source.count)
+            return source.count
+        }
     }
 
     /// An array of fewer than 24 such texts.

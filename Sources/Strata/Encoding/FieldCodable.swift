@@ -25,6 +25,10 @@
 /// }
 /// ```
 ///
+/// For speed, read the fields into locals and initialize `self` once at the end (a memberwise
+/// initializer): assigned one `try` at a time as above, the compiler builds the value aside and
+/// copies it out, retaining and releasing every field (about 290 instructions for a dozen fields).
+///
 /// The contract, for identical bytes: write the same keys as `encode(to:)` does, in the same order
 /// (synthesized conformances use declaration order), and optionals with `encodeIfPresent`, which
 /// omits nil as synthesized `Codable` does. Reading is order-free: fields may be read in any

@@ -8,22 +8,47 @@
 /// The table is persisted in the store's catalog, per entity. Encoding assigns ids to names it has not
 /// seen; the store writes the grown table in the same write transaction as the record.
 package struct FieldTable: Sendable, Equatable, Codable {
-    /// Field names by id.
-    package private(set) var names: [Int: String] = [:]
-    /// Field ids by name.
-    package private(set) var ids: [String: Int] = [:]
-    /// Field names indexed by id (nil where no field has that id): the codec's hash-free lookup path.
-    package private(set) var namesByID: [String?] = []
+    /// The three views of the table in one immutable object: a copy of the table (each decoded
+    /// record's reader holds one) retains one object rather than two dictionaries and an array.
+    /// A new field replaces the object (fields are added once per entity, records read millions of times).
+    private final class Storage: Sendable {
+        let names: [Int: String]
+        let ids: [String: Int]
+        let namesByID: [String?]
 
-    package init() {}
+        init(names: [Int: String], ids: [String: Int], namesByID: [String?]) {
+            self.names = names
+            self.ids = ids
+            self.namesByID = namesByID
+        }
+
+        static let empty = Storage(names: [:], ids: [:], namesByID: [])
+    }
+
+    private var storage: Storage
+
+    /// Field names by id.
+    package var names: [Int: String] { storage.names }
+    /// Field ids by name.
+    package var ids: [String: Int] { storage.ids }
+    /// Field names indexed by id (nil where no field has that id): the codec's hash-free lookup path.
+    package var namesByID: [String?] { storage.namesByID }
+
+    package init() { storage = .empty }
 
     /// A table holding exactly these id-to-name pairs.
     package init(names: [Int: String]) {
-        self.names = names
+        var ids: [String: Int] = [:]
+        var dense: [String?] = []
         for (id, name) in names {
             ids[name] = id
-            setDense(id, name)
+            Self.setDense(id, name, in: &dense)
         }
+        storage = Storage(names: names, ids: ids, namesByID: dense)
+    }
+
+    package static func == (lhs: FieldTable, rhs: FieldTable) -> Bool {
+        lhs.storage === rhs.storage || (lhs.names == rhs.names && lhs.ids == rhs.ids && lhs.namesByID == rhs.namesByID)
     }
 
     /// The id of `name`, or nil when the name has never been stored.
@@ -39,7 +64,7 @@ package struct FieldTable: Sendable, Equatable, Codable {
     /// the next id the one after), so most lookups compare one or two short names and hash nothing.
     @inline(__always)
     package func id(for name: String, after previous: Int) -> Int? {
-        let names = namesByID
+        let names = storage.namesByID
         var guess = previous + 1
         while guess < names.count && guess <= previous + 3 {
             if names[guess] == name { return guess }
@@ -53,7 +78,7 @@ package struct FieldTable: Sendable, Equatable, Codable {
         return ids[name]
     }
 
-    private mutating func setDense(_ id: Int, _ name: String) {
+    private static func setDense(_ id: Int, _ name: String, in namesByID: inout [String?]) {
         // Ids are small and dense in practice; a corrupt catalog's huge id simply stays out of the array.
         guard id >= 0, id < 65_536 else { return }
         if id >= namesByID.count { namesByID.append(contentsOf: repeatElement(nil, count: id - namesByID.count + 1)) }
@@ -64,10 +89,12 @@ package struct FieldTable: Sendable, Equatable, Codable {
     @discardableResult
     package mutating func assign(_ name: String) -> Int {
         if let id = ids[name] { return id }
+        var names = storage.names, ids = storage.ids, dense = storage.namesByID
         let id = (names.keys.max() ?? 0) + 1
         names[id] = name
         ids[name] = id
-        setDense(id, name)
+        Self.setDense(id, name, in: &dense)
+        storage = Storage(names: names, ids: ids, namesByID: dense)
         return id
     }
 

@@ -36,21 +36,21 @@ struct BatchDecoder<T: Record> {
     func decodeInOrder(_ batch: RawBatch, describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
         let decoder = RecordDecoder(for: T.self)
         guard cores > 1, batch.count >= Self.parallelThreshold else {
-            return DecodedRecords([try decodeChunkReversed(decoder, batch, 0..<batch.count, describeKey: describeKey)])
+            return DecodedRecords([try decodeChunk(decoder, batch, 0..<batch.count, describeKey: describeKey)])
         }
         let chunks = min(cores, batch.count / (Self.parallelThreshold / 2))
         let chunkSize = (batch.count + chunks - 1) / chunks
-        let results = Mutex<[Result<[T], StrataError>?]>(Array(repeating: nil, count: chunks))
+        let results = Mutex<[Result<RecordRun<T>, StrataError>?]>(Array(repeating: nil, count: chunks))
         let fields = self.fields, entity = self.entity
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             let range = chunk * chunkSize..<min(batch.count, (chunk + 1) * chunkSize)
-            let outcome = Self.decodeReversed(decoder, batch, range, fields: fields, entity: entity)
+            let outcome = Self.decodeRun(decoder, batch, range, fields: fields, entity: entity)
             results.withLock { $0[chunk] = outcome }
         }
-        var decoded: [[T]] = []
+        var decoded: [RecordRun<T>] = []
         decoded.reserveCapacity(chunks)
         let outcomes = results.withLock { outcomes in
-            var taken: [Result<[T], StrataError>?] = []
+            var taken: [Result<RecordRun<T>, StrataError>?] = []
             swap(&taken, &outcomes)
             return taken
         }
@@ -61,20 +61,20 @@ struct BatchDecoder<T: Record> {
             case .failure?, nil:
                 // Decode the failed chunk again on this thread to throw its first error with the key named.
                 let range = chunk * chunkSize..<min(batch.count, (chunk + 1) * chunkSize)
-                decoded.append(try decodeChunkReversed(decoder, batch, range, describeKey: describeKey))
+                decoded.append(try decodeChunk(decoder, batch, range, describeKey: describeKey))
             }
         }
         return DecodedRecords(decoded)
     }
 
     /// Starts decoding the first `count` records of `batch` on another thread; the caller gathers
-    /// the next batch meanwhile and decodes the rest of this one itself (``ScanOverlap``).
+    /// the next batch meanwhile and decodes the rest of this one itself (``finishDecoding``).
     func startDecoding(_ batch: RawBatch, count: Int) -> PendingDecode<T> {
         let pending = PendingDecode<T>()
         let decoder = RecordDecoder(for: T.self)
         let fields = self.fields, entity = self.entity
         DispatchQueue.global().async {
-            pending.finish(Self.decodeReversed(decoder, batch, 0..<count, fields: fields, entity: entity))
+            pending.finish(Self.decodeRun(decoder, batch, 0..<count, fields: fields, entity: entity))
         }
         return pending
     }
@@ -82,29 +82,32 @@ struct BatchDecoder<T: Record> {
     /// Finishes a batch started with ``startDecoding(_:count:)``: decodes its records from `count`
     /// on here, waits for the other thread's share, and hands out all in order. A failure is
     /// thrown as ``decode(_:describeKey:)`` throws it, naming the key of the first bad record.
-    func finishDecoding(_ batch: RawBatch, _ pending: PendingDecode<T>, count: Int, describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
+    /// `otherWasDone` tells whether the other thread had finished its share by the time this
+    /// one finished the rest (the caller balances the shares with it).
+    func finishDecoding(_ batch: RawBatch, _ pending: PendingDecode<T>, count: Int, describeKey: ([UInt8]) -> String,
+                        otherWasDone: inout Bool) throws -> DecodedRecords<T> {
         let decoder = RecordDecoder(for: T.self)
-        let tail = Self.decodeReversed(decoder, batch, count..<batch.count, fields: fields, entity: entity)
-        let head: [T]
+        let tail = Self.decodeRun(decoder, batch, count..<batch.count, fields: fields, entity: entity)
+        otherWasDone = pending.isFinished
+        let head: RecordRun<T>
         switch pending.wait() {
         case .success(let records): head = records
-        case .failure: head = try decodeChunkReversed(decoder, batch, 0..<count, describeKey: describeKey)
+        case .failure: head = try decodeChunk(decoder, batch, 0..<count, describeKey: describeKey)
         }
         switch tail {
         case .success(let records): return DecodedRecords([head, records])
-        case .failure: return DecodedRecords([head, try decodeChunkReversed(decoder, batch, count..<batch.count, describeKey: describeKey)])
+        case .failure: return DecodedRecords([head, try decodeChunk(decoder, batch, count..<batch.count, describeKey: describeKey)])
         }
     }
 
-    /// The records of `range`, last first (see ``DecodedRecords``), or the first failure met.
-    private static func decodeReversed(
+    /// The records of `range` in order, or the first failure met.
+    private static func decodeRun(
         _ decoder: RecordDecoder, _ batch: RawBatch, _ range: Range<Int>, fields: FieldTable, entity: String
-    ) -> Result<[T], StrataError> {
-        var records: [T] = []
-        records.reserveCapacity(range.count)
+    ) -> Result<RecordRun<T>, StrataError> {
+        let records = RecordRun<T>(capacity: range.count)
         var bytes: [UInt8] = []
         do throws(StrataError) {
-            for index in range.reversed() {
+            for index in range {
                 batch.copyValue(at: index, into: &bytes)
                 records.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity, key: ""))
             }
@@ -114,15 +117,14 @@ struct BatchDecoder<T: Record> {
         }
     }
 
-    /// The records of `range`, last first, decoded on this thread; on failure, throws the error of
-    /// the first record of `range` that fails, with its key named.
-    private func decodeChunkReversed(_ decoder: RecordDecoder, _ batch: RawBatch, _ range: Range<Int>,
-                                     describeKey: ([UInt8]) -> String) throws -> [T] {
-        switch Self.decodeReversed(decoder, batch, range, fields: fields, entity: entity) {
+    /// The records of `range`, decoded on this thread; on failure, throws the error of the first
+    /// record of `range` that fails, with its key named.
+    private func decodeChunk(_ decoder: RecordDecoder, _ batch: RawBatch, _ range: Range<Int>,
+                             describeKey: ([UInt8]) -> String) throws -> RecordRun<T> {
+        switch Self.decodeRun(decoder, batch, range, fields: fields, entity: entity) {
         case .success(let records):
             return records
         case .failure:
-            // Records are decoded last first; find the first failure in batch order.
             var bytes: [UInt8] = []
             for index in range {
                 batch.copyValue(at: index, into: &bytes)
@@ -138,31 +140,45 @@ struct BatchDecoder<T: Record> {
     }
 }
 
-/// Decoded records handed out in batch order by moving each out of its chunk, never copying it:
-/// each chunk holds its records last first, so removing the last yields them in order. (Iterating an array
-/// of a generic record type copies every element, retaining each of its strings and arrays, and
-/// then destroys the array's own copies.)
+/// Decoded records handed out in batch order by moving each out of its run, never copying it.
+/// (Iterating an array of a generic record type copies every element, retaining each of its
+/// strings and arrays, and then destroys the array's own copies; removing elements one by one
+/// from an array costs a generic call of about 200 instructions each.)
 struct DecodedRecords<T> {
-    /// The chunks in batch order, each last record first.
-    private var chunks: [[T]]
+    /// The runs in batch order.
+    private let runs: [RecordRun<T>]
+    /// Or arrays in batch order, each holding its records last first (how the query pipeline
+    /// builds them), emptied from the end.
+    private var reversedChunks: [[T]] = []
     /// The number of records.
     let count: Int
 
-    init(_ chunks: [[T]]) {
-        self.chunks = chunks
-        count = chunks.reduce(0) { $0 + $1.count }
+    init(_ runs: [RecordRun<T>]) {
+        self.runs = runs
+        count = runs.reduce(0) { $0 + $1.count }
+    }
+
+    /// Records in arrays, each last record first.
+    init(_ reversedChunks: [[T]]) {
+        runs = []
+        self.reversedChunks = reversedChunks
+        count = reversedChunks.reduce(0) { $0 + $1.count }
     }
 
     /// Calls `body` with each record in batch order until it returns false; returns whether it
-    /// always returned true. Hands out each record once: call once.
-    // One loop per chunk over a local array, so the generic metadata the loop needs is looked up
-    // once per chunk rather than once per record.
+    /// always returned true. Hands out each record once: call once. Records not handed out are
+    /// destroyed with their runs or arrays.
     mutating func forEach(_ body: (consuming T) throws -> Bool) rethrows -> Bool {
-        for index in chunks.indices {
+        for run in runs {
+            while run.count > 0 {
+                guard try body(run.removeFirst()) else { return false }
+            }
+        }
+        // One loop per array over a local copy, so the generic metadata the loop needs is looked
+        // up once per array; `count` and `remove(at:)` are Array's own (not protocol extensions).
+        for index in reversedChunks.indices {
             var chunk: [T] = []
-            swap(&chunk, &chunks[index])
-            // `count` and `remove(at:)` are Array's own: `popLast`, `removeLast` and `isEmpty` are
-            // protocol extensions, whose witness tables unspecialized code looks up on every call.
+            swap(&chunk, &reversedChunks[index])
             while chunk.count > 0 {
                 guard try body(chunk.remove(at: chunk.count - 1)) else { return false }
             }
@@ -171,20 +187,76 @@ struct DecodedRecords<T> {
     }
 }
 
+/// Records decoded in order into one allocation, then moved out from the front one by one.
+///
+/// Filled by one thread, then handed (through ``PendingDecode``'s lock, or by returning) to the
+/// thread that empties it: never used by two threads at once, hence `@unchecked Sendable`.
+final class RecordRun<T>: @unchecked Sendable {
+    private let base: UnsafeMutablePointer<T>
+    private let capacity: Int
+    /// The records not yet moved out are those at `start..<end`; the memory elsewhere is uninitialized.
+    private var start = 0
+    private var end = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        base = .allocate(capacity: max(capacity, 1))
+    }
+
+    deinit {
+        (base + start).deinitialize(count: end - start)
+        base.deallocate()
+    }
+
+    var count: Int { end - start }
+
+    func append(_ record: consuming T) {
+        precondition(end < capacity, "record run overfilled")
+        (base + end).initialize(to: record)
+        end += 1
+    }
+
+    /// Moves the first record out.
+    func removeFirst() -> T {
+        precondition(start < end, "record run emptied twice")
+        let record = (base + start).move()
+        start += 1
+        return record
+    }
+}
+
 /// The result of a batch share decoded on another thread, once it is there.
 final class PendingDecode<T: Sendable>: Sendable {
-    private let result = Mutex<Result<[T], StrataError>?>(nil)
+    private let result = Mutex<Result<RecordRun<T>, StrataError>?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
-    func finish(_ outcome: Result<[T], StrataError>) {
+    func finish(_ outcome: Result<RecordRun<T>, StrataError>) {
         result.withLock { $0 = outcome }
         done.signal()
     }
 
+    /// Whether the result is there, without waiting.
+    var isFinished: Bool {
+        result.withLock { if case .none = $0 { false } else { true } }
+    }
+
     /// Waits for the result; call once.
-    func wait() -> Result<[T], StrataError> {
+    func wait() -> Result<RecordRun<T>, StrataError> {
         done.wait()
         return result.withLock { $0! }
+    }
+}
+
+/// The share of each full batch a scan hands to the other thread, in 64ths, adjusted after
+/// every batch: up when the other thread had finished its share by the time this one finished
+/// the rest, down when this one had to wait. It settles where both threads are busy all along.
+struct ScanShare {
+    private(set) var sixtyFourths = 40
+
+    func count(of records: Int) -> Int { records * sixtyFourths / 64 }
+
+    mutating func adjust(otherWasDone: Bool) {
+        sixtyFourths = min(60, max(16, sixtyFourths + (otherWasDone ? 1 : -1)))
     }
 }
 
@@ -196,12 +268,17 @@ struct RawBatch: Sendable {
     private var keyBytes: [UInt8] = []
     private var keyEnds: [Int] = []
 
-    init(capacity: Int) {
+    /// Room for `capacity` records and `valueCapacity` bytes of values (a previous batch's
+    /// size: a batch's values then never regrow and get copied on the way).
+    init(capacity: Int, valueCapacity: Int = 0) {
         valueEnds.reserveCapacity(capacity)
         keyEnds.reserveCapacity(capacity)
+        if valueCapacity > 0 { valueBytes.reserveCapacity(valueCapacity + valueCapacity / 8) }
     }
 
     var count: Int { valueEnds.count }
+    /// The bytes of all values.
+    var valueByteCount: Int { valueBytes.count }
     var isEmpty: Bool { valueEnds.isEmpty }
 
     mutating func append(key: Span<UInt8>, value: Span<UInt8>) {
@@ -225,12 +302,22 @@ struct RawBatch: Sendable {
         valueEnds.append(valueBytes.count)
     }
 
+    /// Appends up to `limit` entries from `cursor`'s current one on, stopping at the first key
+    /// past `upper`; true when it stopped at the limit with entries left (see `Cursor.copyEntries`).
+    mutating func gather(from cursor: Cursor, limit: Int, upTo upper: (key: [UInt8], inclusive: Bool)?) throws(LMDBError) -> Bool {
+        try cursor.copyEntries(limit: limit, upTo: upper?.key, inclusive: upper?.inclusive ?? false,
+                               keys: &keyBytes, keyEnds: &keyEnds, values: &valueBytes, valueEnds: &valueEnds)
+    }
+
     /// Replaces the contents of `bytes` with the value of record `index`, reusing its capacity.
     @inline(__always)
     func copyValue(at index: Int, into bytes: inout [UInt8]) {
         let start = index == 0 ? 0 : valueEnds[index - 1]
-        bytes.removeAll(keepingCapacity: true)
-        bytes.append(contentsOf: valueBytes[start..<valueEnds[index]])
+        // SAFETY: the range lies within `valueBytes` (ends are appended as bytes are); the
+        // pointer does not leave the closure. One replace: a copy, no emptying pass.
+        valueBytes.withUnsafeBufferPointer { all in
+            bytes.replaceSubrange(bytes.startIndex..<bytes.endIndex, with: UnsafeBufferPointer(rebasing: all[start..<valueEnds[index]]))
+        }
     }
 
     func key(at index: Int) -> [UInt8] {

@@ -25,7 +25,12 @@ struct PublishedEntity: Sendable {
 
 /// One entity as one transaction sees it.
 final class EntityContext {
-    var schema: EntitySchema
+    var schema: EntitySchema { didSet { decoding = (schema.name, schema.fields) } }
+    /// The schema's name and field table, what every record read needs: reading them here costs
+    /// no exclusivity check (a read of `schema`, a class property, costs one, ~76 instructions).
+    // Exclusivity: only ever assigned whole (in `schema`'s didSet and init) and read whole, never
+    // passed inout, so accesses cannot overlap.
+    @exclusivity(unchecked) private(set) var decoding: (name: String, fields: FieldTable)
     var catalogBytes: [UInt8]
     let records: Database
     /// The databases of the built indexes (those in `schema.indexes`), by index name.
@@ -42,7 +47,8 @@ final class EntityContext {
     /// an append that is not at the end, and the write then takes the ordinary path.
     var largestKey: [UInt8]?
     /// Decodes this entity's records for single reads, made for the record type last read.
-    var decoder = RecordDecoder()
+    // Exclusivity: read and assigned whole, never passed inout, so accesses cannot overlap.
+    @exclusivity(unchecked) var decoder = RecordDecoder()
     /// The primary key kind read from the first stored key, for entities whose catalog entry
     /// predates ``EntitySchema/primaryKeyKind``.
     var observedKeyKind: ValueKind?
@@ -54,12 +60,13 @@ final class EntityContext {
 
     init(schema: EntitySchema, catalogBytes: [UInt8], records: Database, indexes: [String: Database]) {
         self.schema = schema
+        decoding = (schema.name, schema.fields)
         self.catalogBytes = catalogBytes
         self.records = records
         self.indexes = indexes
     }
 
-    var name: String { schema.name }
+    var name: String { decoding.name }
 
     /// An independent copy, for a savepoint: what the savepoint changes (new field ids, index
     /// migrations, the largest key) reaches the parent only if the savepoint succeeds.

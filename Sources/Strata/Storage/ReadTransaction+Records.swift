@@ -13,9 +13,18 @@ extension ReadTransaction {
         defer { returnSpareBuffers(&buffers) }
         // The entity's name and database read once: each read of a class property is an access check.
         let entity = context.name, records = context.records
-        try recordKey(key, entity: entity, into: &buffers.0)
-        let found = try lmdb(entity: entity) {
-            try raw.withValue(forKey: buffers.0, in: records) { value in value.appendBytes(to: &buffers.1) } != nil
+        let found: Bool
+        if let integerKey = IntegerRecordKey(key) {
+            // Integer keys are encoded on the stack (nine bytes, always within LMDB's key size limit).
+            found = try lmdb(entity: entity) {
+                try integerKey.withBytes { try raw.copyValue(forKey: $0, in: records, into: &buffers.1) }
+            }
+        } else {
+            buffers.0.removeAll(keepingCapacity: true)
+            try recordKey(key, entity: entity, into: &buffers.0)
+            found = try lmdb(entity: entity) {
+                try buffers.0.withUnsafeBytes { try raw.copyValue(forKey: $0, in: records, into: &buffers.1) }
+            }
         }
         guard found else { return nil }
         return try decode(type, buffers.1, context) { String(describing: key) }
@@ -32,7 +41,10 @@ extension ReadTransaction {
         var batch = RawBatch(capacity: BatchDecoder<T>.batchSize)
         func drain() throws {
             var decoded = try decoder.decodeInOrder(batch, describeKey: { describeStoredKey($0, of: type) })
-            records.reserveCapacity(records.count + decoded.count)
+            // Grown geometrically: reserving exactly the batch each time copied the array per batch.
+            if records.capacity < records.count + decoded.count {
+                records.reserveCapacity(max(records.count + decoded.count, records.capacity * 2))
+            }
             _ = decoded.forEach { (record: consuming T) in records.append(record); return true }
             batch.removeAll()
         }
@@ -68,6 +80,9 @@ extension ReadTransaction {
         // The count is O(1) and exact in this snapshot: the array is allocated once, not regrown
         // (and copied) about twenty times on the way to a million records.
         records.reserveCapacity(try count(type))
+        // Its pages are faulted in on another thread meanwhile (see `ResultPrefault`).
+        let prefault = ResultPrefault(reservedFor: records)
+        defer { prefault.wait() }
         // Each decoded record moves into the array (a `forEach` body would copy it).
         try scan(type, from: nil, to: nil) { (record: consuming T) in records.append(record); return true }
         return records
@@ -149,29 +164,38 @@ extension ReadTransaction {
         let upperKey = try upper.map { bound throws(StrataError) in (try recordKey(bound.key, entity: context.name), bound.inclusive) }
         let decoder = BatchDecoder<T>(fields: context.schema.fields, entity: context.name)
         var batch = RawBatch(capacity: batchSize)
-        // Large scans overlap: while another thread decodes most of a full batch, this one gathers
-        // the next and then decodes the rest of the first (gathering costs about a third of
-        // decoding, so this thread takes ~40 % of each batch's decoding).
+        // Large scans overlap: while another thread decodes a share of a full batch, this one
+        // hands the previous batch's records to `body`, gathers the next batch, and decodes the
+        // rest of the first. The share adapts (``ScanShare``) so that both threads finish together,
+        // whatever `body` and gathering cost.
         let overlaps = batchSize >= BatchDecoder<T>.batchSize && decoder.cores > 1
         var pending: (batch: RawBatch, share: PendingDecode<T>, count: Int)?
+        var share = ScanShare()
         let describe = { (key: [UInt8]) in self.describeStoredKey(key, of: type) }
-        /// Hands the records of the batch whose decoding is under way to `body`.
-        func deliverPending() throws -> Bool {
-            guard let (started, share, count) = pending else { return true }
+        /// A decoded batch's buffers, kept for the next batch: fresh ones would be fresh pages.
+        var spare: RawBatch?
+        /// The records of the batch whose decoding is under way, once decoded.
+        func finishPending() throws -> DecodedRecords<T>? {
+            guard var (started, decoding, count) = pending else { return nil }
             pending = nil
-            var records = try decoder.finishDecoding(started, share, count: count, describeKey: describe)
-            return try records.forEach(body)
+            var otherWasDone = false
+            let records = try decoder.finishDecoding(started, decoding, count: count, describeKey: describe, otherWasDone: &otherWasDone)
+            share.adjust(otherWasDone: otherWasDone)
+            started.removeAll()
+            spare = started
+            return records
         }
         /// Decodes the gathered batch and feeds it to `body`; false when `body` asked to stop.
         func drain(final: Bool) throws -> Bool {
+            var previous = try finishPending()
             if overlaps && !final {
-                guard try deliverPending() else { return false }
-                let count = batch.count * 3 / 5
+                // The other thread starts on this batch before `body` sees the previous one.
+                let count = share.count(of: batch.count)
                 pending = (batch, decoder.startDecoding(batch, count: count), count)
-                batch = RawBatch(capacity: batchSize)
-                return true
+                if let reused = spare.take() { batch = reused } else { batch = RawBatch(capacity: batchSize, valueCapacity: batch.valueByteCount) }
+                return try previous?.forEach(body) ?? true
             }
-            guard try deliverPending() else { return false }
+            guard try previous?.forEach(body) ?? true else { return false }
             defer { batch.removeAll() }
             var records = try decoder.decodeInOrder(batch, describeKey: describe)
             return try records.forEach(body)
@@ -187,15 +211,11 @@ extension ReadTransaction {
                     more = try cursor.first()
                 }
                 while more {
-                    if let (key, inclusive) = upperKey {
-                        let current = cursor.key
-                        if current.lexicographicallyPrecedes(key) == false, !(inclusive && current == key) { break }
-                    }
-                    cursor.withCurrent { key, value in batch.append(key: key, value: value) }
+                    // A batch's entries are copied in one call (no closure or checks per entry).
+                    more = try batch.gather(from: cursor, limit: batchSize - batch.count, upTo: upperKey.map { ($0.0, $0.1) })
                     if batch.count >= batchSize {
                         guard try drain(final: false) else { return }
                     }
-                    more = try cursor.next()
                 }
                 _ = try drain(final: true)
             }

@@ -12,11 +12,16 @@ public class ReadTransaction {
     /// or an ``EntityDescription`` reached it, so both see the same field ids and indexes.
     var contexts: [String: EntityContext] = [:]
     /// The same contexts by record type, so that typed calls skip the entity name lookup.
-    var typedContexts: [ObjectIdentifier: EntityContext] = [:]
+    var typedContexts: [ObjectIdentifier: EntityContext] = [:] { didSet { lastTypedContext = nil } }
+    /// The entry of `typedContexts` found last: a loop of reads of one type skips hashing. Forgotten
+    /// whenever `typedContexts` changes.
+    // Exclusivity: read and assigned whole, never passed inout, so accesses cannot overlap.
+    @exclusivity(unchecked) private var lastTypedContext: (type: ObjectIdentifier, context: EntityContext)?
     /// The relationships that refer to each entity, read from the catalog once per transaction
     /// and forgotten when a relationship is declared (see ``incomingRelationships(of:)``).
     var relationshipsByTarget: [String: [(holder: String, relationship: RelationshipDescriptor)]] = [:]
-    private var isOpen = true
+    // Exclusivity: read and assigned whole, never passed inout, so accesses cannot overlap.
+    @exclusivity(unchecked) private var isOpen = true
     /// Buffers for point reads' keys and values, kept between reads (see `takeSpareBuffer`).
     // Exclusivity: only ever swapped in and out by `takeSpareBuffer`/`returnSpareBuffers`, each an
     // access that ends before it returns, so accesses cannot overlap and need no runtime checks.
@@ -42,7 +47,11 @@ public class ReadTransaction {
     /// The entity of `type` as this transaction sees it, or nil when the store has none.
     func context<T: Record>(for type: T.Type) throws -> EntityContext? {
         checkOpen()
-        if let context = typedContexts[ObjectIdentifier(type)] { return context }
+        if let last = lastTypedContext, last.type == ObjectIdentifier(type) { return last.context }
+        if let context = typedContexts[ObjectIdentifier(type)] {
+            lastTypedContext = (ObjectIdentifier(type), context)
+            return context
+        }
         let name = store.entityName(of: type)
         guard let context = try context(named: name) else { return nil }
         try checkPrimaryKey(of: type, against: context.schema)
@@ -103,14 +112,13 @@ public class ReadTransaction {
         }
     }
 
-    /// Two empty buffers with the capacity of earlier reads. Buffers in use are not kept here, so a
+    /// Two buffers with the capacity of earlier reads (and their old contents). Buffers in use are not kept here, so a
     /// read nested in another (a type's `init(fields:)` reading more records) gets fresh ones.
     @inline(__always)
     func takeSpareBuffers() -> ([UInt8], [UInt8]) {
         var buffers: ([UInt8], [UInt8]) = ([], [])
         swap(&buffers, &spareBuffers)
-        buffers.0.removeAll(keepingCapacity: true)
-        buffers.1.removeAll(keepingCapacity: true)
+        // Not emptied here: users of the key buffer empty it, and `copyValue` replaces the value's bytes.
         return buffers
     }
 
@@ -144,11 +152,12 @@ public class ReadTransaction {
         // The entity's decoder, made for this type once: its FieldCodable conformance is looked up then.
         if !context.decoder.isMade(for: T.self) { context.decoder = RecordDecoder(for: T.self) }
         let decoder = context.decoder
+        let (entity, fields) = context.decoding
         do {
-            return try decoder.decode(type, from: bytes, fields: context.schema.fields, entity: context.name, key: "")
+            return try decoder.decode(type, from: bytes, fields: fields, entity: entity, key: "")
         } catch {
             // The error path: decode again with the key rendered, so the message names it.
-            return try decoder.decode(type, from: bytes, fields: context.schema.fields, entity: context.name, key: key())
+            return try decoder.decode(type, from: bytes, fields: fields, entity: entity, key: key())
         }
     }
 

@@ -170,3 +170,40 @@ import TestSupport
         #expect(try store.read { tx in try tx.count(User.self) } == 104)
     }
 }
+
+/// Point reads of integer keys build the stored key on the stack (`IntegerRecordKey`): the same
+/// bytes as `appendOrderedKey`, for every width that takes that path.
+@Suite struct IntegerRecordKeyTests {
+    static let values: [Int64] = [0, 1, -1, 23, 24, 255, 256, -256, 1 << 32, -(1 << 32), .max, .min, .max - 1, .min + 1]
+
+    @Test func theStackKeyIsTheOrderedKey() throws {
+        for value in Self.values {
+            var expected: [UInt8] = []
+            value.appendOrderedKey(to: &expected)
+            #expect(try #require(IntegerRecordKey(value)).bytes == expected)
+            var expectedInt: [UInt8] = []
+            Int(value).appendOrderedKey(to: &expectedInt)
+            #expect(try #require(IntegerRecordKey(Int(value))).bytes == expectedInt)
+        }
+        #expect(IntegerRecordKey("1") == nil)
+        #expect(IntegerRecordKey(Int32(1)) == nil)
+        #expect(IntegerRecordKey(UInt64(1)) == nil)
+    }
+
+    @Test func pointReadsFindEveryIntegerAndStringKey() throws {
+        let (store, dir) = try makeStore()
+        _ = dir
+        let users = Self.values.map { User.sample($0) }
+        try store.write { tx throws in
+            try tx.upsert(users)
+            try tx.upsert([Tag(name: "a", uses: 1), Tag(name: String(repeating: "b", count: 300), uses: 2)])
+        }
+        try store.read { tx throws in
+            for user in users { #expect(try tx.get(User.self, key: user.id) == user) }
+            #expect(try tx.get(User.self, key: 2) == nil)
+            #expect(try tx.get(Tag.self, key: "a")?.uses == 1)
+            #expect(try tx.get(Tag.self, key: String(repeating: "b", count: 300))?.uses == 2)
+            #expect(try tx.get(Tag.self, key: "c") == nil)
+        }
+    }
+}
