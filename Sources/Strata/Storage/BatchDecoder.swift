@@ -147,9 +147,6 @@ struct BatchDecoder<T: Record> {
 struct DecodedRecords<T> {
     /// The runs in batch order.
     private let runs: [RecordRun<T>]
-    /// Or arrays in batch order, each holding its records last first (how the query pipeline
-    /// builds them), emptied from the end.
-    private var reversedChunks: [[T]] = []
     /// The number of records.
     let count: Int
 
@@ -158,29 +155,13 @@ struct DecodedRecords<T> {
         count = runs.reduce(0) { $0 + $1.count }
     }
 
-    /// Records in arrays, each last record first.
-    init(_ reversedChunks: [[T]]) {
-        runs = []
-        self.reversedChunks = reversedChunks
-        count = reversedChunks.reduce(0) { $0 + $1.count }
-    }
-
     /// Calls `body` with each record in batch order until it returns false; returns whether it
     /// always returned true. Hands out each record once: call once. Records not handed out are
-    /// destroyed with their runs or arrays.
+    /// destroyed with their runs.
     mutating func forEach(_ body: (consuming T) throws -> Bool) rethrows -> Bool {
         for run in runs {
             while run.count > 0 {
                 guard try body(run.removeFirst()) else { return false }
-            }
-        }
-        // One loop per array over a local copy, so the generic metadata the loop needs is looked
-        // up once per array; `count` and `remove(at:)` are Array's own (not protocol extensions).
-        for index in reversedChunks.indices {
-            var chunk: [T] = []
-            swap(&chunk, &reversedChunks[index])
-            while chunk.count > 0 {
-                guard try body(chunk.remove(at: chunk.count - 1)) else { return false }
             }
         }
         return true
@@ -189,7 +170,7 @@ struct DecodedRecords<T> {
 
 /// Records decoded in order into one allocation, then moved out from the front one by one.
 ///
-/// Filled by one thread, then handed (through ``PendingDecode``'s lock, or by returning) to the
+/// Filled by one thread, then handed (through ``PendingDecode``'s or ``DecodePipeline``'s lock, or by returning) to the
 /// thread that empties it: never used by two threads at once, hence `@unchecked Sendable`.
 final class RecordRun<T>: @unchecked Sendable {
     private let base: UnsafeMutablePointer<T>

@@ -122,13 +122,18 @@ import TestSupport
         ResultPrefault(reservedFor: [Int]()).wait()
     }
 
-    @Test func decodedRecordsFromReversedArraysComeOutInOrder() {
-        var records = DecodedRecords<Int>([[3, 2, 1], [], [5, 4]])
+    @Test func decodedRecordsComeOutInOrderAndStopEarly() {
+        func run(_ values: [Int]) -> RecordRun<Int> {
+            let run = RecordRun<Int>(capacity: values.count)
+            for value in values { run.append(value) }
+            return run
+        }
+        var records = DecodedRecords<Int>([run([1, 2, 3]), run([]), run([4, 5])])
         #expect(records.count == 5)
         var seen: [Int] = []
         #expect(records.forEach { seen.append($0); return true })
         #expect(seen == [1, 2, 3, 4, 5])
-        var stopped = DecodedRecords<Int>([[2, 1], [4, 3]])
+        var stopped = DecodedRecords<Int>([run([1, 2]), run([3, 4])])
         var first: [Int] = []
         #expect(!stopped.forEach { first.append($0); return first.count < 3 })
         #expect(first == [1, 2, 3])

@@ -63,13 +63,12 @@ struct DecodePipeline<T: Record> {
     /// the helper's last chunk.
     mutating func finish(describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
         guard let shared else {
-            // Fewer results than a chunk: decoded here, last first.
+            // Fewer results than a chunk: decoded here.
             let decoder = RecordDecoder(for: T.self)
-            var records: [T] = []
-            records.reserveCapacity(current.count)
+            let records = RecordRun<T>(capacity: current.count)
             var bytes: [UInt8] = []
             do {
-                for position in (0..<current.count).reversed() {
+                for position in 0..<current.count {
                     current.copyValue(at: position, into: &bytes)
                     records.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity, key: ""))
                 }
@@ -111,8 +110,8 @@ struct DecodePipeline<T: Record> {
             var next = 0
             /// Chunks decoded (or failed), by either thread.
             var done = 0
-            /// Each chunk's records, last first (as ``DecodedRecords`` hands them out).
-            var results: [[T]?] = []
+            /// Each chunk's records.
+            var results: [RecordRun<T>?] = []
             var failed = false
             /// No chunk will be added.
             var finished = false
@@ -158,11 +157,10 @@ struct DecodePipeline<T: Record> {
             let fields = self.fields.unshared(), entity = self.entity.unshared()
             var bytes: [UInt8] = []
             while let (index, chunk) = take(waiting: waiting) {
-                var records: [T] = []
-                records.reserveCapacity(chunk.count)
+                let records = RecordRun<T>(capacity: chunk.count)
                 var failed = false
                 do throws(StrataError) {
-                    for position in (0..<chunk.count).reversed() {
+                    for position in 0..<chunk.count {
                         chunk.copyValue(at: position, into: &bytes)
                         records.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity, key: ""))
                     }
@@ -190,11 +188,11 @@ struct DecodePipeline<T: Record> {
 
         /// Waits until every chunk taken is decoded; returns the results in chunk order, or nil
         /// when a record failed.
-        func waitForResults() -> [[T]]? {
-            state.withLock(untilDone: { state -> ConditionLock<State>.Step<[[T]]?> in
+        func waitForResults() -> [RecordRun<T>]? {
+            state.withLock(untilDone: { state -> ConditionLock<State>.Step<[RecordRun<T>]?> in
                 guard state.done == state.next else { return .wait }
                 guard !state.failed else { return .done(nil) }
-                var parts: [[T]] = []
+                var parts: [RecordRun<T>] = []
                 parts.reserveCapacity(state.results.count)
                 for index in state.results.indices {
                     guard let part = state.results[index] else { return .done(nil) }
