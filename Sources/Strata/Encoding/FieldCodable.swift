@@ -17,17 +17,18 @@
 ///     }
 ///
 ///     init(fields: inout FieldReader) throws {
-///         id = try fields.decode(Int64.self, forKey: CodingKeys.id)
-///         firstName = try fields.decode(String.self, forKey: CodingKeys.firstName)
-///         luckyNumber = try fields.decodeIfPresent(Int.self, forKey: CodingKeys.luckyNumber)
-///         createdDate = try fields.decode(Date.self, forKey: CodingKeys.createdDate)
+///         let id = try fields.decode(Int64.self, forKey: CodingKeys.id)
+///         let firstName = try fields.decode(String.self, forKey: CodingKeys.firstName)
+///         let luckyNumber = try fields.decodeIfPresent(Int.self, forKey: CodingKeys.luckyNumber)
+///         let createdDate = try fields.decode(Date.self, forKey: CodingKeys.createdDate)
+///         self.init(id: id, firstName: firstName, luckyNumber: luckyNumber, createdDate: createdDate)
 ///     }
 /// }
 /// ```
 ///
-/// For speed, read the fields into locals and initialize `self` once at the end (a memberwise
-/// initializer): assigned one `try` at a time as above, the compiler builds the value aside and
-/// copies it out, retaining and releasing every field (about 290 instructions for a dozen fields).
+/// Reading the fields into locals and initializing `self` once, as above, is the fast form:
+/// assigned to `self` one `try` at a time, the compiler builds the value aside and copies it out,
+/// retaining and releasing every field (about 290 instructions for a dozen fields).
 ///
 /// The contract, for identical bytes: write the same keys as `encode(to:)` does, in the same order
 /// (synthesized conformances use declaration order), and optionals with `encodeIfPresent`, which
