@@ -232,8 +232,7 @@ extension QueryExecutor {
     /// caller kept is not overwritten (copy-on-write gives this one fresh storage).
     @inline(__always)
     private func record(_ key: [UInt8], into bytes: inout [UInt8]) throws -> Bool {
-        bytes.removeAll(keepingCapacity: true)
-        return try raw.withValue(forKey: key, in: records) { $0.appendBytes(to: &bytes) } != nil
+        try key.withUnsafeBytes { key in try raw.copyValue(forKey: key, in: records, into: &bytes) }
     }
 
     /// The bytes of a lent key.
