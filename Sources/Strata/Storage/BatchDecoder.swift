@@ -44,7 +44,8 @@ struct BatchDecoder<T: Record> {
         let fields = self.fields, entity = self.entity
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             let range = chunk * chunkSize..<min(batch.count, (chunk + 1) * chunkSize)
-            let outcome = Self.decodeRun(decoder, batch, range, fields: fields, entity: entity)
+            // This thread's own copies (see `DecodeThreads`).
+            let outcome = Self.decodeRun(decoder, batch, range, fields: fields.unshared(), entity: entity.unshared())
             results.withLock { $0[chunk] = outcome }
         }
         var decoded: [RecordRun<T>] = []
@@ -74,7 +75,8 @@ struct BatchDecoder<T: Record> {
         let decoder = RecordDecoder(for: T.self)
         let fields = self.fields, entity = self.entity
         DispatchQueue.global().async {
-            pending.finish(Self.decodeRun(decoder, batch, 0..<count, fields: fields, entity: entity))
+            // This thread's own copies (see `DecodeThreads`).
+            pending.finish(Self.decodeRun(decoder, batch, 0..<count, fields: fields.unshared(), entity: entity.unshared()))
         }
         return pending
     }
@@ -100,8 +102,9 @@ struct BatchDecoder<T: Record> {
         }
     }
 
-    /// The records of `range` in order, or the first failure met.
-    private static func decodeRun(
+    /// The records of `range` in order, or the first failure met. A thread decoding beside others
+    /// passes its own copies of `fields` and `entity` (see ``DecodeThreads``).
+    static func decodeRun(
         _ decoder: RecordDecoder, _ batch: RawBatch, _ range: Range<Int>, fields: FieldTable, entity: String
     ) -> Result<RecordRun<T>, StrataError> {
         let records = RecordRun<T>(capacity: range.count)

@@ -64,19 +64,7 @@ struct DecodePipeline<T: Record> {
     mutating func finish(describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
         guard let shared else {
             // Fewer results than a chunk: decoded here.
-            let decoder = RecordDecoder(for: T.self)
-            let records = RecordRun<T>(capacity: current.count)
-            var bytes: [UInt8] = []
-            do {
-                for position in 0..<current.count {
-                    current.copyValue(at: position, into: &bytes)
-                    records.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity, key: ""))
-                }
-            } catch {
-                // Again through the batch decoder, whose error names the record's key.
-                return try BatchDecoder<T>(fields: fields, entity: entity).decodeInOrder(current, describeKey: describeKey)
-            }
-            return DecodedRecords([records])
+            return try BatchDecoder<T>(fields: fields, entity: entity).decodeInOrder(current, describeKey: describeKey)
         }
         if !current.isEmpty {
             _ = shared.publish(current)
@@ -152,23 +140,15 @@ struct DecodePipeline<T: Record> {
         /// publishing finishes (the helper), else returns when none is waiting (the caller at the end).
         func decodeChunks(waiting: Bool) {
             let decoder = RecordDecoder(for: T.self)
-            // Each decode retains the field table's buffers and the entity name: this thread's own
-            // copies, so that the two cores do not take one cache line from each other per record.
+            // This thread's own copies (see `DecodeThreads`).
             let fields = self.fields.unshared(), entity = self.entity.unshared()
-            var bytes: [UInt8] = []
             while let (index, chunk) = take(waiting: waiting) {
-                let records = RecordRun<T>(capacity: chunk.count)
-                var failed = false
-                do throws(StrataError) {
-                    for position in 0..<chunk.count {
-                        chunk.copyValue(at: position, into: &bytes)
-                        records.append(try decoder.decode(T.self, from: bytes, fields: fields, entity: entity, key: ""))
-                    }
-                } catch {
-                    failed = true
-                }
+                let outcome = BatchDecoder<T>.decodeRun(decoder, chunk, 0..<chunk.count, fields: fields, entity: entity)
                 state.withLock { state in
-                    if failed { state.failed = true } else { state.results[index] = records }
+                    switch outcome {
+                    case .success(let records): state.results[index] = records
+                    case .failure: state.failed = true
+                    }
                     state.done += 1
                 }
             }
@@ -219,19 +199,3 @@ struct DecodePipeline<T: Record> {
     }
 }
 
-/// What the threads that decode records side by side share.
-enum DecodeThreads {
-    /// The processor count, read once (each read costs a system call and a parse, about 30,000
-    /// instructions, which a small query felt).
-    static let cores = ProcessInfo.processInfo.activeProcessorCount
-}
-
-extension FieldTable {
-    /// An equal table whose storage no other value shares, for a thread that decodes beside others.
-    func unshared() -> FieldTable { FieldTable(names: names) }
-}
-
-extension String {
-    /// An equal string whose storage no other value shares (small strings have none).
-    func unshared() -> String { String(decoding: Array(utf8), as: UTF8.self) }
-}
