@@ -101,21 +101,15 @@ extension QueryRequest where Root: Record {
     /// in segments of ``BatchDecoder/batchSize``, so memory stays bounded on any result count.
     private func run(_ query: Query<Root>, _ body: (consuming Root) throws -> Void) throws {
         guard let context = try resolvedContext() else { return }
-        let fields = context.schema.fields, entity = context.name
-        var pipeline = DecodePipeline<Root>(fields: fields, entity: entity)
+        var pipeline = DecodePipeline<Root>(fields: context.schema.fields, entity: context.name)
         // A query that throws stops the pipeline's helper thread.
         defer { pipeline.cancel() }
         let describe = { (key: [UInt8]) in transaction.describeStoredKey(key, of: Root.self) }
-        func deliver() throws {
-            var decoded = try pipeline.finish(describeKey: describe)
-            pipeline = DecodePipeline(fields: fields, entity: entity)
-            _ = try decoded.forEach { (record: consuming Root) in try body(consume record); return true }
-        }
         try execute(query) { match in
             pipeline.append(key: match.key, value: match.bytes)
-            if pipeline.count >= BatchDecoder<Root>.batchSize { try deliver() }
+            if pipeline.count >= BatchDecoder<Root>.batchSize { try pipeline.drain(describeKey: describe, body) }
             return true
         }
-        try deliver()
+        try pipeline.drain(describeKey: describe, body)
     }
 }

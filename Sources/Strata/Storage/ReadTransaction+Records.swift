@@ -30,34 +30,38 @@ extension ReadTransaction {
         return try decode(type, buffers.1, context) { String(describing: key) }
     }
 
-    /// The records with these primary keys, in the order of `keys`; keys without a record are skipped.
+    /// The records with these primary keys, in the order of `keys`; keys without a record are skipped
+    /// (a key given twice gives its record twice).
     ///
-    /// The lookups run on this thread; large batches are decoded on every core (see `BatchDecoder`),
-    /// so this is the fast way to read many records by key.
+    /// The lookups run on this thread while the records found are decoded on a second one
+    /// (``DecodePipeline``), so this is the fast way to read many records by key.
     public func get<T: Record>(_ type: T.Type, keys: some Sequence<T.PrimaryKey>) throws -> [T] {
         guard let context = try context(for: type) else { return [] }
-        let decoder = BatchDecoder<T>(fields: context.schema.fields, entity: context.name)
+        let entity = context.name, database = context.records
+        var pipeline = DecodePipeline<T>(fields: context.schema.fields, entity: entity)
+        // A lookup that throws stops the pipeline's helper thread.
+        defer { pipeline.cancel() }
+        let describe = { (key: [UInt8]) in self.describeStoredKey(key, of: type) }
         var records: [T] = []
-        var batch = RawBatch(capacity: BatchDecoder<T>.batchSize)
-        func drain() throws {
-            var decoded = try decoder.decodeInOrder(batch, describeKey: { describeStoredKey($0, of: type) })
-            // Grown geometrically: reserving exactly the batch each time copied the array per batch.
-            if records.capacity < records.count + decoded.count {
-                records.reserveCapacity(max(records.count + decoded.count, records.capacity * 2))
-            }
-            _ = decoded.forEach { (record: consuming T) in records.append(record); return true }
-            batch.removeAll()
-        }
+        records.reserveCapacity(keys.underestimatedCount)
+        // One key buffer for every lookup: integer keys are written into it without an allocation.
+        var storedKey: [UInt8] = []
+        storedKey.reserveCapacity(16)
         for key in keys {
-            let storedKey = try recordKey(key, entity: context.name)
-            try lmdb(entity: context.name) {
-                _ = try raw.withValue(forKey: storedKey, in: context.records) { value in
-                    batch.append(key: storedKey, value: value)
-                }
+            storedKey.removeAll(keepingCapacity: true)
+            if let integerKey = IntegerRecordKey(key) {
+                integerKey.withBytes { storedKey.append(contentsOf: $0) }
+            } else {
+                try recordKey(key, entity: entity, into: &storedKey)
             }
-            if batch.count >= BatchDecoder<T>.batchSize { try drain() }
+            try lmdb(entity: entity) {
+                _ = try raw.withValue(forKey: storedKey, in: database) { value in pipeline.append(key: storedKey, value: value) }
+            }
+            if pipeline.count >= BatchDecoder<T>.batchSize {
+                try pipeline.drain(describeKey: describe) { (record: consuming T) in records.append(record) }
+            }
         }
-        try drain()
+        try pipeline.drain(describeKey: describe) { (record: consuming T) in records.append(record) }
         return records
     }
 

@@ -43,6 +43,17 @@ struct DecodePipeline<T: Record> {
     /// Adds a match's stored key and bytes.
     mutating func append(key: [UInt8], value: [UInt8]) {
         current.append(key: key, value: value)
+        appended()
+    }
+
+    /// Adds a record's stored key and bytes lent by the transaction (copied once, into the chunk).
+    mutating func append(key: [UInt8], value: Span<UInt8>) {
+        current.append(key: key, value: value)
+        appended()
+    }
+
+    /// Counts the record just added to `current`; hands `current` over once it is full.
+    private mutating func appended() {
         count += 1
         guard current.count == Self.chunkSize else { return }
         if shared == nil { shared = Shared(fields: fields, entity: entity) }
@@ -77,6 +88,15 @@ struct DecodePipeline<T: Record> {
                 .decodeInOrder(shared.allRecords(), describeKey: describeKey)
         }
         return DecodedRecords(parts)
+    }
+
+    /// Passes every record appended so far to `body`, in order, each moved out rather than
+    /// copied, and leaves this pipeline empty and ready for more: callers drain it every
+    /// ``BatchDecoder/batchSize`` records, so memory stays bounded however many there are.
+    mutating func drain(describeKey: ([UInt8]) -> String, _ body: (consuming T) throws -> Void) throws {
+        var decoded = try finish(describeKey: describeKey)
+        self = DecodePipeline(fields: fields, entity: entity)
+        _ = try decoded.forEach { (record: consuming T) in try body(consume record); return true }
     }
 
     /// Stops the helper after the chunk it is decoding, for a query that ended early (a throw).
