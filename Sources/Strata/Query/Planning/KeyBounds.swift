@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One contiguous stretch of index keys, as a forward walk sees it: where to start, which keys to
 /// pass over, and where to stop. Every forward walk and count of an ``IndexProbe`` goes through
 /// it, so the rules for exclusive and cut bounds live in one place.
@@ -48,27 +54,30 @@ struct KeyBounds {
         case .prefix(let prefix):
             guard Self.starts(key, with: prefix) else { return .stop }
         case .upper(let upper, let inclusive):
-            if Self.starts(key, with: upper) {
-                guard inclusive else { return .stop }
-            } else if Self.compare(key, upper) > 0 {
-                return .stop
-            }
+            // One comparison of the common length tells both whether `upper` prefixes the key and
+            // whether the key sorts after it.
+            let common = Self.compareCommon(key, upper)
+            if common > 0 { return .stop }
+            if common == 0 && key.count >= upper.count && !inclusive { return .stop }
         }
         if let skipped, Self.starts(key, with: skipped) { return .skip }
         return .take
     }
 
     static func starts(_ key: Span<UInt8>, with prefix: [UInt8]) -> Bool {
-        guard key.count >= prefix.count else { return false }
-        for index in prefix.indices where key[index] != prefix[index] { return false }
-        return true
+        key.count >= prefix.count && compareCommon(key, prefix) == 0
     }
 
-    /// -1, 0 or 1 as `key` sorts before, equal to or after `other`, bytewise.
-    static func compare(_ key: Span<UInt8>, _ other: [UInt8]) -> Int {
-        for index in 0..<min(key.count, other.count) where key[index] != other[index] {
-            return key[index] < other[index] ? -1 : 1
+    /// -1, 0 or 1 as the first `min(key.count, other.count)` bytes of `key` sort before, equal to or
+    /// after those of `other` (one `memcmp`: index walks compare every key they pass).
+    @inline(__always)
+    static func compareCommon(_ key: Span<UInt8>, _ other: [UInt8]) -> Int {
+        let length = min(key.count, other.count)
+        guard length > 0 else { return 0 }
+        // SAFETY: both buffers hold at least `length` bytes and outlive the call.
+        let result = key.withUnsafeBytes { keyBytes in
+            other.withUnsafeBytes { otherBytes in memcmp(keyBytes.baseAddress!, otherBytes.baseAddress!, length) }
         }
-        return key.count == other.count ? 0 : (key.count < other.count ? -1 : 1)
+        return result < 0 ? -1 : (result > 0 ? 1 : 0)
     }
 }
