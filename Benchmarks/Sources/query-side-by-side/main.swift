@@ -49,6 +49,7 @@ while let argument = arguments.next() {
 log("warning: debug build; numbers are meaningless without -c release")
 #endif
 
+let conditions = RunConditions()
 if regret {
     do {
         let rows = try PlannerRegret.run(count: count, seed: seed, minSeconds: minSeconds, log: log)
@@ -59,6 +60,7 @@ if regret {
 
             """)
         print(PlannerRegret.markdownTable(rows))
+        print("\n" + conditions.summary())
     } catch {
         fail("\(error)")
     }
@@ -91,6 +93,7 @@ do {
         - Upsert: Strata `tx.upsert(records)`; GRDB `record.upsert(db)` per record (query interface), one write transaction each, durable commits.
         - Database after upsert: Strata \(mebibytes(result.strataBytes)), GRDB \(mebibytes(result.grdbBytes)).
         """)
+    print(conditions.summary())
 } catch {
     fail("\(error)")
 }

@@ -31,6 +31,7 @@ while let flag = arguments.next() {
 log("warning: debug build; numbers are meaningless without -c release")
 #endif
 
+let conditions = RunConditions()
 do {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("relationship-bench-\(users)-\(seed).json")
     defer { try? FileManager.default.removeItem(at: file) }
@@ -59,6 +60,7 @@ do {
     row("`ANY notes.text == ?` (queries/s)", Double(queries) / strata.querySeconds, Double(queries) / grdb.querySeconds)
     let found = strata.results.map(\.count).reduce(0, +)
     print("\n\(queries) queries found \(found) users in all (the same in both engines).")
+    print(conditions.summary())
 } catch {
     benchmarkFailure("relationship-side-by-side", "\(error)")
 }

@@ -31,6 +31,7 @@ log("warning: debug build; numbers are meaningless without -c release")
 
 log("generating \(count) users (seed \(seed))…")
 let workload = Workload(count: count, seed: seed)
+let conditions = RunConditions()
 
 do {
     var results: [EngineResult] = []
@@ -51,6 +52,7 @@ do {
     for r in results {
         for (extra, rate) in r.extras { print("\(extra.rawValue): \(grouped(rate)) records/s") }
     }
+    print(conditions.summary())
 } catch {
     fail("\(error)")
 }
