@@ -180,9 +180,8 @@ extension ReadTransaction {
         var spare: RawBatch?
         /// The records of the batch whose decoding is under way, once decoded.
         func finishPending() throws -> DecodedRecords<T>? {
-            guard let (batch, decoding, count) = pending else { return nil }
+            guard case (var started, let decoding, let count)? = pending else { return nil }
             pending = nil
-            var started = batch
             var otherWasDone = false
             let records = try decoder.finishDecoding(started, decoding, count: count, describeKey: describe, otherWasDone: &otherWasDone)
             share.adjust(otherWasDone: otherWasDone)
