@@ -133,6 +133,51 @@ public final class Cursor {
         }
     }
 
+    /// What ``countEntries(upTo:throughPrefix:limit:)`` found.
+    public struct EntryCount: Sendable, Equatable {
+        /// Entries (values, duplicates included) under the keys counted.
+        public var entries = 0
+        /// True when the count stopped at its limit with keys within the bound left.
+        public var reachedLimit = false
+        /// The length of the longest key counted.
+        public var longestKey = 0
+    }
+
+    /// Counts the entries from the current key on, key by key (`MDB_NEXT_NODUP`, with
+    /// `mdb_cursor_count` in a sorted-duplicates database), until the first key past `upper`
+    /// (see ``KeyOrder/isKey(_:within:throughPrefix:)``; nil: to the last key), or until a key is
+    /// reached with `limit` entries already counted. Reads no value and copies no key: a count of
+    /// an index range costs LMDB's own moves and one comparison per key. The cursor is left where
+    /// the count stopped.
+    public func countEntries(upTo upper: [UInt8]?, throughPrefix: Bool, limit: Int = .max) throws(LMDBError) -> EntryCount {
+        let cursor = usableHandle()
+        let duplicates = database.options.contains(.sortedDuplicates)
+        var key = currentKey, value = currentValue
+        var more = positioned
+        defer { (currentKey, currentValue, positioned) = (key, value, more) }
+        var result = EntryCount()
+        // SAFETY: LMDB's key bytes are read only while the cursor stays on the key.
+        func isWithin(_ key: MDB_val) -> Bool {
+            guard let upper else { return true }
+            return upper.withUnsafeBytes { upper in
+                KeyOrder.isKey(UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size), within: upper, throughPrefix: throughPrefix)
+            }
+        }
+        while more, isWithin(key) {
+            guard result.entries < limit else {
+                result.reachedLimit = true
+                return result
+            }
+            var count = 1
+            if duplicates { try check(mdb_cursor_count(cursor, &count), "mdb_cursor_count") }
+            result.entries += count
+            result.longestKey = max(result.longestKey, key.mv_size)
+            more = try checkFound(mdb_cursor_get(cursor, &key, &value, MDB_NEXT_NODUP), "mdb_cursor_get",
+                                  context: database.name ?? "<main>")
+        }
+        return result
+    }
+
     /// Calls `body` with the current entry, then with each following one (`MDB_NEXT`), until
     /// `body` returns false (the cursor stays there) or the entries run out. The key is lent; the
     /// value is copied into `buffer`, whose storage is reused from entry to entry as long as

@@ -22,23 +22,23 @@ struct IndexProbe {
 
     /// Counts the entries meeting `condition` key by key (`mdb_cursor_count` for the duplicates of
     /// each key), without copying keys or reading records; stops once `limit` entries are counted.
+    /// The keys of an exclusive lower bound, which come first, are passed over here; the rest of
+    /// each stretch is counted in one call (``Cursor/countEntries(upTo:throughPrefix:limit:)``).
     func countEntries(_ condition: QueryPlan.IndexCondition, limit: Int = .max) throws -> EntryCount {
         var result = EntryCount()
         try transaction.lmdb {
             try transaction.raw.withCursor(database) { cursor in
                 for bounds in keyBounds(condition) where result.complete {
-                    guard try bounds.start.map({ try cursor.seek(atLeast: $0) }) ?? cursor.first() else { continue }
-                    try cursor.forEachKey { key, values in
-                        switch bounds.verdict(key) {
-                        case .stop: return false
-                        case .skip: return true
-                        case .take:
-                            guard result.entries < limit else { result.complete = false; return false }
-                            result.entries += values
-                            if key.count >= IndexKey.maxLength { result.sawCutKey = true }
-                            return true
-                        }
+                    var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+                    if let skipped = bounds.skipped {
+                        while more, cursor.withCurrent({ key, _ in KeyBounds.starts(key, with: skipped) }) { more = try cursor.nextKey() }
                     }
+                    guard more else { continue }
+                    let end = bounds.countEnd
+                    let counted = try cursor.countEntries(upTo: end.upper, throughPrefix: end.throughPrefix, limit: limit - result.entries)
+                    result.entries += counted.entries
+                    if counted.reachedLimit { result.complete = false }
+                    if counted.longestKey >= IndexKey.maxLength { result.sawCutKey = true }
                 }
             }
         }

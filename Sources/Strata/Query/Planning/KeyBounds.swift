@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LMDB
 
 /// One contiguous stretch of index keys, as a forward walk sees it: where to start, which keys to
 /// pass over, and where to stop. Every forward walk and count of an ``IndexProbe`` goes through
@@ -54,30 +50,29 @@ struct KeyBounds {
         case .prefix(let prefix):
             guard Self.starts(key, with: prefix) else { return .stop }
         case .upper(let upper, let inclusive):
-            // One comparison of the common length tells both whether `upper` prefixes the key and
-            // whether the key sorts after it.
-            let common = Self.compareCommon(key, upper)
-            if common > 0 { return .stop }
-            if common == 0 && key.count >= upper.count && !inclusive { return .stop }
+            let within = key.withUnsafeBytes { key in
+                upper.withUnsafeBytes { upper in KeyOrder.isKey(key, within: upper, throughPrefix: inclusive) }
+            }
+            guard within else { return .stop }
         }
         if let skipped, Self.starts(key, with: skipped) { return .skip }
         return .take
     }
 
     static func starts(_ key: Span<UInt8>, with prefix: [UInt8]) -> Bool {
-        key.count >= prefix.count && compareCommon(key, prefix) == 0
+        key.count >= prefix.count && key.withUnsafeBytes { key in
+            prefix.withUnsafeBytes { prefix in KeyOrder.compareCommon(key, prefix) == 0 }
+        }
     }
 
-    /// -1, 0 or 1 as the first `min(key.count, other.count)` bytes of `key` sort before, equal to or
-    /// after those of `other` (one `memcmp`: index walks compare every key they pass).
-    @inline(__always)
-    static func compareCommon(_ key: Span<UInt8>, _ other: [UInt8]) -> Int {
-        let length = min(key.count, other.count)
-        guard length > 0 else { return 0 }
-        // SAFETY: both buffers hold at least `length` bytes and outlive the call.
-        let result = key.withUnsafeBytes { keyBytes in
-            other.withUnsafeBytes { otherBytes in memcmp(keyBytes.baseAddress!, otherBytes.baseAddress!, length) }
+    /// Where a key-by-key count from ``start`` stops (``Cursor/countEntries(upTo:throughPrefix:limit:)``):
+    /// at the key ``verdict(_:)`` stops at. (A prefix's keys follow it, so every key within
+    /// `prefix`, taking those it prefixes, is one of them.)
+    var countEnd: (upper: [UInt8]?, throughPrefix: Bool) {
+        switch end {
+        case .none: (nil, false)
+        case .prefix(let prefix): (prefix, true)
+        case .upper(let upper, let inclusive): (upper, inclusive)
         }
-        return result < 0 ? -1 : (result > 0 ? 1 : 0)
     }
 }
