@@ -9,12 +9,7 @@ import TestSupport
     let dir: TemporaryDirectory
     let env: Environment
 
-    init() throws {
-        dir = try TemporaryDirectory("lmdb-count")
-        var options = Environment.Options()
-        options.mapSize = 8 << 20
-        env = try Environment(path: dir.path, options: options)
-    }
+    init() throws { (env, dir) = try makeEnvironment("lmdb-count", mapSize: 8 << 20) }
 
     /// Bytewise order, a key before the longer keys it prefixes (LMDB's default).
     static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool { a.lexicographicallyPrecedes(b) }

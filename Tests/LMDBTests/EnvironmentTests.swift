@@ -7,12 +7,7 @@ import TestSupport
     let dir: TemporaryDirectory
     let env: Environment
 
-    init() throws {
-        dir = try TemporaryDirectory("lmdb")
-        var options = Environment.Options()
-        options.mapSize = 1 << 20
-        env = try Environment(path: dir.path, options: options)
-    }
+    init() throws { (env, dir) = try makeEnvironment("lmdb", mapSize: 1 << 20) }
 
     func database(_ name: String = "db", options: DatabaseOptions = []) throws -> Database {
         try env.write { txn in try #require(try txn.openDatabase(name, options: options.union(.create))) }
