@@ -254,13 +254,15 @@ public final class Cursor {
     }
 
     /// Whether `key` sorts before `upper`, or equals it when `inclusive`, in LMDB's default
-    /// (bytewise, shorter first) key order.
+    /// (bytewise, shorter first) key order (``KeyOrder``, as counts and index walks decide).
     @inline(__always)
     private static func key(_ key: MDB_val, isWithin upper: [UInt8], inclusive: Bool) -> Bool {
         // SAFETY: the bytes are read during this call only, while the cursor stays put.
         let bytes = UnsafeRawBufferPointer(start: key.mv_size > 0 ? key.mv_data : nil, count: key.mv_size)
         return upper.withUnsafeBytes { upper in
-            bytes.lexicographicallyPrecedes(upper) || (inclusive && bytes.elementsEqual(upper))
+            let common = KeyOrder.compareCommon(bytes, upper)
+            if common != 0 { return common < 0 }
+            return bytes.count < upper.count || (inclusive && bytes.count == upper.count)
         }
     }
 
