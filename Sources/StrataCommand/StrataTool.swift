@@ -12,7 +12,7 @@ struct StrataTool: ParsableCommand {
         commandName: "strata",
         abstract: "Import JSON into a Strata store, query it, explain plans, inspect, verify and back it up.",
         discussion: """
-            A store is a directory (created when missing). ENTITY names a record type, as a program \
+            A store is a directory (`import` creates it when missing; other commands need an existing store). ENTITY names a record type, as a program \
             or an import named it. PREDICATE is the predicate format language (`lastName ==[cd] "bluth" \
             AND luckyNumber > 5`) and may end with ORDER BY ... LIMIT n OFFSET n; a sort SPEC is \
             "lastName desc,luckyNumber".

@@ -16,6 +16,10 @@ extension Store {
         public var writeLockTimeout: Double = 30
         /// Open without write access; writes then fail with `.permissionDenied`.
         public var readOnly = false
+        /// Create the directory and the store when `path` holds none (the default). When false,
+        /// opening a path without a store throws `.notFound` (`no store at PATH`) and leaves
+        /// nothing behind: what tools that only read, inspect or copy a store want.
+        public var createIfMissing = true
         /// The permissions of the store's directory and files when this opening creates them:
         /// readable and writable by the owner only unless set otherwise (`0o640` shares reading
         /// with the group). The directory gets the execute bits of the read bits.

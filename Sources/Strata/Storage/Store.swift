@@ -34,14 +34,17 @@ public final class Store: Sendable {
     /// Who is told of commits (see ``observe(_:_:)``).
     let observers: ObservationCenter
 
-    /// Opens the store in the directory `path`, creating the directory and the store when missing.
+    /// Opens the store in the directory `path`, creating the directory and the store when missing
+    /// (unless ``Configuration/createIfMissing`` is false or the store is opened read-only).
     ///
-    /// Throws `.invalidPath` when `path` is a file, `.permissionDenied` when the directory cannot
+    /// Throws `.notFound` when there is no store to open and none may be created, `.invalidPath`
+    /// when `path` is a file, `.permissionDenied` when the directory cannot
     /// be written, `.incompatibleStore` when it holds a store of a newer format or a damaged file.
     public init(path: String, configuration: Configuration = Configuration()) throws {
         self.path = path
         self.configuration = configuration
-        try Store.prepareDirectory(path, readOnly: configuration.readOnly, permissions: configuration.filePermissions)
+        try Store.prepareDirectory(path, readOnly: configuration.readOnly, create: configuration.createIfMissing,
+                                   permissions: configuration.filePermissions)
         var options = Environment.Options()
         options.mapSize = configuration.initialMapSize
         options.maxMapSize = configuration.maxMapSize
@@ -78,20 +81,23 @@ public final class Store: Sendable {
         ])
     }
 
-    /// Creates `path` as a directory when missing; refuses a file.
-    private static func prepareDirectory(_ path: String, readOnly: Bool, permissions: UInt16) throws {
+    /// Creates `path` as a directory when missing and `create` allows; refuses a file.
+    private static func prepareDirectory(_ path: String, readOnly: Bool, create: Bool, permissions: UInt16) throws {
         let files = FileManager.default
         var isDirectory: ObjCBool = false
         if files.fileExists(atPath: path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else {
                 throw StrataError(.invalidPath, "\(path) is a file, not a store directory")
             }
+            guard (create && !readOnly) || files.fileExists(atPath: path + "/data.mdb") else {
+                throw StrataError(.notFound, "no store at \(path)")
+            }
             guard readOnly || files.isWritableFile(atPath: path) else {
                 throw StrataError(.permissionDenied, "the store directory \(path) is not writable; open it with `readOnly` to read it")
             }
             return
         }
-        guard !readOnly else { throw StrataError(.invalidPath, "no store at \(path)") }
+        guard !readOnly, create else { throw StrataError(.notFound, "no store at \(path)") }
         do {
             // The read bits give the search bits: 0o600 → 0o700, 0o640 → 0o750.
             let searchable = permissions | ((permissions & 0o444) >> 2)
