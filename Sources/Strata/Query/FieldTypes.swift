@@ -106,7 +106,10 @@ package struct FieldTypes: Sendable {
             return "it is an embedded object: compare one of its fields, like \(field).name"
         case .array:
             return nil   // arrays of arrays: elements are lists, not checked here
-        default:   // string, url, decimal: stored as text
+        case .decimal:
+            if case .string = constant { return nil }
+            return "a Decimal field is stored as its text: compare it with a string"
+        default:   // string, url: stored as text
             if case .string = constant { return nil }
             return "compare it with a string: quote it"
         }
