@@ -68,7 +68,8 @@ public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
     case matches = "MATCHES"
 }
 
-/// How strings compare: `[c]` ignores case, `[d]` ignores diacritics (by Unicode folding).
+/// How strings compare: `[c]` ignores case, `[d]` ignores diacritics, both as Foundation's
+/// `folding(options:locale:)` with no locale folds them.
 public struct StringComparisonOptions: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
