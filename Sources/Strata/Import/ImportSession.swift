@@ -134,7 +134,8 @@ final class ImportSession {
         let context = root.context
         let scope = try options.mode.scope.map { format in
             try PredicateFormat.parse(format, arguments: options.mode.scopeArguments, entity: context.name,
-                                      fields: Set(context.schema.fields.entries.map(\.name))).predicate
+                                      fields: Set(context.schema.fields.entries.map(\.name)),
+                                      types: FieldTypes(root.description)).predicate
         }
         // The scope reads only its own fields, found by id in one pass over each record.
         let selection = scope.map { FieldSelection(predicate: $0, orderings: [], fields: context.schema.fields) }

@@ -118,7 +118,8 @@ public enum IndexCollation: String, Sendable, Codable, Hashable {
     case binary
     /// Case folded (`[c]`), by Unicode full case mapping, not ASCII only.
     case caseInsensitive
-    /// Case and diacritics folded (`[cd]`): "Fünke" matches "funke", "ÉLAN" matches "elan".
+    /// Case and diacritics folded (`[cd]`) as Foundation folds them: "Fünke" matches "funke",
+    /// "ÉLAN" matches "elan", "Ørsted" does not match "orsted" (see ``Collation``).
     case caseAndDiacriticInsensitive
 
     /// The string comparison options this collation answers.
@@ -202,6 +203,32 @@ struct IndexDescriptor: Sendable, Codable, Hashable {
     var fields: [IndexedField]
     var isUnique: Bool
     var isMultiValue: Bool
+    /// The ``Collation/rulesVersion`` the keys of a folded index were made with, nil for an index
+    /// without folded fields. Descriptors compare unequal across versions, so a declared index
+    /// is rebuilt by the ordinary migration when the folding rules change (see
+    /// IndexDescriptor+Folding.swift for stored ones).
+    var foldingVersion: Int?
+
+    init(name: String, fields: [IndexedField], isUnique: Bool, isMultiValue: Bool) {
+        self.name = name
+        self.fields = fields
+        self.isUnique = isUnique
+        self.isMultiValue = isMultiValue
+        foldingVersion = fields.contains { $0.collation != .binary } ? Collation.rulesVersion : nil
+    }
+
+    private enum CodingKeys: String, CodingKey { case name, fields, isUnique, isMultiValue, foldingVersion }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        fields = try container.decode([IndexedField].self, forKey: .fields)
+        isUnique = try container.decode(Bool.self, forKey: .isUnique)
+        isMultiValue = try container.decode(Bool.self, forKey: .isMultiValue)
+        // Catalogs written before versions were recorded folded by the first rules.
+        let folded = fields.contains { $0.collation != .binary }
+        foldingVersion = try container.decodeIfPresent(Int.self, forKey: .foldingVersion) ?? (folded ? 1 : nil)
+    }
 }
 
 /// Stored field names of key paths.

@@ -33,6 +33,11 @@ extension ReadTransaction {
                 problem("index '\(descriptor.name)' not checked: a field's values have a custom key encoding")
                 return false
             }
+            if descriptor.hasStaleFolding {
+                problem("index '\(descriptor.name)' was folded by the folding rules of version \(descriptor.foldingVersion ?? 1), "
+                        + "not by those of this version of Strata (\(Collation.rulesVersion)): queries do not use it, and the next write to \(entity) rebuilds it")
+                return false
+            }
             guard context.indexes[descriptor.name] != nil else {
                 problem("index '\(descriptor.name)' is listed in the catalog but has no database")
                 return false

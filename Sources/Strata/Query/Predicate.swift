@@ -58,6 +58,9 @@ public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
     case `in` = "IN"
     case beginsWith = "BEGINSWITH"
     case endsWith = "ENDSWITH"
+    /// On a string, a substring test; on an array field, as in NSPredicate, "the array holds an
+    /// element equal to the value" (`tags CONTAINS 'b'` does not match `["beta"]`), with `[c]`/`[d]`
+    /// applying to that equality. `ANY tags CONTAINS 'b'` is the substring test on each element.
     case contains = "CONTAINS"
     /// `*` matches any run of characters, `?` one character.
     case like = "LIKE"
@@ -65,7 +68,8 @@ public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
     case matches = "MATCHES"
 }
 
-/// How strings compare: `[c]` ignores case, `[d]` ignores diacritics (by Unicode folding).
+/// How strings compare: `[c]` ignores case, `[d]` ignores diacritics, both as Foundation's
+/// `folding(options:locale:)` with no locale folds them.
 public struct StringComparisonOptions: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }

@@ -41,7 +41,7 @@ public struct QueryRequest<Root> {
 
     /// As `where(_:_:)`, with the arguments as an array.
     public func `where`(_ format: String, arguments: [any Sendable]) throws -> Self {
-        let parsed = try PredicateFormat.parse(format, arguments: arguments, entity: entity, fields: knownFields)
+        let parsed = try PredicateFormat.parse(format, arguments: arguments, entity: entity, fields: knownFields, types: fieldTypes)
         var copy = self
         copy.query = query.filtered(by: parsed.predicate)
         if !parsed.orderings.isEmpty { copy.query.orderings = parsed.orderings }
@@ -59,7 +59,9 @@ public struct QueryRequest<Root> {
                 throw StrataError(.invalidQuery, "unknown field '\(name)' in \(entity)", entity: entity, field: name)
             }
             let value = try QueryValue(argument: equalities[name]!)
-            comparisons.append(.comparison(FieldComparison(field: path, op: value.isList ? .in : .equal, value: value)))
+            let comparison = FieldComparison(field: path, op: value.isList ? .in : .equal, value: value)
+            try fieldTypes?.check(comparison)
+            comparisons.append(.comparison(comparison))
         }
         var copy = self
         if !comparisons.isEmpty { copy.query = query.filtered(by: comparisons.count == 1 ? comparisons[0] : .and(comparisons)) }
@@ -127,6 +129,13 @@ public struct QueryRequest<Root> {
     var knownFields: Set<String>? {
         guard let context = try? resolvedContext() else { return nil }
         return Set(context.schema.fields.names.values).union((try? transaction.relationshipNames(of: context)) ?? [])
+    }
+
+    /// The field types conditions are checked against: a record type's own, else the description
+    /// the entity was imported with (nil when there is neither: nothing is checked).
+    var fieldTypes: FieldTypes? {
+        if let type = Root.self as? any Record.Type { return FieldTypes.of(type) }
+        return ((try? resolvedContext()) ?? nil)?.schema.description.map(FieldTypes.init)
     }
 }
 

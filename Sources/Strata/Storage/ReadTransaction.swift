@@ -92,6 +92,7 @@ public class ReadTransaction {
             context.needsPublishing = true
         }
         contexts[name] = context
+        try reconcileFolding(context)
         return context
     }
 

@@ -63,10 +63,12 @@ struct QueryCaseGenerator {
     mutating func comparison() -> QueryPredicate {
         let field = ["id", "name", "lucky", "score", "active", "born", "tags"].randomElement(using: &random)!
         if field == "tags" {
-            let op: ComparisonOperator = Bool.random(using: &random) ? .equal : .in
-            let value: QueryValue = op == .in ? .list([value(for: field), value(for: field)]) : value(for: field)
-            return .comparison(FieldComparison(field: [field], op: op, value: value,
-                                               quantifier: [Quantifier.any, .all, .none].randomElement(using: &random)!))
+            let op: ComparisonOperator = [.equal, .in, .contains].randomElement(using: &random)!
+            var value: QueryValue = op == .in ? .list([value(for: field), value(for: field)]) : value(for: field)
+            // CONTAINS without a quantifier: the array holds the value; with one, substrings of elements.
+            if op == .contains, case .string(let tag) = value, Bool.random(using: &random) { value = .string(String(tag.prefix(2))) }
+            let quantifiers: [Quantifier?] = op == .contains ? [nil, .any, .all, .none] : [.any, .all, .none]
+            return .comparison(FieldComparison(field: [field], op: op, value: value, quantifier: quantifiers.randomElement(using: &random)!))
         }
         var ops: [ComparisonOperator] = [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual, .between, .in]
         if field == "name" { ops += [.beginsWith, .endsWith, .contains, .like] }

@@ -52,7 +52,8 @@ import Testing
         ("born < CAST('2014-01-01T00:00:01Z', 'NSDate')", true), ("born > CAST(410227200, 'NSDate')", false),
         // arrays: implicit ANY, explicit quantifiers, whole-array equality
         ("tags == 'swift'", true), ("tags == 'rust'", false), ("tags != 'swift'", false),
-        ("tags != 'rust'", true), ("tags BEGINSWITH 'lm'", true), ("tags CONTAINS 'wif'", true),
+        ("tags != 'rust'", true), ("tags BEGINSWITH 'lm'", true), ("tags CONTAINS 'wif'", false),
+        ("ANY tags CONTAINS 'wif'", true), ("tags CONTAINS 'swift'", true), ("tags CONTAINS[c] 'LMDB'", true),
         ("numbers CONTAINS 5", true), ("numbers CONTAINS 4", false), ("numbers > 8", true),
         ("numbers > 9", false), ("tags IN {'lmdb', 'x'}", true), ("'swift' IN tags", true),
         ("'SWIFT' IN[c] tags", true), ("'rust' IN tags", false),

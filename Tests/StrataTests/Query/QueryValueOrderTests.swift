@@ -57,7 +57,8 @@ import Testing
         ("Straße", StringComparisonOptions.caseInsensitive, "strasse"),
         ("STRASSE", StringComparisonOptions.caseInsensitive, "strasse"),
         ("ΣΊΣΥΦΟΣ", StringComparisonOptions([.caseInsensitive, .diacriticInsensitive]), "σισυφοσ"),
-        ("Øresund Łódź", StringComparisonOptions.diacriticInsensitive, "Oresund Lodz"),
+        // As Foundation folds: a stroke is part of the letter, not a diacritic.
+        ("Øresund Łódź", StringComparisonOptions.diacriticInsensitive, "Øresund Łodz"),
         ("한국어", StringComparisonOptions([.caseInsensitive, .diacriticInsensitive]), "한국어"),
         ("Hello World", StringComparisonOptions.caseInsensitive, "hello world"),
         ("Hello World", StringComparisonOptions.diacriticInsensitive, "Hello World"),

@@ -1,13 +1,24 @@
 import Foundation
 
 /// Unicode folding for `[c]`, `[d]` and `[cd]` comparisons and sorts, in one place so that anything
-/// storing folded keys (a case-insensitive index) can agree with the filter on every string.
+/// storing folded keys (a folded index) agrees with the filter on every string.
 ///
-/// `[c]` maps to lowercase after uppercasing, which approximates full Unicode case folding
-/// ("Straße" and "STRASSE" both fold to "strasse", final sigma folds like sigma). `[d]` applies
-/// canonical decomposition, drops combining marks and recomposes, plus a few letters whose stroke is
-/// not a combining mark (ø, ł, đ, ħ). ASCII strings take a byte-level fast path.
+/// The folding is Foundation's `folding(options:locale:)` with no locale, so `[c]`, `[d]` and `[cd]`
+/// mean what they mean to `NSPredicate` and `String.compare(_:options:)`: full case folding
+/// ("Straße" and "STRASSE" both fold to "strasse", "ﬁ" to "fi", final sigma to sigma, "İ" to "i" and
+/// a combining dot above); diacritics are the marks canonical decomposition splits off, so letters
+/// whose stroke is part of the letter (Ø, Ł, Đ, Ħ) stay distinct from O, L, D, H. ASCII strings
+/// take a byte-level fast path with the same result.
 package enum Collation {
+    /// The version of the folding rules, recorded with every folded index
+    /// (``IndexDescriptor/foldingVersion``): an index whose keys were folded by other rules is not
+    /// used by queries and is rebuilt at the next write to its entity.
+    ///
+    /// 1: Strata's own folding (uppercased then lowercased; marks dropped; Ø, Ł, Đ, Ħ mapped to
+    /// O, L, D, H). 2: Foundation's folding. Any change to what ``fold(_:_:)`` returns for some
+    /// string must increase it.
+    package static let rulesVersion = 2
+
     package static func fold(_ string: String, _ options: StringComparisonOptions) -> String {
         guard !options.isEmpty else { return string }
         if string.utf8.allSatisfy({ $0 < 0x80 }) {
@@ -16,32 +27,9 @@ package enum Collation {
             return String(decoding: string.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 },
                           as: UTF8.self)
         }
-        var folded = string
-        if options.contains(.caseInsensitive) {
-            folded = folded.uppercased().lowercased()
-        }
-        if options.contains(.diacriticInsensitive) {
-            folded = stripDiacritics(folded)
-        }
-        return folded
+        var foundation: String.CompareOptions = []
+        if options.contains(.caseInsensitive) { foundation.insert(.caseInsensitive) }
+        if options.contains(.diacriticInsensitive) { foundation.insert(.diacriticInsensitive) }
+        return string.folding(options: foundation, locale: nil)
     }
-
-    private static func stripDiacritics(_ string: String) -> String {
-        var scalars = String.UnicodeScalarView()
-        for scalar in string.decomposedStringWithCanonicalMapping.unicodeScalars {
-            switch scalar.properties.generalCategory {
-            case .nonspacingMark, .enclosingMark:
-                continue
-            default:
-                scalars.append(strokeFree[scalar] ?? scalar)
-            }
-        }
-        return String(scalars).precomposedStringWithCanonicalMapping
-    }
-
-    /// Letters with a stroke or slash that Unicode does not decompose, but that people read as the
-    /// plain letter.
-    private static let strokeFree: [Unicode.Scalar: Unicode.Scalar] = [
-        "ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "ħ": "h", "Ħ": "H",
-    ]
 }

@@ -19,7 +19,9 @@ extension QueryPredicate {
 extension FieldComparison {
     /// Applies the quantifier: explicit `ANY`/`ALL`/`NONE` over the elements (a scalar is one element,
     /// null none; `ALL` of nothing is true), or an implicit `ANY` when the field holds an array, except
-    /// for `==`/`!=` against a list or nil, which compare the whole array.
+    /// for `==`/`!=` against a list or nil, which compare the whole array, and for `CONTAINS`, which
+    /// as in NSPredicate asks whether the array holds an element equal to the value (`ANY tags
+    /// CONTAINS 'b'` is the substring test on each element).
     package func evaluate(on record: some FieldValues) -> Bool {
         evaluate(on: record) { self.holds(for: $0) }
     }
@@ -47,6 +49,9 @@ extension FieldComparison {
         if op == .notEqual {
             // Keeps `!=` the negation of `==` on arrays too: "no element equals".
             return !elements.contains { Self.equal($0, value, options) }
+        }
+        if op == .contains {
+            return elements.contains { Self.equal($0, value, options) }
         }
         return elements.contains { test($0) }
     }

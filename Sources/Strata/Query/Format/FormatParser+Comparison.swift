@@ -47,8 +47,10 @@ extension FormatParser {
             try checkValue(value, for: op, at: rightToken)
             comparison = FieldComparison(field: path, op: op, value: value, options: options,
                                          quantifier: quantifier)
+            try types?.check(comparison, column: rightToken.column)
         case (.value(let value), .field(let path)):
             comparison = try reversed(op, value: value, field: path, options: options, at: operatorToken)
+            try types?.check(comparison, column: leftToken.column)
         case (.field, .field):
             throw error("comparing a field with another field is not supported", at: rightToken)
         case (.value, .value):

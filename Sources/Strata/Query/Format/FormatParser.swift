@@ -10,13 +10,16 @@ struct FormatParser {
     var nextArgument = 0
     let entity: String
     let fields: Set<String>?
+    /// The entity's field types, to check each comparison's constant (nil: not checked).
+    let types: FieldTypes?
     var depth = 0
 
-    init(tokens: [FormatToken], arguments: [any Sendable], entity: String, fields: Set<String>?) {
+    init(tokens: [FormatToken], arguments: [any Sendable], entity: String, fields: Set<String>?, types: FieldTypes? = nil) {
         self.tokens = tokens
         self.arguments = arguments
         self.entity = entity
         self.fields = fields
+        self.types = types
     }
 
     var current: FormatToken { tokens[position] }

@@ -38,10 +38,12 @@ package enum PredicateFormat {
     ///   - entity: the record type's name, for messages.
     ///   - fields: the entity's known top-level stored field names, for "unknown field" errors with a
     ///     suggestion; nil skips the check.
+    ///   - types: the entity's field types, for errors on constants of another type
+    ///     (``FieldTypes``); nil skips the check.
     package static func parse(_ format: String, arguments: [any Sendable], entity: String,
-                              fields: Set<String>?) throws(StrataError) -> ParsedQuery {
+                              fields: Set<String>?, types: FieldTypes? = nil) throws(StrataError) -> ParsedQuery {
         let tokens = try FormatLexer.tokenize(format)
-        var parser = FormatParser(tokens: tokens, arguments: arguments, entity: entity, fields: fields)
+        var parser = FormatParser(tokens: tokens, arguments: arguments, entity: entity, fields: fields, types: types)
         return try parser.parseQuery()
     }
 

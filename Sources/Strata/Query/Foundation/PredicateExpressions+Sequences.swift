@@ -3,7 +3,8 @@ import Foundation
 // Sequence and string operations of `#Predicate`:
 //
 // ```swift
-// #Predicate<Post> { $0.tags.contains("swift") }                  // ANY tags == "swift"
+// #Predicate<Post> { $0.tags.contains("swift") }                  // ANY tags == "swift" (= tags CONTAINS "swift")
+// #Predicate<Post> { $0.tags.contains { $0.contains("sw") } }     // ANY tags CONTAINS "sw" (substrings)
 // #Predicate<Post> { $0.tags.contains { $0.starts(with: "sw") } } // ANY tags BEGINSWITH "sw"
 // #Predicate<Post> { $0.scores.allSatisfy { $0 > 3 } }            // ALL scores > 3
 // #Predicate<KernUser> { ["Bluth", "James"].contains($0.lastName) }  // lastName IN {"Bluth", "James"}

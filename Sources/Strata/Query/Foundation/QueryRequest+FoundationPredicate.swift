@@ -31,6 +31,7 @@ extension QueryRequest {
                 throw StrataError(.invalidQuery, "unknown field '\(name)' in \(entity)", entity: entity, field: name)
             }
         }
+        try fieldTypes?.check(converted)
         var copy = self
         copy.query = query.filtered(by: converted)
         return copy

@@ -65,6 +65,13 @@ public struct TypedPredicate<Root: Record>: Sendable {
         compare(keyPath, .contains, .string(part), options.options)
     }
 
+    /// `field CONTAINS[options] element` for an array field: the array holds an element equal to
+    /// `element` (as in NSPredicate; `.any(_:equals:)` is the same test without options).
+    public static func contains<Element: QueryValueConvertible>(_ keyPath: KeyPath<Root, [Element]> & Sendable, _ element: Element,
+                                                                _ options: IndexCollation = .binary) -> Self {
+        compare(keyPath, .contains, element.queryValue, options.options)
+    }
+
     /// `field LIKE[options] pattern` with `*` and `?` wildcards.
     public static func like(_ keyPath: KeyPath<Root, String> & Sendable, _ pattern: String, _ options: IndexCollation = .binary) -> Self {
         compare(keyPath, .like, .string(pattern), options.options)
