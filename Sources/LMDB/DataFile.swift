@@ -161,8 +161,18 @@ enum DataFile {
             try check(mdb_env_open(env, temporary, UInt32(MDB_NOSUBDIR | MDB_NOLOCK), mdb_mode_t(mode)), "mdb_env_open", context: path)
             try check(mdb_env_sync(env, 1), "mdb_env_sync", context: path)
         }
-        guard link(temporary, path) == 0 || errno == EEXIST else {   // EEXIST: another process created it first
-            throw LMDBError(code: errno, operation: "link", context: path)
+        if link(temporary, path) != 0 {
+            let error = errno
+            switch error {
+            case EEXIST: break   // another process created it first
+            case EPERM, EOPNOTSUPP, ENOSYS:
+                // A file system without hard links: rename, which would replace a file created
+                // meanwhile by another process, so only when there is none.
+                guard access(path, F_OK) != 0 else { break }
+                guard rename(temporary, path) == 0 else { throw LMDBError(code: errno, operation: "rename", context: path) }
+            default:
+                throw LMDBError(code: error, operation: "link", context: path)
+            }
         }
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         let dirfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

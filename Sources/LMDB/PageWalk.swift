@@ -68,6 +68,8 @@ struct PageWalker {
     // Page flags (`P_*`) and node flags (`F_*`) of LMDB's format.
     static let branch: UInt16 = 0x01, leaf: UInt16 = 0x02, overflow: UInt16 = 0x04, meta: UInt16 = 0x08
     static let leaf2: UInt16 = 0x20, subpage: UInt16 = 0x40
+    /// The flags that say what a page is (the others mark its state in memory).
+    static let typeBits: UInt16 = branch | leaf | overflow | meta | leaf2 | subpage
     static let bigData: UInt16 = 0x01, subData: UInt16 = 0x02, dupData: UInt16 = 0x04
     // `MDB_db` flags that change the key order or the leaf layout.
     static let reverseKey: UInt16 = 0x02, dupSort: UInt16 = 0x04, integerKey: UInt16 = 0x08
@@ -124,7 +126,7 @@ struct PageWalker {
         let flags = u16(page, 10) & ~0x10   // P_DIRTY never reaches the disk, but tolerate it
         let what = "page \(pgno) (\(level > 1 ? "a branch" : "a leaf") of \(tree.name), \(level) of \(tree.depth) levels)"
         guard u64(page, 0) == pgno else { throw damage("\(what) " + wrongNumber(page)) }
-        let type = flags & (Self.branch | Self.leaf | Self.overflow | Self.meta | Self.leaf2 | Self.subpage)
+        let type = flags & Self.typeBits
         let leaf2Allowed: Bool
         if case .duplicates(let dbFlags) = tree.kind { leaf2Allowed = dbFlags & Self.dupFixed != 0 } else { leaf2Allowed = false }
         let expected = level > 1 ? Self.branch : Self.leaf
@@ -270,7 +272,7 @@ struct PageWalker {
         let page = try read(first)
         let what = "overflow page \(first) (the value of \(referrer))"
         guard u64(page, 0) == first else { throw damage("\(what) " + wrongNumber(page)) }
-        guard u16(page, 10) & ~0x10 == Self.overflow else {
+        guard u16(page, 10) & Self.typeBits == Self.overflow else {
             throw damage("\(what) has page flags 0x\(String(u16(page, 10), radix: 16))")
         }
         let count = UInt64(page.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self) })
