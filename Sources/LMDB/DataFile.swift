@@ -185,7 +185,8 @@ enum DataFile {
     /// it: a write through a map to a block the file system cannot allocate is a `SIGBUS`, while
     /// `posix_fallocate` returns `ENOSPC`. An existing lock file keeps its size.
     private static func reserveLockFile(_ path: String, readers: Int, mode: UInt16) throws(LMDBError) {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode_t(mode))
+        // Never through a symbolic link: this creates and extends the file.
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode_t(mode))
         guard fd >= 0 else { return }   // LMDB opens it next and reports why it cannot
         defer { close(fd) }
         var info = stat()
