@@ -37,7 +37,8 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let uniqueViolation = Code("uniqueViolation")
         /// `update` or a required lookup found no record with that key.
         public static let notFound = Code("notFound")
-        /// The store was written by a newer format version, or its catalog is damaged.
+        /// The store was written by a newer format version, or its catalog or data file is damaged
+        /// (empty, not LMDB's, truncated, or a page that `Store.checkPages(at:)` finds damaged).
         public static let incompatibleStore = Code("incompatibleStore")
         /// The store path cannot be used: it is a file, or it cannot be created.
         public static let invalidPath = Code("invalidPath")

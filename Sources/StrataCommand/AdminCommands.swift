@@ -162,6 +162,8 @@ struct VerifyCommand: ParsableCommand {
     @Argument(help: "The store directory.") var store: String
 
     func run() throws {
+        let pages = try Store.checkPages(at: self.store)   // before LMDB reads a page that may be damaged
+        Terminal.write("data file: \(pages.pages.formatted()) pages of \(pages.databases.formatted()) databases: ok\n")
         let store = try Store.existing(self.store)
         var problems = 0
         try store.read { tx in

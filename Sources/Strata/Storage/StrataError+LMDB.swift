@@ -21,7 +21,7 @@ extension StrataError {
             message = "no permission to \(error.operation) the store at \(path): \(error.message)"
         } else if error.isCorrupted {
             code = .incompatibleStore
-            message = "the file at \(path) is not a valid store or is damaged: \(error.message)"
+            message = "the file at \(path) is not a valid store or is damaged: \(error.damage ?? error.message)"
         } else {
             code = .storage
             message = "\(error.operation) failed on the store at \(path): \(error.message)"
