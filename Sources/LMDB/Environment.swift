@@ -16,6 +16,9 @@ import Synchronization
 /// by a gate with a timeout, in this process and across processes.
 ///
 /// ## LMDB notes
+/// liblmdb stops the process when a page it reads is inconsistent (a damaged file): the
+/// environment turns that `abort()` into a message naming the file and exit status 1 (see
+/// `installAssertionHook`); ``checkPages(directory:)`` finds such damage beforehand as an error.
 /// LMDB forbids opening the same file twice in one process; use ``shared(path:options:)`` to get
 /// the one instance per path. The map size is managed for you: a write that fills the map makes the
 /// environment grow it (`mdb_env_set_mapsize`) and run the write closure again, so a write closure
@@ -72,6 +75,7 @@ public final class Environment: @unchecked Sendable {
         var env: OpaquePointer?
         try check(mdb_env_create(&env), "mdb_env_create")
         guard let env else { throw LMDBError(code: 12, operation: "mdb_env_create") }
+        installAssertionHook(env)
         do {
             try check(mdb_env_set_maxreaders(env, options.maxReaders), "mdb_env_set_maxreaders")
             try check(mdb_env_set_maxdbs(env, MDB_dbi(options.maxDatabases)), "mdb_env_set_maxdbs")

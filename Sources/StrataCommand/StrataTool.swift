@@ -28,6 +28,7 @@ struct StrataTool: ParsableCommand {
     )
 
     static func main() {
+        FaultHandler.install()
         let command: any ParsableCommand
         do {
             command = try parseAsRoot()

@@ -22,7 +22,7 @@ extension Store {
             let summary = try Environment.checkPages(directory: path)
             return PageCheck(pages: summary.pages, databases: summary.databases, lastPage: summary.lastPage, pageSize: summary.pageSize)
         } catch {
-            if error.code == ENOENT || error.code == ENOTDIR { throw StrataError(.invalidPath, "no store at \(path): \(error.message)", cause: error) }
+            if error.code == ENOENT || error.code == ENOTDIR { throw StrataError(.notFound, "no store at \(path): \(error.message)", cause: error) }
             throw StrataError(error, path: path)
         }
     }

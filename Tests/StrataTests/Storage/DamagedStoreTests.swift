@@ -46,9 +46,9 @@ import TestSupport
         }
     }
 
-    @Test func checkingPagesWhereNoStoreIsIsAnInvalidPathAndCreatesNothing() throws {
+    @Test func checkingPagesWhereNoStoreIsIsNotFoundAndCreatesNothing() throws {
         let dir = try TemporaryDirectory("strata-damaged")
-        #expect { try Store.checkPages(at: dir.path("missing")) } throws: { ($0 as? StrataError)?.code == .invalidPath }
+        #expect { try Store.checkPages(at: dir.path("missing")) } throws: { ($0 as? StrataError)?.code == .notFound }
         #expect(!FileManager.default.fileExists(atPath: dir.path("missing")))
     }
 }
