@@ -21,6 +21,15 @@ struct LikePattern<Element: Hashable> {
     /// After the last `*`; nil when the pattern has no `*`.
     let tail: [Token]?
 
+    /// The longest part between `*`s with both `?` and literals that a query accepts: such a
+    /// part costs a step per 64 of its characters at each text position.
+    static var maxWildcardPart: Int { 4_096 }
+
+    /// The length of the longest part between `*`s that has both `?` and literals (0 when none).
+    var longestWildcardPart: Int {
+        middle.filter { part in part.contains(.anyOne) && part.contains { $0 != .anyOne } }.map(\.count).max() ?? 0
+    }
+
     /// Tokenizes `pattern`: `*` any run, `?` one character, `\` quotes the next one (a final `\`
     /// is itself); `element` converts a pattern character.
     init(_ pattern: String, element: (Character) -> Element) {

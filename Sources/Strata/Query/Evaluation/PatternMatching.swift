@@ -24,6 +24,8 @@ enum PatternMatching {
 
     /// The longest pattern (in UTF-8 bytes, as written) that `CONTAINS`, `BEGINSWITH`,
     /// `ENDSWITH`, `LIKE` and `MATCHES` accept: their cost grows with the pattern's length.
+    /// (A `LIKE` part between `*`s mixing `?` and literals has its own, lower limit:
+    /// ``LikePattern/maxWildcardPart``.)
     static let maxPatternBytes = 65_536
 
     /// Checks every pattern of `predicate` before a query reads a record: a string operand of
@@ -41,6 +43,14 @@ enum PatternMatching {
                 let shown = pattern.prefix(24)
                 failure = StrataError(.invalidQuery,
                     "\(field) \(comparison.op.rawValue) '\(shown)…': the pattern is \(size) bytes long; patterns of CONTAINS, BEGINSWITH, ENDSWITH, LIKE and MATCHES are limited to \(maxPatternBytes) bytes",
+                    entity: entity, field: field)
+                return
+            }
+            if comparison.op == .like {
+                let part = LikePattern<Character>(Collation.fold(pattern, comparison.options), element: { $0 }).longestWildcardPart
+                guard part > LikePattern<Character>.maxWildcardPart else { return }
+                failure = StrataError(.invalidQuery,
+                    "\(field) LIKE '\(pattern.prefix(24))…': a part between '*'s mixing '?' and other characters is \(part) characters long; such parts are limited to \(LikePattern<Character>.maxWildcardPart)",
                     entity: entity, field: field)
                 return
             }
