@@ -30,8 +30,9 @@ enum PatternMatching {
 
     /// Checks every pattern of `predicate` before a query reads a record: a string operand of
     /// `CONTAINS`, `BEGINSWITH`, `ENDSWITH`, `LIKE` or `MATCHES` longer than ``maxPatternBytes``,
-    /// or a `MATCHES` pattern that does not compile (from the cache when seen before), is an
-    /// `.invalidQuery` error naming the field, the operator and the problem.
+    /// a `LIKE` part longer than ``LikePattern/maxWildcardPart``, or a `MATCHES` pattern that
+    /// does not compile (from the cache when seen before), is an `.invalidQuery` error naming the
+    /// field, the operator, the pattern's size and the limit (or the problem).
     static func validatePatterns(of predicate: QueryPredicate, entity: String) throws(StrataError) {
         var failure: StrataError?
         predicate.forEachComparison { comparison in
@@ -58,7 +59,8 @@ enum PatternMatching {
             let folded = Collation.fold(pattern, comparison.options.intersection(.diacriticInsensitive))
             let caseInsensitive = comparison.options.contains(.caseInsensitive)
             guard case .failure(let problem) = regularExpression(folded, caseInsensitive: caseInsensitive) else { return }
-            failure = StrataError(.invalidQuery, "invalid regular expression '\(pattern)' in \(field) MATCHES: \(problem)",
+            let shown = pattern.count > 80 ? pattern.prefix(80) + "…" : pattern
+            failure = StrataError(.invalidQuery, "invalid regular expression '\(shown)' in \(field) MATCHES: \(problem)",
                                   entity: entity, field: field)
         }
         if let failure { throw failure }
