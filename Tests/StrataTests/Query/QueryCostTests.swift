@@ -120,6 +120,23 @@ struct Document: Record, Equatable {
         #expect(error?.message.contains("records examined") == true)
     }
 
+    /// A query run inside another's `forEach` shares the outer query's budget, but keeps its own
+    /// shorter limit.
+    @Test func aNestedQueryKeepsItsOwnShorterLimit() throws {
+        let (store, _dir) = try Self.documents()
+        _ = _dir
+        let error = #expect(throws: StrataError.self) {
+            try store.read { tx in
+                // The untyped forEach calls its body while the outer query runs.
+                try tx.query(entity: "Document").timeout(.seconds(600)).forEach { _ in
+                    _ = try tx.query(Document.self).where("body MATCHES %@", Self.slowRegex).timeout(.milliseconds(200)).count()
+                }
+            }
+        }
+        #expect(error?.code == .timeout)
+        #expect(error?.message.contains("time limit of 0.2 s") == true, "\(error?.message ?? "")")
+    }
+
     @Test func aDeleteThatRunsOutOfTimeDeletesNothing() throws {
         let (store, _dir) = try Self.documents { $0.queryTimeout = .milliseconds(300) }
         _ = _dir

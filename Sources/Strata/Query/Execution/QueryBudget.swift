@@ -28,7 +28,7 @@ final class QueryBudget: @unchecked Sendable {
     let entity: String
     let limit: Duration?
     private let start: ContinuousClock.Instant
-    private let deadline: ContinuousClock.Instant?
+    let deadline: ContinuousClock.Instant?
     private let cancellation: CancellationFlag?
     /// Candidates examined so far (for the error message).
     private(set) var examined = 0
@@ -44,10 +44,16 @@ final class QueryBudget: @unchecked Sendable {
         deadline = limit.map { now + $0 }
     }
 
-    /// The budget of a new query on `entity`: the bound one when a query is already running (its
-    /// semi-join shares it), a new one when there is a limit or something to cancel, else nil.
+    /// The budget of a new query on `entity`: the bound one when a query is already running on
+    /// this thread (its semi-joins and the queries of a `forEach` body share it), unless this
+    /// query's own limit ends earlier; else a new one when there is a limit or something to
+    /// cancel; else nil.
     static func make(entity: String, timeout: Duration?, transaction: ReadTransaction) -> QueryBudget? {
-        if let current { return current }
+        if let current {
+            let own = timeout.map { ContinuousClock.now + $0 }
+            guard let own, current.deadline.map({ own < $0 }) ?? true else { return current }
+            return QueryBudget(entity: entity, limit: timeout, cancellation: transaction.cancellation)
+        }
         let inTask = withUnsafeCurrentTask { $0 != nil }
         guard timeout != nil || transaction.cancellation != nil || inTask else { return nil }
         return QueryBudget(entity: entity, limit: timeout, cancellation: transaction.cancellation)
