@@ -59,6 +59,12 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         /// A delete was refused by a relationship's ``DeleteRule/deny`` rule: records still refer
         /// to the record. ``StrataError/entity`` and ``StrataError/key`` name it.
         public static let deleteDenied = Code("deleteDenied")
+        /// A query ran past its time limit (``QueryRequest/timeout(_:)``,
+        /// ``Store/Configuration/queryTimeout``) and was stopped; a write it was part of rolls back
+        /// when the error leaves the write's closure.
+        public static let timeout = Code("timeout")
+        /// A query was stopped because the task running it (or awaiting its async transaction) was cancelled.
+        public static let cancelled = Code("cancelled")
     }
 
     /// What kind of failure this is.

@@ -29,6 +29,23 @@ struct QueryArguments: ParsableArguments {
     func openStore() throws -> Store { try Store.existing(store) }
 }
 
+/// `--timeout`: the time limit of the command's queries.
+struct TimeoutOption: ParsableArguments {
+    @Option(help: ArgumentHelp("Stop with an error when the query runs longer than this many seconds.", valueName: "seconds"))
+    var timeout: Double?
+
+    func validate() throws {
+        if let timeout, !(timeout > 0 && timeout <= 1e9) { throw ValidationError("--timeout must be a positive number of seconds") }
+    }
+
+    /// The store at `path`, its queries limited to `--timeout`.
+    func openStore(_ path: String) throws -> Store {
+        try Store.existing(path) { configuration in
+            configuration.queryTimeout = timeout.map { .milliseconds(Int64(($0 * 1_000).rounded(.up))) }
+        }
+    }
+}
+
 struct QueryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "query",
@@ -42,12 +59,13 @@ struct QueryCommand: ParsableCommand {
     )
 
     @OptionGroup var query: QueryArguments
+    @OptionGroup var limit: TimeoutOption
     @Flag(help: "Print only the number of matching records.") var count = false
     @Option(help: "The fields to print, comma-separated (default: all).") var fields: String?
     @Option(help: "table (default on a terminal), json (default otherwise), jsonl or csv.") var format: OutputFormat?
 
     func run() throws {
-        let store = try query.openStore()
+        let store = try limit.openStore(query.store)
         try store.read { tx in
             let request = try query.request(tx)
             if count {
@@ -129,13 +147,15 @@ struct DeleteCommand: ParsableCommand {
     @Argument(help: "The entity.") var entity: String
     @Argument(help: "Delete the records matching this predicate.") var predicate: String?
     @Option(help: "Delete the record with this primary key.") var key: String?
+    @OptionGroup var limit: TimeoutOption
 
     func validate() throws {
         if (key == nil) == (predicate == nil) { throw ValidationError("give either --key KEY or a PREDICATE") }
     }
 
     func run() throws {
-        let store = try Store.existing(store)
+        // A query that runs out of time throws in the write, which then rolls back whole.
+        let store = try limit.openStore(store)
         if let key {
             let deleted = try store.write { tx in try tx.delete(entity: entity, key: .string(key)) }
             guard deleted else { throw CommandFailure(message: "\(entity) has no record with key \(key)") }
@@ -159,9 +179,10 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "json (an array, default) or jsonl (one object a line).") var format: ExportFormat = .json
     @Flag(help: "Name fields by their JSON keys, the import's mapping reversed.") var jsonKeys = false
     @Flag(help: "Nest each record's related records (to-one as an object, to-many as arrays), one level deep.") var nested = false
+    @OptionGroup var limit: TimeoutOption
 
     func run() throws {
-        try Store.existing(store).read { tx in
+        try limit.openStore(store).read { tx in
             let description = try tx.entityDescription(named: entity, sampleLimit: 1_000)
             let renamed = jsonKeys ? description.exportedKeys : [:]
             if nested {

@@ -31,7 +31,17 @@ extension QueryRequest {
     /// Runs `query`, passing each match's stored key and bytes to `body` until it returns false.
     func execute(_ query: Query<Root>, _ body: (QueryExecutor.Match) throws -> Bool) throws {
         guard let context = try resolvedContext() else { return }
-        try execute(try prepare(context, query).query, context: context, body)
+        // One budget for the semi-joins of relationship conditions and the query itself.
+        let budget = QueryBudget.make(entity: context.name, timeout: timeLimit, transaction: transaction)
+        try QueryBudget.run(budget) {
+            try execute(try prepare(context, query).query, context: context, body)
+        }
+    }
+
+    /// The query with its relationship conditions resolved, their semi-joins within the time limit.
+    func preparedWithinLimit(_ context: EntityContext) throws -> Query<Root> {
+        let budget = QueryBudget.make(entity: context.name, timeout: timeLimit, transaction: transaction)
+        return try QueryBudget.run(budget) { try prepare(context).query }
     }
 
     /// Runs a query whose relationship conditions are resolved, on `context`'s entity.
@@ -39,7 +49,7 @@ extension QueryRequest {
     @discardableResult
     func execute(_ query: Query<Root>, context: EntityContext, _ body: (QueryExecutor.Match) throws -> Bool) throws -> QueryPlan {
         let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
-        try QueryExecutor(transaction: transaction, context: context, plan: plan, predicate: query.predicate)
+        try QueryExecutor(transaction: transaction, context: context, plan: plan, predicate: query.predicate, timeout: timeLimit)
             .forEachResult(body)
         return plan
     }

@@ -21,11 +21,15 @@ public struct QueryRequest<Root> {
     public let entity: String
     /// The query as built so far.
     public internal(set) var query = Query<Root>()
+    /// The time limit of running this query: ``timeout(_:)``, else the store's
+    /// ``Store/Configuration/queryTimeout``.
+    public internal(set) var timeLimit: Duration?
 
     init(transaction: ReadTransaction, entity: String, query: Query<Root> = Query()) {
         self.transaction = transaction
         self.entity = entity
         self.query = query
+        timeLimit = transaction.store.configuration.queryTimeout
     }
 
     /// Sort directions.
@@ -108,6 +112,23 @@ public struct QueryRequest<Root> {
         precondition(count >= 0, "an offset is not negative")
         var copy = self
         copy.query.offset = count
+        return copy
+    }
+
+    /// Stops the query with a `.timeout` error naming the entity and how long it ran when it is
+    /// still reading records `duration` after it started (nil: no limit, overriding the store's
+    /// ``Store/Configuration/queryTimeout``). The limit covers the whole run, from the first
+    /// record read to the last result handed on (a `forEach` body's time included); the
+    /// semi-joins of relationship conditions run within it too. Checked between records and during long
+    /// `CONTAINS`, `LIKE` and `MATCHES` comparisons, so a query stops soon after the limit.
+    ///
+    /// ```swift
+    /// try tx.query(User.self).where("bio MATCHES %@", pattern).timeout(.seconds(2)).all()
+    /// ```
+    public func timeout(_ duration: Duration?) -> Self {
+        if let duration { precondition(duration > .zero, "a query's time limit is positive") }
+        var copy = self
+        copy.timeLimit = duration
         return copy
     }
 

@@ -22,6 +22,8 @@ public class ReadTransaction {
     var relationshipsByTarget: [String: [(holder: String, relationship: RelationshipDescriptor)]] = [:]
     // Exclusivity: read and assigned whole, never passed inout, so accesses cannot overlap.
     @exclusivity(unchecked) private var isOpen = true
+    /// Set by the async `read` and `write` when their task is cancelled; queries check it.
+    var cancellation: CancellationFlag?
     /// Buffers for point reads' keys and values, kept between reads (see `takeSpareBuffer`).
     // Exclusivity: only ever swapped in and out by `takeSpareBuffer`/`returnSpareBuffers`, each an
     // access that ends before it returns, so accesses cannot overlap and need no runtime checks.

@@ -10,8 +10,8 @@ extension Store {
     ///
     /// Cancelling the calling task before the transaction starts skips it: `read` throws
     /// `CancellationError` at once and `body` never runs (a task already cancelled does not even
-    /// queue it). Once `body` runs, cancellation no longer affects it: its result or error is
-    /// returned as usual.
+    /// queue it). Once `body` runs, cancellation stops only the queries in it, which throw
+    /// `.cancelled` (see ``QueryRequest/timeout(_:)``); otherwise its result or error is returned as usual.
     public func read<R: Sendable>(_ body: @escaping @Sendable (ReadTransaction) throws -> R) async throws -> R {
         try await read(on: .global(), body)
     }
@@ -21,9 +21,9 @@ extension Store {
     ///
     /// Cancelling the calling task before the transaction starts (while earlier writes still run)
     /// skips it: `write` throws `CancellationError` at once, `body` never runs and the store is
-    /// left as it is; a task already cancelled does not even queue it. Once `body` runs, the
-    /// transaction is not interrupted: it commits or rolls back whole, and its result or error is
-    /// returned as usual.
+    /// left as it is; a task already cancelled does not even queue it. Once `body` runs, a query
+    /// in it that is still reading records throws `.cancelled`; the transaction commits or rolls
+    /// back whole, and its result or error is returned as usual.
     @discardableResult
     public func write<R: Sendable>(
         durability: Durability = .synchronous, _ body: @escaping @Sendable (WriteTransaction) throws -> R
@@ -35,33 +35,37 @@ extension Store {
     func read<R: Sendable>(
         on queue: DispatchQueue, queued: @Sendable () -> Void = {}, _ body: @escaping @Sendable (ReadTransaction) throws -> R
     ) async throws -> R {
-        try await runQueued(on: queue, queued: queued) { try self.read(body) }
+        try await runQueued(on: queue, queued: queued) { flag in try self.read { tx in tx.cancellation = flag; return try body(tx) } }
     }
 
     /// ``write(durability:_:)``; `queued` runs once the work is on the writer queue.
     func write<R: Sendable>(
         durability: Durability, queued: @Sendable () -> Void, _ body: @escaping @Sendable (WriteTransaction) throws -> R
     ) async throws -> R {
-        try await runQueued(on: writerQueue, queued: queued) { try self.write(durability: durability, body) }
+        try await runQueued(on: writerQueue, queued: queued) { flag in
+            try self.write(durability: durability) { tx in tx.cancellation = flag; return try body(tx) }
+        }
     }
 
     /// Queues `work` on `queue` and returns its result; cancellation of the calling task before
     /// `work` starts takes it back (see ``QueuedWork``).
     private func runQueued<R: Sendable>(
-        on queue: DispatchQueue, queued: @Sendable () -> Void, _ work: @escaping @Sendable () throws -> R
+        on queue: DispatchQueue, queued: @Sendable () -> Void, _ work: @escaping @Sendable (CancellationFlag) throws -> R
     ) async throws -> R {
         try Task.checkCancellation()
         let ticket = QueuedWork<R>()
+        let flag = CancellationFlag()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 guard ticket.wait(with: continuation) else { return }
                 queue.async {
                     guard let continuation = ticket.start() else { return }
-                    continuation.resume(with: Result { try work() })
+                    continuation.resume(with: Result { try work(flag) })
                 }
                 queued()
             }
         } onCancel: {
+            flag.cancel()
             ticket.cancel()
         }
     }

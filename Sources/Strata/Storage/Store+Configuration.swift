@@ -29,6 +29,9 @@ extension Store {
         /// Called while new indexes are built from existing records (every 10,000 records and at
         /// the end), on the thread of the write that builds them.
         public var indexBuildProgress: (@Sendable (IndexBuildProgress) -> Void)?
+        /// The time limit of every query that sets none (``QueryRequest/timeout(_:)``): a query
+        /// still running after it throws `.timeout`. No limit by default.
+        public var queryTimeout: Duration?
 
         public init() {}
     }

@@ -13,6 +13,8 @@ struct AggregateRunner<Root> {
     let transaction: ReadTransaction
     let context: EntityContext
     let query: Query<Root>
+    /// The query's time limit (``QueryRequest/timeout(_:)``).
+    var timeout: Duration?
 
     var entity: String { context.name }
     /// Neither offset nor limit: the aggregate covers every match, whatever their order.
@@ -25,7 +27,7 @@ struct AggregateRunner<Root> {
         var query = self.query
         if isUnwindowed { query.orderings = [] }   // order cannot change an aggregate of all matches
         let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
-        try QueryExecutor(transaction: transaction, context: context, plan: plan, predicate: query.predicate)
+        try QueryExecutor(transaction: transaction, context: context, plan: plan, predicate: query.predicate, timeout: timeout)
             .forEachResult { match in
                 try body(try StoredFieldValues(bytes: match.bytes, fields: context.schema.fields, entity: context.name))
                 return true

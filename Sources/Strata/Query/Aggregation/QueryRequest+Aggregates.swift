@@ -131,7 +131,7 @@ extension QueryRequest {
 
     private func runner() throws -> AggregateRunner<Root>? {
         guard let context = try resolvedContext() else { return nil }
-        return AggregateRunner(transaction: transaction, context: context, query: try prepare(context).query)
+        return AggregateRunner(transaction: transaction, context: context, query: try preparedWithinLimit(context), timeout: timeLimit)
     }
 
     private static var noRecords: AggregateSource { AggregateSource(kind: .records, detail: "no records") }

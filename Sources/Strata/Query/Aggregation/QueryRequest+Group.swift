@@ -44,7 +44,7 @@ extension QueryRequest {
         guard let context = try resolvedContext() else {
             return AggregateGroups(groups: [], source: AggregateSource(kind: .records, detail: "no \(entity) records"))
         }
-        let runner = AggregateRunner(transaction: transaction, context: context, query: try prepare(context).query)
+        let runner = AggregateRunner(transaction: transaction, context: context, query: try preparedWithinLimit(context), timeout: timeLimit)
         var computed: [Aggregate<Root>] = []
         for aggregate in aggregates where aggregate.function != .count && !computed.contains(aggregate) { computed.append(aggregate) }
 

@@ -1,59 +1,13 @@
 import Synchronization
 
-/// `LIKE` wildcards and `MATCHES` regular expressions on (already folded) strings.
+/// `LIKE` wildcards (``LikePattern``) and `MATCHES` regular expressions on (already folded)
+/// strings, and the size limits of every pattern operand.
 ///
 /// Regular expressions are ``RegularExpression``s (a subset of ICU's syntax, run without
 /// backtracking, so a hostile pattern costs no more than any other) and must match the whole
 /// string. Compiled expressions are cached because a filter evaluates the same pattern once per
 /// record.
 enum PatternMatching {
-    /// `*` matches any run of characters, `?` exactly one; `\*`, `\?` and `\\` match themselves.
-    /// Greedy with single backtracking, so time stays O(n·m) for any pattern.
-    static func like(_ string: String, pattern: String) -> Bool {
-        let text = Array(string)
-        var tokens: [LikeToken] = []
-        var iterator = pattern.makeIterator()
-        while let c = iterator.next() {
-            switch c {
-            case "*": if tokens.last != .anyRun { tokens.append(.anyRun) }
-            case "?": tokens.append(.anyOne)
-            case "\\": tokens.append(.literal(iterator.next() ?? "\\"))
-            default: tokens.append(.literal(c))
-            }
-        }
-        var (t, p) = (0, 0)
-        var backtrack: (pattern: Int, text: Int)?
-        while t < text.count {
-            if p < tokens.count {
-                switch tokens[p] {
-                case .anyRun:
-                    backtrack = (p, t)
-                    p += 1
-                    continue
-                case .anyOne:
-                    t += 1; p += 1
-                    continue
-                case .literal(let c) where c == text[t]:
-                    t += 1; p += 1
-                    continue
-                default:
-                    break
-                }
-            }
-            guard let resume = backtrack else { return false }
-            backtrack = (resume.pattern, resume.text + 1)
-            p = resume.pattern + 1
-            t = resume.text + 1
-        }
-        while p < tokens.count, tokens[p] == .anyRun { p += 1 }
-        return p == tokens.count
-    }
-
-    private enum LikeToken: Equatable {
-        case anyRun, anyOne
-        case literal(Character)
-    }
-
     /// Whether `string` matches `pattern` as a whole (``RegularExpression``: no backtracking, at
     /// most a few steps per character and pattern instruction); false when the pattern is invalid
     /// or unsupported (a query refuses such a pattern before it runs: ``validatePatterns(of:)``).
@@ -68,22 +22,52 @@ enum PatternMatching {
         return nil
     }
 
-    /// Compiles every `MATCHES` pattern of `predicate` (from the cache when seen before), so that
-    /// a query refuses an invalid or unsupported one before reading a record: an
-    /// `.invalidQuery` error naming the pattern, the field and the problem.
+    /// The longest pattern (in UTF-8 bytes, as written) that `CONTAINS`, `BEGINSWITH`,
+    /// `ENDSWITH`, `LIKE` and `MATCHES` accept: their cost grows with the pattern's length.
+    /// (A `LIKE` part between `*`s mixing `?` and literals has its own, lower limit:
+    /// ``LikePattern/maxWildcardPart``.)
+    static let maxPatternBytes = 65_536
+
+    /// Checks every pattern of `predicate` before a query reads a record: a string operand of
+    /// `CONTAINS`, `BEGINSWITH`, `ENDSWITH`, `LIKE` or `MATCHES` longer than ``maxPatternBytes``,
+    /// a `LIKE` part longer than ``LikePattern/maxWildcardPart``, or a `MATCHES` pattern that
+    /// does not compile (from the cache when seen before), is an `.invalidQuery` error naming the
+    /// field, the operator, the pattern's size and the limit (or the problem).
     static func validatePatterns(of predicate: QueryPredicate, entity: String) throws(StrataError) {
         var failure: StrataError?
         predicate.forEachComparison { comparison in
-            guard failure == nil, comparison.op == .matches, case .string(let pattern) = comparison.value else { return }
+            guard failure == nil, case .string(let pattern) = comparison.value,
+                  patternOperators.contains(comparison.op) else { return }
+            let field = comparison.field.joined(separator: ".")
+            let size = pattern.utf8.count
+            if size > maxPatternBytes {
+                let shown = pattern.prefix(24)
+                failure = StrataError(.invalidQuery,
+                    "\(field) \(comparison.op.rawValue) '\(shown)…': the pattern is \(size) bytes long; patterns of CONTAINS, BEGINSWITH, ENDSWITH, LIKE and MATCHES are limited to \(maxPatternBytes) bytes",
+                    entity: entity, field: field)
+                return
+            }
+            if comparison.op == .like {
+                let part = LikePattern<Character>(Collation.fold(pattern, comparison.options), element: { $0 }).longestWildcardPart
+                guard part > LikePattern<Character>.maxWildcardPart else { return }
+                failure = StrataError(.invalidQuery,
+                    "\(field) LIKE '\(pattern.prefix(24))…': a part between '*'s mixing '?' and other characters is \(part) characters long; such parts are limited to \(LikePattern<Character>.maxWildcardPart)",
+                    entity: entity, field: field)
+                return
+            }
+            guard comparison.op == .matches else { return }
             let folded = Collation.fold(pattern, comparison.options.intersection(.diacriticInsensitive))
             let caseInsensitive = comparison.options.contains(.caseInsensitive)
             guard case .failure(let problem) = regularExpression(folded, caseInsensitive: caseInsensitive) else { return }
-            let field = comparison.field.joined(separator: ".")
-            failure = StrataError(.invalidQuery, "invalid regular expression '\(pattern)' in \(field) MATCHES: \(problem)",
+            let shown = pattern.count > 80 ? pattern.prefix(80) + "…" : pattern
+            failure = StrataError(.invalidQuery, "invalid regular expression '\(shown)' in \(field) MATCHES: \(problem)",
                                   entity: entity, field: field)
         }
         if let failure { throw failure }
     }
+
+    /// The operators whose string operand is a pattern searched for.
+    private static let patternOperators: Set<ComparisonOperator> = [.contains, .beginsWith, .endsWith, .like, .matches]
 
     /// The compiled expression, or why it does not compile; cached, because a filter evaluates
     /// the same pattern once per record.

@@ -218,7 +218,7 @@ struct RegexParser {
                 }
             }
         }
-        sets.append(set)
+        sets.append(set.normalized())
         return .set(sets.count - 1)
     }
 

@@ -7,7 +7,8 @@ extension RegularExpression {
 
     /// Whether `text` as a whole matches, adding to `steps` the work done: one per program
     /// position entered or run at each text position, so never more than
-    /// `2 × (text length + 1) × program.count` (tests check the bound).
+    /// `2 × (text length + 1) × program.count` (tests check the bound). Checks the running
+    /// query's budget (``QueryBudget``) as it goes: false when it runs out.
     ///
     /// A Pike VM: the set of program positions alive after each character is kept once each, in
     /// two sparse sets (current and next), so no path is ever tried twice and nothing backtracks.
@@ -17,8 +18,14 @@ extension RegularExpression {
         var next = ThreadSet(capacity: program.count)
         var stack: [Int] = []
         add(0, at: 0, in: input, to: &current, stack: &stack, steps: &steps)
+        var nextCheck = steps + QueryBudget.checkInterval
         for index in 0...input.count {
             if current.isEmpty { return false }
+            if steps >= nextCheck {
+                // A query's budget that ran out stops the match (its answer is then not used).
+                if QueryBudget.matcherMustStop() { return false }
+                nextCheck = steps + QueryBudget.checkInterval
+            }
             let scalar: Unicode.Scalar? = index < input.count ? input[index] : nil
             let folded = caseInsensitive ? scalar.map(CaseFolding.fold) : scalar
             next.removeAll()

@@ -43,6 +43,10 @@ struct RegularExpression: Sendable {
     init(_ pattern: String, caseInsensitive: Bool = false) throws(SyntaxError) {
         var parser = RegexParser(Array(pattern.unicodeScalars))
         let node = try parser.parse()
+        let size = node.programSize
+        guard size < Self.maxProgramSize else {
+            throw SyntaxError(problem: "the pattern is too large: it compiles to \(size == Int.max ? "too many" : "\(size + 1)") instructions once its repetitions are expanded (`(x){n}` is n copies of x), more than the limit of \(Self.maxProgramSize)")
+        }
         var compiler = RegexCompiler(caseInsensitive: caseInsensitive)
         try compiler.compile(node)
         _ = try compiler.emit(.match)
@@ -131,9 +135,32 @@ struct ScalarSet: Sendable {
 
     private func containsExactly(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
-        for range in ranges where range.contains(value) { return true }
+        // Binary search: the ranges are sorted and disjoint (``normalized()``).
+        var (low, high) = (0, ranges.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if ranges[middle].upperBound < value { low = middle + 1 } else { high = middle }
+        }
+        if low < ranges.count, ranges[low].contains(value) { return true }
         for entry in shorthands where entry.shorthand.contains(scalar) != entry.negated { return true }
         return false
+    }
+
+    /// The same class with its ranges sorted and merged and each shorthand once, so that a
+    /// membership test costs a binary search however long the class is written.
+    func normalized() -> ScalarSet {
+        var copy = self
+        copy.ranges = []
+        for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = copy.ranges.last, range.lowerBound <= last.upperBound &+ 1 {
+                copy.ranges[copy.ranges.count - 1] = last.lowerBound...max(last.upperBound, range.upperBound)
+            } else {
+                copy.ranges.append(range)
+            }
+        }
+        copy.shorthands = []
+        for entry in shorthands where !copy.shorthands.contains(where: { $0 == entry }) { copy.shorthands.append(entry) }
+        return copy
     }
 }
 
@@ -219,6 +246,26 @@ struct RegexCompiler {
                 _ = try emit(.jump(split))
                 program[split] = .split(split + 1, program.count)
             }
+        }
+    }
+}
+
+extension RegexNode {
+    /// The instructions ``RegexCompiler`` emits for this node (saturating at `Int.max`), so that
+    /// a pattern too large is refused with its size before anything is compiled.
+    var programSize: Int {
+        func sum(_ a: Int, _ b: Int) -> Int { let (s, o) = a.addingReportingOverflow(b); return o ? .max : s }
+        func product(_ a: Int, _ b: Int) -> Int { let (p, o) = a.multipliedReportingOverflow(by: b); return o ? .max : p }
+        switch self {
+        case .empty: return 0
+        case .scalar, .any, .set, .assertion: return 1
+        case .concatenation(let nodes): return nodes.reduce(0) { sum($0, $1.programSize) }
+        case .alternation(let branches):
+            return sum(branches.reduce(0) { sum($0, $1.programSize) }, product(2, branches.count - 1))
+        case .repetition(let node, let min, let max):
+            let size = node.programSize
+            guard let max else { return sum(product(min, size), sum(size, 2)) }
+            return sum(product(min, size), product(max - min, sum(size, 1)))
         }
     }
 }

@@ -31,8 +31,11 @@ final class QueryExecutor {
     /// `transaction` and `context` for every candidate.
     private let raw: Transaction
     private let records: Database
+    /// The query's time limit and cancellation, checked between candidates; nil when it has neither.
+    private let budget: QueryBudget?
 
-    init(transaction: ReadTransaction, context: EntityContext, plan: QueryPlan, predicate: QueryPredicate) throws {
+    init(transaction: ReadTransaction, context: EntityContext, plan: QueryPlan, predicate: QueryPredicate,
+         timeout: Duration? = nil) throws {
         self.transaction = transaction
         self.context = context
         self.plan = plan
@@ -41,6 +44,7 @@ final class QueryExecutor {
         keyKind = try transaction.primaryKeyKind(of: context)
         raw = transaction.raw
         records = context.records
+        budget = QueryBudget.make(entity: context.name, timeout: timeout, transaction: transaction)
         var exact = plan.exactAccess
         switch plan.access {
         case .primaryKeyLookup:
@@ -119,19 +123,27 @@ final class QueryExecutor {
         // candidate's fields are not read at all.
         let takesAll = if case .constant(true) = prepared, checkedSelection.names.isEmpty { true } else { false }
         let noValues = SelectedFieldValues(reader: CBORReader(bytes: []), names: [], offsets: [])
-        try forEachLazyCandidate { key, bytes, cutKey in
+        let budget = self.budget
+        // A match the budget stopped answers false: its answer is not used, the budget's error is thrown.
+        func passes(_ predicate: PreparedPredicate, _ values: SelectedFieldValues) throws -> Bool {
+            let passed = predicate.evaluate(on: values)
+            if let budget, budget.failure != nil { try budget.check() }
+            return passed
+        }
+        try QueryBudget.run(budget) { try forEachLazyCandidate { key, bytes, cutKey in
+            try budget?.tick()
             if takesAll, cutKey == nil || !exact { return try body((key(), bytes), noValues, cutKey) }
             if let text, cutKey == nil || !exact, checkedSelection.singleTextEquals(bytes, text) == false { return true }
             if exact, cutKey != nil {
                 if whole == nil { whole = PreparedPredicate(predicate, selection: selection) }
                 let values = try fieldValues(of: bytes, selection, key, &offsets)
-                guard whole!.evaluate(on: values) else { return true }
+                guard try passes(whole!, values) else { return true }
                 return try body((key(), bytes), values, cutKey)
             }
             let values = try fieldValues(of: bytes, checkedSelection, key, &offsets)
-            guard prepared.evaluate(on: values) else { return true }
+            guard try passes(prepared, values) else { return true }
             return try body((key(), bytes), values, cutKey)
-        }
+        } }
     }
 
     /// The fields of `selection` in a candidate's stored bytes; corrupt bytes throw, naming the key.

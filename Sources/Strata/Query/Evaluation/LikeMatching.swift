@@ -1,0 +1,159 @@
+/// A `LIKE` pattern split at its `*`s, matched in time linear in the text: the part before the
+/// first `*` must begin the text and the part after the last must end it; each part between is
+/// then found left to right, the leftmost occurrence after the previous one (taking the leftmost
+/// never loses a match, since a `*` absorbs whatever lies between). A part of literals alone is
+/// found by ``KnuthMorrisPratt``, a part with `?` by the bit-parallel shift-and method (one
+/// machine word per 64 pattern characters), a part of `?`s alone by counting.
+///
+/// Elements are the text's characters (grapheme clusters, compared as `Character`s compare), or
+/// its bytes when text and pattern are ASCII without a carriage return, where each byte is one
+/// character.
+struct LikePattern<Element: Hashable> {
+    enum Token: Equatable {
+        case literal(Element)
+        case anyOne
+    }
+
+    /// Before the first `*`; the whole pattern when it has no `*`.
+    let head: [Token]
+    /// Between `*`s, in order.
+    let middle: [[Token]]
+    /// After the last `*`; nil when the pattern has no `*`.
+    let tail: [Token]?
+
+    /// The longest part between `*`s with both `?` and literals that a query accepts: such a
+    /// part costs a step per 64 of its characters at each text position.
+    static var maxWildcardPart: Int { 4_096 }
+
+    /// The length of the longest part between `*`s that has both `?` and literals (0 when none).
+    var longestWildcardPart: Int {
+        middle.filter { part in part.contains(.anyOne) && part.contains { $0 != .anyOne } }.map(\.count).max() ?? 0
+    }
+
+    /// Tokenizes `pattern`: `*` any run, `?` one character, `\` quotes the next one (a final `\`
+    /// is itself); `element` converts a pattern character.
+    init(_ pattern: String, element: (Character) -> Element) {
+        var parts: [[Token]] = [[]]
+        var iterator = pattern.makeIterator()
+        while let c = iterator.next() {
+            switch c {
+            case "*": if !parts[parts.count - 1].isEmpty || parts.count == 1 { parts.append([]) }
+            case "?": parts[parts.count - 1].append(.anyOne)
+            case "\\": parts[parts.count - 1].append(.literal(element(iterator.next() ?? "\\")))
+            default: parts[parts.count - 1].append(.literal(element(c)))
+            }
+        }
+        head = parts[0]
+        if parts.count == 1 {
+            (middle, tail) = ([], nil)
+        } else {
+            tail = parts[parts.count - 1]
+            middle = parts[1..<(parts.count - 1)].filter { !$0.isEmpty }
+        }
+    }
+
+    /// Whether `text` as a whole matches, adding the work done to `steps`: at most a few steps per
+    /// text element and pattern token, times the words of a `?` part (one per 64 tokens). False
+    /// when the query's budget runs out during the search.
+    func matches(_ text: [Element], steps: inout Int) -> Bool {
+        guard let tail else { return text.count == head.count && Self.fits(head, text, at: 0, steps: &steps) }
+        guard head.count + tail.count <= text.count,
+              Self.fits(head, text, at: 0, steps: &steps),
+              Self.fits(tail, text, at: text.count - tail.count, steps: &steps) else { return false }
+        var position = head.count
+        let end = text.count - tail.count
+        for part in middle {
+            guard let found = Self.find(part, in: text, from: position, end: end, steps: &steps) else { return false }
+            position = found + part.count
+        }
+        return true
+    }
+
+    /// Whether `tokens` match `text` at `start` (which leaves room for them).
+    private static func fits(_ tokens: [Token], _ text: [Element], at start: Int, steps: inout Int) -> Bool {
+        for (offset, token) in tokens.enumerated() {
+            steps += 1
+            if case .literal(let element) = token, text[start + offset] != element { return false }
+        }
+        return true
+    }
+
+    /// The start of the leftmost occurrence of `part` in `text[start..<end]`.
+    private static func find(_ part: [Token], in text: [Element], from start: Int, end: Int, steps: inout Int) -> Int? {
+        guard end - start >= part.count else { return nil }
+        let literals = part.compactMap { token -> Element? in if case .literal(let e) = token { e } else { nil } }
+        if literals.isEmpty { return start }
+        if literals.count == part.count {
+            return KnuthMorrisPratt(literals, steps: &steps).firstMatch(in: text, from: start, end: end, steps: &steps)
+        }
+        return ShiftAnd(part).firstMatch(in: text, from: start, end: end, steps: &steps)
+    }
+
+    /// Bit-parallel search for a part with `?`s: bit `i` of the state is set when the last `i + 1`
+    /// elements read match the part's first `i + 1` tokens; one shift, or and and per word and element.
+    private struct ShiftAnd {
+        let length: Int
+        let words: Int
+        /// The masks of the part's literal elements (`masks[slot * words ..< (slot + 1) * words]`),
+        /// and at `wildcardSlot` the mask of its `?`s, which any other element gets.
+        var masks: [UInt64]
+        var slots: [Element: Int] = [:]
+        let wildcardSlot: Int
+
+        init(_ part: [Token]) {
+            length = part.count
+            words = (part.count + 63) / 64
+            var distinct: [Element] = []
+            for case .literal(let element) in part where slots[element] == nil {
+                slots[element] = distinct.count
+                distinct.append(element)
+            }
+            wildcardSlot = distinct.count
+            masks = [UInt64](repeating: 0, count: (distinct.count + 1) * words)
+            for (index, token) in part.enumerated() {
+                let bit = UInt64(1) << UInt64(index % 64)
+                switch token {
+                case .literal(let element): masks[slots[element]! * words + index / 64] |= bit
+                case .anyOne:
+                    for slot in 0...wildcardSlot { masks[slot * words + index / 64] |= bit }
+                }
+            }
+        }
+
+        func firstMatch(in text: [Element], from start: Int, end: Int, steps: inout Int) -> Int? {
+            var state = [UInt64](repeating: 0, count: words)
+            let last = UInt64(1) << UInt64((length - 1) % 64)
+            for index in start..<end {
+                let base = (slots[text[index]] ?? wildcardSlot) * words
+                var carry: UInt64 = 1
+                for word in 0..<words {
+                    let shifted = (state[word] << 1) | carry
+                    carry = state[word] >> 63
+                    state[word] = shifted & masks[base + word]
+                }
+                steps += words
+                if state[words - 1] & last != 0 { return index + 1 - length }
+                if (index - start + 1) & (QueryBudget.checkInterval - 1) == 0, QueryBudget.matcherMustStop() { return nil }
+            }
+            return nil
+        }
+    }
+}
+
+extension PatternMatching {
+    /// `*` matches any run of characters, `?` exactly one; `\*`, `\?` and `\\` match themselves.
+    /// Time linear in the text (``LikePattern``).
+    static func like(_ string: String, pattern: String) -> Bool {
+        var steps = 0
+        return like(string, pattern: pattern, steps: &steps)
+    }
+
+    /// As ``like(_:pattern:)``, adding the work done to `steps`.
+    static func like(_ string: String, pattern: String, steps: inout Int) -> Bool {
+        func isPlainASCII(_ s: String) -> Bool { s.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D } }
+        if isPlainASCII(string), isPlainASCII(pattern) {
+            return LikePattern<UInt8>(pattern, element: { $0.asciiValue! }).matches(Array(string.utf8), steps: &steps)
+        }
+        return LikePattern<Character>(pattern, element: { $0 }).matches(Array(string), steps: &steps)
+    }
+}

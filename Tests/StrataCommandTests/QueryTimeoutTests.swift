@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `--timeout SECONDS` on `query`, `export` and `delete`: a query past its limit stops with the
+/// timeout error and exit status 1 (a delete then deletes nothing); linear patterns answer well
+/// within a limit.
+@Suite struct QueryTimeoutTests {
+    let dir: TemporaryDirectory
+    var store: String { dir.path("store") }
+    static let slowRegex = ".*(a?){1000}(a?){1000}b"
+
+    /// A store of three documents, the last with a body of a million `a`s.
+    init() throws {
+        dir = try TemporaryDirectory("strata-timeout")
+        let json = #"[{"id": 1, "body": "ab"}, {"id": 2, "body": "aab"}, {"id": 3, "body": ""# + String(repeating: "a", count: 1_000_000) + #""}]"#
+        let file = dir.path("documents.json")
+        try Data(json.utf8).write(to: URL(fileURLWithPath: file))
+        let imported = try StrataCLI.run(["import", store, file, "--entity", "Document"])
+        #expect(imported.status == 0, "\(imported.error)")
+    }
+
+    /// Runs the tool and checks it finished within a generous bound (the regular expression alone
+    /// takes minutes without a limit).
+    func run(_ arguments: [String]) throws -> StrataCLI.Result {
+        let start = ContinuousClock.now
+        let result = try StrataCLI.run(arguments)
+        #expect(ContinuousClock.now - start < .seconds(60), "strata \(arguments.prefix(3)) took \(ContinuousClock.now - start)")
+        return result
+    }
+
+    @Test func aQueryPastItsTimeoutExitsWithTheTimeoutError() throws {
+        let result = try run(["query", store, "Document", "body MATCHES '\(Self.slowRegex)'", "--timeout", "1", "--count"])
+        #expect(result.status == 1)
+        #expect(result.output.isEmpty)
+        #expect(result.error.hasPrefix("error: Document: the query ran longer than its time limit of 1 s and was stopped after"), "\(result.error)")
+    }
+
+    @Test func aDeletePastItsTimeoutDeletesNothing() throws {
+        let result = try run(["delete", store, "Document", "body MATCHES '\(Self.slowRegex)'", "--timeout", "1"])
+        #expect(result.status == 1)
+        #expect(result.error.contains("time limit of 1 s"), "\(result.error)")
+        #expect(try StrataCLI.run(["query", store, "Document", "--count"]).output == "3\n")
+        #expect(try StrataCLI.run(["verify", store]).status == 0)
+    }
+
+    @Test func linearPatternsAndExportsFinishWithinTheirTimeout() throws {
+        let needle = String(repeating: "a", count: 10_239) + "b"
+        let contains = try run(["query", store, "Document", "body CONTAINS '\(needle)'", "--timeout", "30", "--count"])
+        #expect(contains.status == 0 && contains.output == "0\n", "\(contains.error)")
+        let like = try run(["query", store, "Document", "body LIKE '*" + String(repeating: "?*", count: 30_000) + "'", "--timeout", "30", "--count"])
+        #expect(like.status == 0 && like.output == "1\n", "\(like.error)")
+        let export = try run(["export", store, "Document", "--format", "jsonl", "--timeout", "30"])
+        #expect(export.status == 0 && export.output.split(separator: "\n").count == 3, "\(export.error)")
+        let deleted = try run(["delete", store, "Document", "body ENDSWITH 'b'", "--timeout", "30"])
+        #expect(deleted.output == "deleted 2 records\n", "\(deleted.error)")
+    }
+
+    @Test(arguments: ["0", "-1", "soon"])
+    func aTimeoutMustBeAPositiveNumber(value: String) throws {
+        let result = try StrataCLI.run(["query", store, "Document", "--timeout", value])
+        #expect(result.status == 2, "\(result.error)")
+        #expect(result.error.contains("--timeout"), "\(result.error)")
+    }
+}
