@@ -24,11 +24,15 @@ package struct RecordEncoder: Sendable {
             if usesFieldCoding, let direct = T.self as? any FieldCodable.Type {
                 var writer = FieldWriter(fields: fields)
                 try direct.encodeFields(of: value, to: &writer)
+                let outOfRange = writer.writer.outOfRangeDate, table = writer.fields
                 if writer.fieldsChanged { fields = writer.fields }
-                return writer.finish()
+                let bytes = writer.finish()
+                if let outOfRange { throw Self.dateOutOfRange(outOfRange, in: bytes, fields: table) }
+                return bytes
             }
             let state = RecordEncodingState(fields: fields)
             try state.encodeRecord(value)
+            if let outOfRange = state.writer.outOfRangeDate { throw Self.dateOutOfRange(outOfRange, in: state.writer.bytes, fields: state.fields) }
             if state.fieldsChanged { fields = state.fields }
             return state.writer.bytes
         } catch let error as StrataError {
