@@ -79,7 +79,12 @@ struct RecordOutput {
     /// Left-aligned columns separated by two spaces, with a rule under the header; cells longer
     /// than 60 characters are cut with an ellipsis.
     static func table(header: [String], rows: [[String]]) -> String {
-        let clipped = rows.map { $0.map { $0.count > 60 ? String($0.prefix(59)) + "…" : $0 } }
+        // Every control character escaped (line breaks and tabs too, which would break the columns).
+        let header = header.map { $0.escapingControlCharacters() }
+        let clipped = rows.map { $0.map { cell in
+            let visible = cell.escapingControlCharacters()
+            return visible.count > 60 ? String(visible.prefix(59)) + "…" : visible
+        } }
         let widths = header.indices.map { column in
             max(header[column].count, clipped.map { $0[column].count }.max() ?? 0)
         }
