@@ -98,8 +98,18 @@ struct GetCommand: ParsableCommand {
 
     @Argument(help: "The store directory.") var store: String
     @Argument(help: "The entity.") var entity: String
-    @Argument(help: "The primary key value.") var key: String
+    /// An array only so that a negative key (`-5`) is taken as the key, not as an unknown option.
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The primary key value (a negative number needs no --).", valueName: "key"))
+    var keys: [String] = []
     @Option(help: "json (default) or table.") var format: SingleRecordFormat = .json
+
+    var key: String { keys.first ?? "" }
+
+    func validate() throws {
+        guard keys.count == 1 else {
+            throw ValidationError(keys.isEmpty ? "Missing expected argument '<key>'" : "give one key; got \(keys.joined(separator: " "))")
+        }
+    }
 
     func run() throws {
         let record = try Store(path: store).read { tx in try tx.record(entity: entity, key: .string(key)) }
