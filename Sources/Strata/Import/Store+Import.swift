@@ -191,9 +191,12 @@ extension WriteTransaction {
     /// Gives every described top-level field an id, in declaration order (the order the record
     /// codec would assign them in).
     func assignFieldIDs(_ description: EntityDescription, _ context: EntityContext) {
-        for field in description.fields where context.schema.fields.id(for: field.name) == nil {
-            context.schema.fields.assign(field.name)
-            context.needsSaving = true
-        }
+        // Assigned in a copy put back once: the context's table is shared (with its `decoding`
+        // view), so each assignment through it would copy the whole table.
+        var fields = context.schema.fields
+        for field in description.fields where fields.id(for: field.name) == nil { fields.assign(field.name) }
+        guard fields.count != context.schema.fields.count else { return }
+        context.schema.fields = fields
+        context.needsSaving = true
     }
 }
