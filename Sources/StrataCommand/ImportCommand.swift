@@ -140,7 +140,7 @@ enum ErrorPolicyArgument: String, ExpressibleByArgument, CaseIterable {
 struct InputFile {
     let path: String
     /// Keeps the spooled standard input open (and so in existence) while the import reads it.
-    private let spool: StandardInputSpool?
+    private let spool: ImportSpool?
 
     init(_ argument: String) throws {
         guard argument == "-" else {
@@ -151,7 +151,7 @@ struct InputFile {
             spool = nil
             return
         }
-        let spool = try StandardInputSpool()
+        let spool = try ImportSpool.standardInput()
         path = spool.path
         self.spool = spool
     }

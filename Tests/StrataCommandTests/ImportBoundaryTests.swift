@@ -32,7 +32,7 @@ struct ImportBoundaryTests {
         (#"{"id": 1, "lucky_number": -9.3e18}"#, "lucky_number"),
         (#"{"id": 1, "created_at": 1e300}"#, "created_at"),
         (#"{"id": 1, "created_at": -1e300}"#, "created_at"),
-        (#"{"id": 1, "created_at": -62135596801}"#, "created_at"),
+        (#"{"id": 1, "created_at": -62167219201}"#, "created_at"),
         (#"{"id": 1, "created_at": 253402300800000}"#, "created_at"),
     ])
     func valuesOutsideTheFieldsRangeAreRefusedNamingRecordAndField(record: String, key: String) throws {
@@ -45,7 +45,7 @@ struct ImportBoundaryTests {
 
     @Test func datesAtTheEdgesOfTheRangeExportAndImportAgain() throws {
         let schema = try file("schema.json", Self.userSchema)
-        let payload = #"[{"id": 1, "created_at": "0001-01-01T00:00:00Z", "lucky_number": -9223372036854775808},"#
+        let payload = #"[{"id": 1, "created_at": "0000-01-01T00:00:00Z", "lucky_number": -9223372036854775808},"#
             + #" {"id": 2, "created_at": "9999-12-31T23:59:59.5Z", "lucky_number": 9223372036854775807}]"#
         #expect(try StrataCLI.run(["import", store, try file("in.json", payload), "--entity", "U", "--schema", schema]).status == 0)
         let exported = try StrataCLI.run(["export", store, "U", "--json-keys"])

@@ -60,12 +60,13 @@ enum DateParsing {
         iso8601(bytes).flatMap { storableRange.contains($0) ? $0 : nil }
     }
 
-    /// The dates Strata stores, in seconds since 1970: years 0001 through 9999, what ISO 8601's
-    /// four-digit years write, so that every stored date exports as text the import reads back.
-    static let storableRange: Range<Double> = -62_135_596_800 ..< 253_402_300_800
+    /// The dates Strata stores, in seconds since 1970: years 0000 through 9999 (`Date.distantPast`
+    /// is in year 0), what ISO 8601's four-digit years write, so that every stored date exports
+    /// as text the import reads back.
+    static let storableRange: Range<Double> = -62_167_219_200 ..< 253_402_300_800
 
     /// ``storableRange`` for messages.
-    static let storableRangeDescription = "0001-01-01T00:00:00Z through 9999-12-31T23:59:59Z"
+    static let storableRangeDescription = "0000-01-01T00:00:00Z through 9999-12-31T23:59:59Z"
 
     /// A reading position in UTF-8 bytes.
     private struct ByteCursor {

@@ -68,11 +68,11 @@ extension EntityDescription {
         guard !keyField.isOptional, keyField.firstSeenIn == 0, description.field("id")?.type.isKeyType == true else {
             let reason: String, record: Int
             if keyField.firstSeenIn > 0 {
-                (reason, record) = ("record 0 lacks it", 0)
+                (reason, record) = ("some records lack it or have null: record 0 lacks it", 0)
             } else if let missing = keyField.firstMissingIn, missing < (keyField.firstNullIn ?? .max) {
-                (reason, record) = ("record \(missing) lacks it", missing)
+                (reason, record) = ("some records lack it or have null: record \(missing) lacks it", missing)
             } else if let null = keyField.firstNullIn {
-                (reason, record) = ("record \(null) has null", null)
+                (reason, record) = ("some records lack it or have null: record \(null) has null", null)
             } else {
                 record = keyField.firstNonKeyTypeIn ?? 0
                 reason = "its values are \(keyField.type.map { "\($0)" } ?? "mixed"), not integers, strings or UUIDs (from record \(record) on)"
