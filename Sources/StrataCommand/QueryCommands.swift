@@ -138,7 +138,7 @@ struct DeleteCommand: ParsableCommand {
     @Argument(help: "The store directory.") var store: String
     @Argument(help: "The entity.") var entity: String
     @Argument(help: "Delete the records matching this predicate.") var predicate: String?
-    @Option(help: "Delete the record with this primary key.") var key: String?
+    @Option(parsing: .unconditional, help: "Delete the record with this primary key (a negative number needs no quoting).") var key: String?
 
     func validate() throws {
         if (key == nil) == (predicate == nil) { throw ValidationError("give either --key KEY or a PREDICATE") }

@@ -176,5 +176,7 @@ struct ImportBoundaryTests {
         #expect(try StrataCLI.run(["get", store, "E", "1.5"]).status != 0)
         let table = try StrataCLI.run(["get", store, "E", "-5", "--format", "table"])
         #expect(table.status == 0 && table.output.contains("minus"), "\(table.error)")
+        let deleted = try StrataCLI.run(["delete", store, "E", "--key", "-5"])
+        #expect(deleted.status == 0 && deleted.output.contains("deleted 1 record"), "\(deleted.error)")
     }
 }
