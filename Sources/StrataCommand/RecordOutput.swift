@@ -71,8 +71,10 @@ struct RecordOutput {
         }
     }
 
+    /// A CSV field, quoted when it holds a separator, a quote or any control character (CSV has
+    /// no escapes: quoting keeps such a value one field, whole).
     static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        guard text.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || String.isControl($0) }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 

@@ -105,6 +105,8 @@ struct ImportBoundaryTests {
         let get = try StrataCLI.run(["get", store, "E", "1", "--format", "table"])
         #expect(get.status == 0 && get.output.contains("pwned"), "\(get.output)")
         #expect(!Self.hasControlCharacters(get.output), "\(get.output.debugDescription)")
+        let csv = try StrataCLI.run(["query", store, "E", "--format", "csv"]).output
+        #expect(csv.split(separator: "\n").last?.hasPrefix("1,\"A") == true, "a value with control characters is one quoted field: \(csv.debugDescription)")
         for format in ["json", "jsonl"] {
             let output = try StrataCLI.run(["query", store, "E", "--format", format]).output
             #expect(!Self.hasControlCharacters(output), "\(format): \(output.debugDescription)")
