@@ -36,7 +36,8 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         let input = try InputFile(file)
-        defer { input.cleanUp() }
+        // The spooled standard input exists only while its descriptor is open.
+        defer { withExtendedLifetime(input) {} }
         let store = try Store(path: self.store)
         let (description, others) = try describe(store: store, input: input.path)
         let bar = ProgressBar("importing \(entity)", unit: "records")
@@ -66,10 +67,7 @@ struct ImportCommand: ParsableCommand {
     /// data; with the schema file's other entities, which nested JSON may fill.
     private func describe(store: Store, input: String) throws -> (EntityDescription, [EntityDescription]) {
         if let schema {
-            let data: Data
-            do { data = try Data(contentsOf: URL(fileURLWithPath: schema)) } catch {
-                throw CommandFailure(message: "cannot read the schema file \(schema): \(error.localizedDescription)")
-            }
+            let data = try Self.readSchemaFile(schema)
             let file = try SchemaFile(json: data)
             guard let description = file.entity(entity) else {
                 throw CommandFailure(message: "the schema file \(schema) does not describe '\(entity)'; it describes "
@@ -83,6 +81,28 @@ struct ImportCommand: ParsableCommand {
         Terminal.error("note: no schema given: inferred one from the data (\(inferred.fields.count) fields, primary key '\(inferred.primaryKey)'); "
             + "`strata schema \(store.path)` prints it")
         return (inferred, [])
+    }
+
+    /// The bytes of the schema file at `path`: a regular file of at most 64 MiB, so that a device
+    /// (`/dev/zero`) or a directory is named as what it is, not read forever.
+    static func readSchemaFile(_ path: String) throws -> Data {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw CommandFailure(message: "cannot read the schema file \(path): \(String(cString: strerror(errno)))")
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            throw CommandFailure(message: "cannot read the schema file \(path): it is not a regular file")
+        }
+        guard status.st_size <= 64 << 20 else {
+            throw CommandFailure(message: "cannot read the schema file \(path): it holds \(status.st_size) bytes; a schema file is at most 64 MiB")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CommandFailure(message: "cannot read the schema file \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { try? handle.close() }
+        do { return try handle.readToEnd() ?? Data() } catch {
+            throw CommandFailure(message: "cannot read the schema file \(path): \(String(cString: strerror(EIO)))")
+        }
     }
 
     /// The report as `strata import --json` prints it.
@@ -115,11 +135,12 @@ enum ErrorPolicyArgument: String, ExpressibleByArgument, CaseIterable {
     var policy: ImportOptions.ErrorPolicy { self == .abort ? .abort : .skip }
 }
 
-/// The JSON input: a file as given, or standard input spooled to a private temporary file (the
-/// import may read its input twice: to infer a schema, and when the map must grow).
+/// The JSON input: a file as given, or standard input spooled to an unlinked temporary file
+/// (the import may read its input twice: to infer a schema, and when the map must grow).
 struct InputFile {
     let path: String
-    private let temporary: Bool
+    /// Keeps the spooled standard input open (and so in existence) while the import reads it.
+    private let spool: ImportSpool?
 
     init(_ argument: String) throws {
         guard argument == "-" else {
@@ -127,22 +148,11 @@ struct InputFile {
                 throw CommandFailure(message: "cannot read \(argument): no such readable file")
             }
             path = argument
-            temporary = false
+            spool = nil
             return
         }
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-stdin-\(UUID().uuidString).json").path
-        temporary = true
-        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-              let output = FileHandle(forWritingAtPath: path) else {
-            throw CommandFailure(message: "cannot create a temporary file for standard input at \(path)")
-        }
-        defer { try? output.close() }
-        while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
-            try output.write(contentsOf: chunk)
-        }
-    }
-
-    func cleanUp() {
-        if temporary { try? FileManager.default.removeItem(atPath: path) }
+        let spool = try ImportSpool.standardInput()
+        path = spool.path
+        self.spool = spool
     }
 }

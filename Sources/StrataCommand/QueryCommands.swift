@@ -116,8 +116,18 @@ struct GetCommand: ParsableCommand {
 
     @Argument(help: "The store directory.") var store: String
     @Argument(help: "The entity.") var entity: String
-    @Argument(help: "The primary key value.") var key: String
+    /// An array only so that a negative key (`-5`) is taken as the key, not as an unknown option.
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The primary key value (a negative number needs no --).", valueName: "key"))
+    var keys: [String] = []
     @Option(help: "json (default) or table.") var format: SingleRecordFormat = .json
+
+    var key: String { keys.first ?? "" }
+
+    func validate() throws {
+        guard keys.count == 1 else {
+            throw ValidationError(keys.isEmpty ? "Missing expected argument '<key>'" : "give one key; got \(keys.joined(separator: " "))")
+        }
+    }
 
     func run() throws {
         let record = try Store.existing(store).read { tx in try tx.record(entity: entity, key: .string(key)) }
@@ -146,7 +156,7 @@ struct DeleteCommand: ParsableCommand {
     @Argument(help: "The store directory.") var store: String
     @Argument(help: "The entity.") var entity: String
     @Argument(help: "Delete the records matching this predicate.") var predicate: String?
-    @Option(help: "Delete the record with this primary key.") var key: String?
+    @Option(parsing: .unconditional, help: "Delete the record with this primary key (a negative number needs no quoting).") var key: String?
     @OptionGroup var limit: TimeoutOption
 
     func validate() throws {

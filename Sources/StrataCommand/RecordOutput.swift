@@ -71,15 +71,22 @@ struct RecordOutput {
         }
     }
 
+    /// A CSV field, quoted when it holds a separator, a quote or any control character (CSV has
+    /// no escapes: quoting keeps such a value one field, whole).
     static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        guard text.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || String.isControl($0) }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// Left-aligned columns separated by two spaces, with a rule under the header; cells longer
     /// than 60 characters are cut with an ellipsis.
     static func table(header: [String], rows: [[String]]) -> String {
-        let clipped = rows.map { $0.map { $0.count > 60 ? String($0.prefix(59)) + "…" : $0 } }
+        // Every control character escaped (line breaks and tabs too, which would break the columns).
+        let header = header.map { $0.escapingControlCharacters() }
+        let clipped = rows.map { $0.map { cell in
+            let visible = cell.escapingControlCharacters()
+            return visible.count > 60 ? String(visible.prefix(59)) + "…" : visible
+        } }
         let widths = header.indices.map { column in
             max(header[column].count, clipped.map { $0[column].count }.max() ?? 0)
         }

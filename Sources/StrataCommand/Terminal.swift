@@ -7,15 +7,19 @@ enum Terminal {
     /// Standard error is a terminal: progress bars are drawn there, else nothing.
     static let errorIsTerminal = isatty(STDERR_FILENO) == 1
 
-    /// Writes a line to standard error.
+    /// Writes a line to standard error, control characters other than line breaks made visible
+    /// (messages quote names and values from the data).
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+        let visible = text.escapingControlCharacters(keeping: ["\n"])
+        FileHandle.standardError.write(Data((visible.hasSuffix("\n") ? visible : visible + "\n").utf8))
     }
 
     /// Writes text to standard output without buffering surprises (mixing `print` and
-    /// `FileHandle` writes can reorder output).
+    /// `FileHandle` writes can reorder output). On a terminal, control characters other than
+    /// line breaks and tabs are made visible, whatever the format.
     static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        let visible = outputIsTerminal ? text.escapingControlCharacters(keeping: ["\n", "\t"]) : text
+        FileHandle.standardOutput.write(Data(visible.utf8))
     }
 }
 

@@ -13,7 +13,7 @@ struct User: Record, Equatable {
 
     static func sample(_ id: Int64, _ first: String = "Jimmy", _ last: String = "James", lucky: Int? = 3) -> User {
         User(id: id, firstName: first, lastName: last, luckyNumber: lucky,
-             createdDate: Date(timeIntervalSince1970: 1_700_000_000 + Double(id)))
+             createdDate: Date(timeIntervalSince1970: 1_700_000_000 + Double(id % 1_000_000_000)))   // a storable date for any id
     }
 }
 

@@ -23,8 +23,9 @@ extension CBORWriter {
 
     /// Tag 1 and the seconds since 1970: an integer when whole, else float64.
     mutating func writeDate(_ date: Date) {
-        writeTag(CBOR.epochDateTag)
         let seconds = date.timeIntervalSince1970
+        if !DateParsing.storableRange.contains(seconds), outOfRangeDate == nil { outOfRangeDate = (bytes.count, seconds) }
+        writeTag(CBOR.epochDateTag)
         if seconds.rounded(.towardZero) == seconds, abs(seconds) < 0x1p53 {
             writeInteger(Int64(seconds))
         } else {

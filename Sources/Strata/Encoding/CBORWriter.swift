@@ -5,6 +5,9 @@
 struct CBORWriter: Sendable {
     /// The bytes written so far.
     var bytes: [UInt8]
+    /// The first date written outside ``DateParsing/storableRange``: where its tag starts, and its
+    /// seconds. The record encoder refuses the record, naming the field (see DateRangeCheck.swift).
+    var outOfRangeDate: (offset: Int, seconds: Double)?
 
     init(capacity: Int) {
         bytes = []

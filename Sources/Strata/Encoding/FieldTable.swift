@@ -8,18 +8,32 @@
 /// The table is persisted in the store's catalog, per entity. Encoding assigns ids to names it has not
 /// seen; the store writes the grown table in the same write transaction as the record.
 package struct FieldTable: Sendable, Equatable, Codable {
-    /// The three views of the table in one immutable object: a copy of the table (each decoded
-    /// record's reader holds one) retains one object rather than two dictionaries and an array.
-    /// A new field replaces the object (fields are added once per entity, records read millions of times).
-    private final class Storage: Sendable {
-        let names: [Int: String]
-        let ids: [String: Int]
-        let namesByID: [String?]
+    /// The three views of the table in one object: a copy of the table (each decoded record's
+    /// reader holds one) retains one object rather than two dictionaries and an array. Copy on
+    /// write: an addition changes the object in place when this table is its only holder, and
+    /// copies it first otherwise, so adding many fields costs amortised constant time each.
+    private final class Storage: @unchecked Sendable {
+        // @unchecked: mutated only by `FieldTable.assign` through `isKnownUniquelyReferenced`, that
+        // is, never while another table (on any thread) holds it.
+        var names: [Int: String]
+        var ids: [String: Int]
+        var namesByID: [String?]
+        /// The largest id given so far; the next new name gets the one after.
+        var largestID: Int
+        /// How many copies made this object, counting back through the copies it came from.
+        let copies: Int
 
-        init(names: [Int: String], ids: [String: Int], namesByID: [String?]) {
+        init(names: [Int: String], ids: [String: Int], namesByID: [String?], copies: Int = 0) {
             self.names = names
             self.ids = ids
             self.namesByID = namesByID
+            self.largestID = names.keys.max() ?? 0
+            self.copies = copies
+        }
+
+        /// A copy to change, counted when it copies any entries.
+        func copy() -> Storage {
+            Storage(names: names, ids: ids, namesByID: namesByID, copies: names.isEmpty ? copies : copies + 1)
         }
 
         static let empty = Storage(names: [:], ids: [:], namesByID: [])
@@ -35,6 +49,9 @@ package struct FieldTable: Sendable, Equatable, Codable {
     package var namesByID: [String?] { storage.namesByID }
 
     package init() { storage = .empty }
+
+    /// How many times additions copied this table's storage (tests count them).
+    package var storageCopies: Int { storage.copies }
 
     /// A table holding exactly these id-to-name pairs.
     package init(names: [Int: String]) {
@@ -89,12 +106,12 @@ package struct FieldTable: Sendable, Equatable, Codable {
     @discardableResult
     package mutating func assign(_ name: String) -> Int {
         if let id = ids[name] { return id }
-        var names = storage.names, ids = storage.ids, dense = storage.namesByID
-        let id = (names.keys.max() ?? 0) + 1
-        names[id] = name
-        ids[name] = id
-        Self.setDense(id, name, in: &dense)
-        storage = Storage(names: names, ids: ids, namesByID: dense)
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        let id = storage.largestID + 1
+        storage.largestID = id
+        storage.names[id] = name
+        storage.ids[name] = id
+        Self.setDense(id, name, in: &storage.namesByID)
         return id
     }
 

@@ -12,6 +12,9 @@ import Foundation
 package struct RecordEncoder: Sendable {
     /// Whether ``FieldCodable`` types write their own fields (false in tests comparing with `Codable`).
     package var usesFieldCoding = true
+    /// Whether a date outside ``DateParsing/storableRange`` fails the record (the store's writes
+    /// set it: such a date would export as text no import reads; the codec itself holds any date).
+    package var refusesUnstorableDates = false
 
     package init() {}
 
@@ -24,11 +27,15 @@ package struct RecordEncoder: Sendable {
             if usesFieldCoding, let direct = T.self as? any FieldCodable.Type {
                 var writer = FieldWriter(fields: fields)
                 try direct.encodeFields(of: value, to: &writer)
+                let outOfRange = writer.writer.outOfRangeDate, table = writer.fields
                 if writer.fieldsChanged { fields = writer.fields }
-                return writer.finish()
+                let bytes = writer.finish()
+                if refusesUnstorableDates, let outOfRange { throw Self.dateOutOfRange(outOfRange, in: bytes, fields: table) }
+                return bytes
             }
             let state = RecordEncodingState(fields: fields)
             try state.encodeRecord(value)
+            if refusesUnstorableDates, let outOfRange = state.writer.outOfRangeDate { throw Self.dateOutOfRange(outOfRange, in: state.writer.bytes, fields: state.fields) }
             if state.fieldsChanged { fields = state.fields }
             return state.writer.bytes
         } catch let error as StrataError {

@@ -68,6 +68,7 @@ final class EntityWriter {
     /// Stores `mapped` (its relationship members aside): inserted, merged into the stored
     /// record, or left alone when its bytes would not change.
     func store(_ mapped: RecordMapper.Mapped) throws -> Outcome {
+        try checkReferences(mapped)
         let key = mapped.primaryKey
         let raw = tx.raw
         // A key beyond the largest stored one is new: no search (payloads often come in key order).

@@ -55,8 +55,7 @@ extension Store {
         bytes: Bytes, as type: T.Type, options: ImportOptions = ImportOptions()
     ) async throws -> ImportReport where Bytes.Element == UInt8 {
         let spool = try await Self.spool(bytes)
-        defer { try? FileManager.default.removeItem(atPath: spool) }
-        return try await onWriter { try self.runImport(.file(spool), try .record(type), options) }
+        return try await onWriter { try withExtendedLifetime(spool) { try self.runImport(.file(spool.path), try .record(type), options) } }
     }
 
     // MARK: Described entities
@@ -85,8 +84,7 @@ extension Store {
         bytes: Bytes, entity: EntityDescription, options: ImportOptions = ImportOptions()
     ) async throws -> ImportReport where Bytes.Element == UInt8 {
         let spool = try await Self.spool(bytes)
-        defer { try? FileManager.default.removeItem(atPath: spool) }
-        return try await onWriter { try self.runImport(.file(spool), .described(entity), options) }
+        return try await onWriter { try withExtendedLifetime(spool) { try self.runImport(.file(spool.path), .described(entity), options) } }
     }
 
     // MARK: Running
@@ -108,30 +106,22 @@ extension Store {
         return url.path
     }
 
-    /// Writes `bytes` to a new temporary file in 1 MiB chunks and returns its path.
-    private static func spool<Bytes: AsyncSequence>(_ bytes: Bytes) async throws -> String where Bytes.Element == UInt8 {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-import-\(UUID().uuidString).json").path
-        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-              let handle = FileHandle(forWritingAtPath: path) else {
-            throw StrataError(.invalidPath, "cannot create the temporary file \(path) to spool the import")
-        }
-        do {
-            defer { try? handle.close() }
-            var chunk: [UInt8] = []
-            chunk.reserveCapacity(1 << 20)
-            for try await byte in bytes {
-                chunk.append(byte)
-                if chunk.count == 1 << 20 {
-                    try handle.write(contentsOf: chunk)
-                    chunk.removeAll(keepingCapacity: true)
-                }
+    /// Writes `bytes` in 1 MiB chunks to a temporary file that is unlinked as soon as it is
+    /// created, so that a killed process leaves nothing behind; the import reads it through
+    /// ``ImportSpool/path``.
+    private static func spool<Bytes: AsyncSequence>(_ bytes: Bytes) async throws -> ImportSpool where Bytes.Element == UInt8 {
+        let spool = try ImportSpool()
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(1 << 20)
+        for try await byte in bytes {
+            chunk.append(byte)
+            if chunk.count == 1 << 20 {
+                try spool.write(chunk[...])
+                chunk.removeAll(keepingCapacity: true)
             }
-            try handle.write(contentsOf: chunk)
-        } catch {
-            try? FileManager.default.removeItem(atPath: path)
-            throw error
         }
-        return path
+        try spool.write(chunk[...])
+        return spool
     }
 }
 
@@ -191,9 +181,12 @@ extension WriteTransaction {
     /// Gives every described top-level field an id, in declaration order (the order the record
     /// codec would assign them in).
     func assignFieldIDs(_ description: EntityDescription, _ context: EntityContext) {
-        for field in description.fields where context.schema.fields.id(for: field.name) == nil {
-            context.schema.fields.assign(field.name)
-            context.needsSaving = true
-        }
+        // Assigned in a copy put back once: the context's table is shared (with its `decoding`
+        // view), so each assignment through it would copy the whole table.
+        var fields = context.schema.fields
+        for field in description.fields where fields.id(for: field.name) == nil { fields.assign(field.name) }
+        guard fields.count != context.schema.fields.count else { return }
+        context.schema.fields = fields
+        context.needsSaving = true
     }
 }

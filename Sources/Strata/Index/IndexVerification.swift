@@ -60,7 +60,7 @@ extension ReadTransaction {
                         _ = try StoredRecord(key: key, bytes: records.value, fields: context.schema.fields, entity: entity)
                         fields = try selection.values(of: records.value, reusing: &offsets)
                     } catch {
-                        problem("the record with stored key \(key.hex) does not decode: \((error as? StrataError)?.message ?? "\(error)")")
+                        problem("the record with primary key \(describeStoredKey(key)) does not decode: \((error as? StrataError)?.message ?? "\(error)")")
                         more = try records.next()
                         continue
                     }
@@ -71,7 +71,7 @@ extension ReadTransaction {
                             let found = try raw.withCursor(database) { index in
                                 try index.seek(key: fullKey, valueAtLeast: key) && index.key == fullKey && index.value == key
                             }
-                            if !found { problem("index '\(descriptor.name)' lacks the entry of the record with stored key \(key.hex)") }
+                            if !found { problem("index '\(descriptor.name)' lacks the entry of the record with primary key \(describeStoredKey(key))") }
                         }
                     }
                     more = try records.next()

@@ -135,6 +135,7 @@ extension CBORReader {
 
     /// ISO 8601 in UTC with `Z`; fractional seconds (milliseconds) only when the date has them.
     static func isoText(_ date: Date) -> String {
+        if let text = DateParsing.iso8601Text(date.timeIntervalSince1970) { return text }
         let whole = date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
         return date.formatted(whole ? .iso8601 : Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }

@@ -16,7 +16,7 @@ public final class WriteTransaction: ReadTransaction {
         case unchanged
     }
 
-    private let encoder = RecordEncoder()
+    private let encoder = { var encoder = RecordEncoder(); encoder.refusesUnstorableDates = true; return encoder }()
     /// What this transaction changed, for observers (see ``ChangeSet``).
     var changes = ChangeSet()
 

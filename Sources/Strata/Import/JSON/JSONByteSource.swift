@@ -44,6 +44,9 @@ final class FileByteSource: JSONByteSource {
             close(descriptor)
             throw StrataError(.invalidPath, "cannot import \(path): it is a directory, not a JSON file")
         }
+        // `/dev/fd/N` (a spooled, unlinked input) may share the offset of an open descriptor
+        // where the system duplicates it rather than opening the file again: start at the top.
+        _ = lseek(descriptor, 0, SEEK_SET)
         self.descriptor = descriptor
     }
 

@@ -64,7 +64,8 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
             case "\n": text += "\\n"
             case "\r": text += "\\r"
             case "\t": text += "\\t"
-            case _ where scalar.value < 0x20: text += String(format: "\\u%04x", scalar.value)
+            // C0, DEL and C1 control characters, so that JSON shown on a terminal cannot drive it.
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value): text += String(format: "\\u%04x", scalar.value)
             default: text.unicodeScalars.append(scalar)
             }
         }

@@ -54,6 +54,20 @@ enum DateParsing {
         return cursor.iso8601()
     }
 
+    /// ``iso8601(_:)`` of UTF-8 bytes when the date is in ``storableRange``; nil otherwise, so
+    /// that the general path reports it.
+    static func iso8601InRange(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        iso8601(bytes).flatMap { storableRange.contains($0) ? $0 : nil }
+    }
+
+    /// The dates Strata stores, in seconds since 1970: years 0000 through 9999 (`Date.distantPast`
+    /// is in year 0), what ISO 8601's four-digit years write, so that every stored date exports
+    /// as text the import reads back.
+    static let storableRange: Range<Double> = -62_167_219_200 ..< 253_402_300_800
+
+    /// ``storableRange`` for messages.
+    static let storableRangeDescription = "0000-01-01T00:00:00Z through 9999-12-31T23:59:59Z"
+
     /// A reading position in UTF-8 bytes.
     private struct ByteCursor {
         let bytes: UnsafeBufferPointer<UInt8>
@@ -128,6 +142,38 @@ enum DateParsing {
                 return nil
             }
         }
+    }
+
+    /// `seconds` as ISO 8601 text in UTC (`2024-01-31T10:00:00Z`, milliseconds when it has a
+    /// fraction), in the proleptic Gregorian calendar ``iso8601(_:)`` reads (Foundation's
+    /// formatter switches to the Julian calendar before 1582); nil outside ``storableRange``.
+    static func iso8601Text(_ seconds: Double) -> String? {
+        guard storableRange.contains(seconds) else { return nil }
+        let whole = seconds.rounded(.down)
+        let days = Int((whole / 86_400).rounded(.down))
+        let secondOfDay = Int(whole) - days * 86_400
+        let (year, month, day) = civil(fromDays: days)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        var text = String(repeating: "0", count: max(0, 4 - String(year).count)) + "\(year)-\(two(month))-\(two(day))"
+        text += "T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"
+        if whole != seconds {
+            let milliseconds = min(999, Int(((seconds - whole) * 1000).rounded(.down)))
+            text += "." + String(repeating: "0", count: 3 - String(milliseconds).count) + "\(milliseconds)"
+        }
+        return text + "Z"
+    }
+
+    /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     static func daysIn(_ month: Int, _ year: Int) -> Int {

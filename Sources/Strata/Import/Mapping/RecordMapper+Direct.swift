@@ -138,7 +138,7 @@ extension RecordMapper {
             parser.withBytes(of: token) { Self.writeText($0, into: &values) }
         case (.iso8601Date, UInt8(ascii: "\"")):
             let token = try parser.parseStringToken()
-            guard let seconds = parser.withBytes(of: token, DateParsing.iso8601) else {
+            guard let seconds = parser.withBytes(of: token, DateParsing.iso8601InRange) else {
                 chosen[field] = (key, .string(parser.string(of: token)))
                 pending[field] = .general
                 return
@@ -223,7 +223,7 @@ extension RecordMapper {
                     parser.withBytes(of: token) { Self.writeText($0, into: &values) }
                 case (.iso8601Date, UInt8(ascii: "\"")):
                     let token = try parser.parseStringToken()
-                    if let seconds = parser.withBytes(of: token, DateParsing.iso8601) {
+                    if let seconds = parser.withBytes(of: token, DateParsing.iso8601InRange) {
                         ValueConverter.writeDate(seconds, into: &values)
                     } else {
                         item = .string(parser.string(of: token))

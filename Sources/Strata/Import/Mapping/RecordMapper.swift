@@ -241,11 +241,17 @@ struct RecordLayout: Sendable {
     let fields: [FieldDescription]
     /// The stored field id of each field.
     let fieldIDs: [Int]
+    /// The same ids as a set, and which fields are required: so that merging a record costs
+    /// constant time per field, however many fields the entity has.
+    private let knownIDs: Set<Int>
+    private let isRequired: [Bool]
 
     /// The layout of `description`'s fields, with the ids `table` gives them.
     init(_ description: EntityDescription, ids table: FieldTable) {
         fields = description.fields
         fieldIDs = description.fields.map { table.id(for: $0.name) ?? 0 }
+        knownIDs = Set(fieldIDs)
+        isRequired = description.fields.map { !$0.isOptional }
     }
 
     /// The record bytes: the mapped fields in description order, stored fields where the JSON had
@@ -253,10 +259,13 @@ struct RecordLayout: Sendable {
     /// ``ConversionFailure`` when a new record lacks a required field.
     func encode(_ mapped: RecordMapper.Mapped, merging stored: [UInt8]?, entity: String) throws -> [UInt8] {
         let storedFields = try stored.map { try Self.topLevelFields(of: $0, entity: entity, key: mapped.keyText) } ?? []
+        // Stored values by id, looked up for the fields the mapped record lacks.
+        var storedByID: [Int: Range<Int>] = [:]
+        if storedFields.count > 8 { for entry in storedFields { storedByID[entry.id] = entry.value } }
         var writer = CBORWriter(capacity: mapped.values.count + (stored?.count ?? 0) + 16)
         writer.bytes.append(CBOR.emptyMapByte)
         var count = 0
-        for (index, field) in fields.enumerated() {
+        for index in mapped.slots.indices {
             let id = fieldIDs[index]
             switch mapped.slots[index] {
             case .value(let range):
@@ -266,17 +275,17 @@ struct RecordLayout: Sendable {
             case .null:
                 continue
             case .absent:
-                if let stored, let entry = storedFields.first(where: { $0.id == id }) {
+                if let stored, let range = storedFields.count > 8 ? storedByID[id] : storedFields.first(where: { $0.id == id })?.value {
                     writer.writeHead(.unsigned, UInt64(id))
-                    writer.bytes.append(contentsOf: stored[entry.value])
+                    writer.bytes.append(contentsOf: stored[range])
                     count += 1
-                } else if stored == nil, !field.isOptional {
-                    throw ConversionFailure(message: "has no value for the required field '\(field.name)'")
+                } else if stored == nil, isRequired[index] {
+                    throw ConversionFailure(message: "has no value for the required field '\(fields[index].name)'")
                 }
             }
         }
         if let stored {
-            for entry in storedFields where !fieldIDs.contains(entry.id) {
+            for entry in storedFields where !knownIDs.contains(entry.id) {
                 writer.writeHead(.unsigned, UInt64(entry.id))
                 writer.bytes.append(contentsOf: stored[entry.value])
                 count += 1

@@ -26,7 +26,12 @@ struct ValueConverter {
         case .bool:
             writer.writeBool(try Self.bool(value) ?? { throw mismatch("a boolean") }())
         case .integer:
-            writer.writeInteger(try Self.integer(value) ?? { throw mismatch("an integer") }())
+            guard let number = Self.integer(value) else {
+                throw Self.isWholeNumber(value)
+                    ? ConversionFailure(message: "is \(value), out of range for an integer (\(Int64.min) through \(Int64.max))")
+                    : mismatch("an integer")
+            }
+            writer.writeInteger(number)
         case .double:
             writer.writeDouble(try Self.double(value) ?? { throw mismatch("a number") }())
         case .float:
@@ -42,6 +47,9 @@ struct ValueConverter {
             let format = (dateFormats.isEmpty ? nil : dateFormats[path]) ?? dateFormat ?? .automatic
             guard let seconds = DateParsing.seconds(value, format: format) else {
                 throw mismatch(format == .automatic ? "a date (ISO 8601 text or Unix seconds or milliseconds)" : "a date (\(format))")
+            }
+            guard DateParsing.storableRange.contains(seconds) else {
+                throw ConversionFailure(message: "is \(value), a date out of range (dates are \(DateParsing.storableRangeDescription))")
             }
             Self.writeDate(seconds, into: &writer)
         case .uuid:
@@ -128,14 +136,34 @@ struct ValueConverter {
         }
     }
 
+    /// The integer `value` is or spells exactly (`7`, `7.0`, `"7"`), or nil. A number beyond
+    /// Int64 reaches the importer as a double rounded to ±2^63, so ±2^63 itself is out of range:
+    /// -9223372036854775809 must not become Int64.min.
     static func integer(_ value: JSONValue) -> Int64? {
         switch value {
         case .int(let number): return number
-        case .double(let number): return Int64(exactly: number)
+        case .double(let number): return exactInteger(number)
         case .string(let text):
             let trimmed = text.trimmingCharacters(in: .whitespaces)
-            return Int64(trimmed) ?? Double(trimmed).flatMap { Int64(exactly: $0) }
+            return Int64(trimmed) ?? Double(trimmed).flatMap(exactInteger)
         default: return nil
+        }
+    }
+
+    private static func exactInteger(_ number: Double) -> Int64? {
+        number > -0x1p63 && number < 0x1p63 ? Int64(exactly: number) : nil
+    }
+
+    /// Whether `value` is a whole number, however large: what an integer field refuses as out of
+    /// range rather than as the wrong type.
+    static func isWholeNumber(_ value: JSONValue) -> Bool {
+        switch value {
+        case .int: return true
+        case .double(let number): return number.isFinite && number.rounded(.towardZero) == number
+        case .string(let text):
+            guard let number = Double(text.trimmingCharacters(in: .whitespaces)) else { return false }
+            return number.isFinite && number.rounded(.towardZero) == number
+        default: return false
         }
     }
 

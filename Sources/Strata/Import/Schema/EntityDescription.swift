@@ -64,6 +64,7 @@ public struct EntityDescription: Sendable, Hashable, Codable {
             StrataError(.invalidValue, "entity description '\(name)': \(message)", entity: name)
         }
         guard !name.isEmpty, !name.contains("/") else { throw invalid("the name must be non-empty and contain no '/'") }
+        try validateNamesAndDepth()
         guard !fields.isEmpty else { throw invalid("it has no fields") }
         var seen = Set<String>()
         for field in fields where !seen.insert(field.name).inserted { throw invalid("the field '\(field.name)' is declared twice") }

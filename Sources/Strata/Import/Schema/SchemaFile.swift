@@ -138,15 +138,26 @@ public struct SchemaFile: Sendable, Hashable {
         "date": .date, "data": .data, "uuid": .uuid, "url": .url, "decimal": .decimal, "any": .any, "object": .any,
     ]
 
+    /// The type `name` spells: `[T]` is an array of T. The brackets are counted in one pass and
+    /// capped at ``EntityDescription/maximumTypeDepth``, so a name nested thousands of levels
+    /// costs no more than its length.
     private static func type(_ name: String, entity: String, field: String) throws -> FieldType {
-        let trimmed = name.trimmingCharacters(in: .whitespaces)
-        if trimmed.hasPrefix("["), trimmed.hasSuffix("]") {
-            return .array(try type(String(trimmed.dropFirst().dropLast()), entity: entity, field: field))
+        var rest = Substring(name).trimmingCharacters(in: .whitespaces)[...]
+        var depth = 0
+        while rest.hasPrefix("["), rest.hasSuffix("]"), rest.count >= 2 {
+            depth += 1
+            guard depth <= EntityDescription.maximumTypeDepth else {
+                throw invalid("the type is nested more than \(EntityDescription.maximumTypeDepth) levels deep", entity: entity, field: field)
+            }
+            rest = rest.dropFirst().dropLast()
+            while rest.first?.isWhitespace == true, rest.first != "\n" { rest = rest.dropFirst() }
+            while rest.last?.isWhitespace == true, rest.last != "\n" { rest = rest.dropLast() }
         }
-        guard let type = typeNames[trimmed] else {
-            throw invalid("unknown type '\(name)'; one of string int double float bool date data uuid url decimal any object, or [T]",
+        guard var type = typeNames[String(rest)] else {
+            throw invalid("unknown type '\(EntityDescription.visible(name))'; one of string int double float bool date data uuid url decimal any object, or [T]",
                           entity: entity, field: field)
         }
+        for _ in 0..<depth { type = .array(type) }
         return type
     }
 

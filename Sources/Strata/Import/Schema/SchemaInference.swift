@@ -35,18 +35,18 @@ extension EntityDescription {
                 error.record = records
                 throw error
             }
-            var present = Set<String>()
             for member in members {
                 if fields[member.key] == nil {
                     fields[member.key] = InferredField(firstSeenIn: records)
                     order.append(member.key)
                 }
-                fields[member.key]!.add(member.value)
-                present.insert(member.key)
+                fields[member.key]!.add(member.value, record: records)
             }
-            for key in order where !present.contains(key) { fields[key]!.isOptional = true }
             records += 1
         }
+        // A field missing from some record is optional: found once, after the records are read,
+        // rather than by looking for every known field in every record.
+        for key in order { fields[key]!.finish(records: records) }
         guard let keyName = ["id", "_id"].first(where: { fields[$0] != nil }) else {
             throw StrataError(.invalidValue, records == 0
                 ? "\(name): the JSON holds no records to infer a schema from; give a schema"
@@ -66,10 +66,20 @@ extension EntityDescription {
         let description = EntityDescription(name: name, primaryKey: "id", fields: described)
         let keyField = fields[keyName]!
         guard !keyField.isOptional, keyField.firstSeenIn == 0, description.field("id")?.type.isKeyType == true else {
-            throw StrataError(.invalidValue,
-                "\(name): '\(keyName)' cannot be the primary key: " + (keyField.isOptional || keyField.firstSeenIn > 0
-                    ? "some records lack it or have null" : "its values are \(keyField.type.map { "\($0)" } ?? "mixed"), not integers, strings or UUIDs"),
-                entity: name, field: keyName)
+            let reason: String, record: Int
+            if keyField.firstSeenIn > 0 {
+                (reason, record) = ("some records lack it or have null: record 0 lacks it", 0)
+            } else if let missing = keyField.firstMissingIn, missing < (keyField.firstNullIn ?? .max) {
+                (reason, record) = ("some records lack it or have null: record \(missing) lacks it", missing)
+            } else if let null = keyField.firstNullIn {
+                (reason, record) = ("some records lack it or have null: record \(null) has null", null)
+            } else {
+                record = keyField.firstNonKeyTypeIn ?? 0
+                reason = "its values are \(keyField.type.map { "\($0)" } ?? "mixed"), not integers, strings or UUIDs (from record \(record) on)"
+            }
+            var error = StrataError(.invalidValue, "\(name): '\(keyName)' cannot be the primary key: \(reason)", entity: name, field: keyName)
+            error.record = record
+            throw error
         }
         try description.validate()
         return description
@@ -93,11 +103,38 @@ struct InferredField {
     /// The type all non-null values agree on so far; nil before the first one.
     var type: FieldType?
 
+    /// The last record with the key, the number of records with it, and the first record after
+    /// `firstSeenIn` without it: what ``finish(records:)`` makes optional.
+    private var lastSeenIn = -1
+    private(set) var firstMissingIn: Int?
+    /// The first record where the value is null.
+    private(set) var firstNullIn: Int?
+    /// The first record whose value made the type one without an ordered key encoding.
+    private(set) var firstNonKeyTypeIn: Int?
+
     init(firstSeenIn: Int) { self.firstSeenIn = firstSeenIn }
 
     mutating func add(_ value: JSONValue) {
         guard let found = Self.type(of: value) else { isOptional = true; return }
         type = type.map { Self.merge($0, found) } ?? found
+    }
+
+    /// Adds the value of record `record` (records come in order; a key twice in one record counts once).
+    mutating func add(_ value: JSONValue, record: Int) {
+        if record != lastSeenIn {
+            if firstMissingIn == nil, lastSeenIn >= 0, record > lastSeenIn + 1 { firstMissingIn = lastSeenIn + 1 }
+            lastSeenIn = record
+        }
+        if case .null = value, firstNullIn == nil { firstNullIn = record }
+        let wasKeyType = type?.isKeyType ?? true
+        add(value)
+        if wasKeyType, let type, !type.isKeyType, firstNonKeyTypeIn == nil { firstNonKeyTypeIn = record }
+    }
+
+    /// Marks the field optional when a record after its first lacks it, `records` being all of them.
+    mutating func finish(records: Int) {
+        if firstMissingIn == nil, lastSeenIn >= 0, lastSeenIn < records - 1 { firstMissingIn = lastSeenIn + 1 }
+        if firstMissingIn != nil { isOptional = true }
     }
 
     /// The type of one value; nil for null; nil element type for an empty array.
