@@ -68,6 +68,7 @@ public final class Environment: @unchecked Sendable {
 
     /// Opens the environment in the existing directory `path` (`mdb_env_open`).
     public init(path: String, options: Options = Options()) throws(LMDBError) {
+        try StoreFiles.prepare(directory: path, mode: options.fileMode, readOnly: options.readOnly)
         var env: OpaquePointer?
         try check(mdb_env_create(&env), "mdb_env_create")
         guard let env else { throw LMDBError(code: 12, operation: "mdb_env_create") }
