@@ -9,6 +9,9 @@ extension StrataError {
         if error.isUnsafeStoreFile {
             code = error.code == ELOOP ? .invalidPath : .permissionDenied
             message = error.context
+        } else if error.isConfigurationConflict {
+            code = .configurationConflict
+            message = "cannot open the store at \(path) with this configuration: \(error.context)"
         } else if error.isBusy {
             code = .busy
             message = "the store at \(path) is locked by another writer: \(error.context)"
