@@ -24,7 +24,14 @@ extension Environment {
     ///
     /// A second `write` on the same thread while one is open is a programmer error (it would
     /// deadlock) and stops the program; use ``Transaction/savepoint(_:)`` to nest.
-    public func write<R>(durability: Durability = .synchronous, timeout: Double? = nil, _ body: (Transaction) throws -> R) throws -> R {
+    ///
+    /// A program that writes the file with LMDB directly (not through this gate) holds LMDB's own
+    /// writer lock, which LMDB waits for without a timeout: the write then waits as long as that
+    /// program's transaction lasts, and `onForeignWriter`, when given, is called once with a
+    /// message saying so after `timeout` seconds of that wait, on another thread.
+    public func write<R>(durability: Durability = .synchronous, timeout: Double? = nil,
+                         onForeignWriter: (@Sendable (String) -> Void)? = nil,
+                         _ body: (Transaction) throws -> R) throws -> R {
         guard let gate else {
             throw LMDBError(code: 13, operation: "write", context: "\(path) is opened read-only")
         }
@@ -43,7 +50,7 @@ extension Environment {
         var retries = 0
         while true {
             try growIfNearlyFull(timeout: timeout)
-            let txn = try begin(readOnly: false)
+            let txn = try beginWrite(timeout: timeout, onForeignWriter: onForeignWriter)
             let outcome: Result<R, any Error>
             do {
                 let value = try body(txn)
@@ -83,6 +90,17 @@ extension Environment {
             }
             return Transaction(environment: self, handle: txnHandle, isReadOnly: readOnly)
         }
+    }
+
+    /// Begins the write transaction, having ``WriterWatch`` call `onForeignWriter` if LMDB's
+    /// writer lock (held by a program outside the gate) keeps it waiting `timeout` seconds.
+    private func beginWrite(timeout: Double, onForeignWriter: (@Sendable (String) -> Void)?) throws(LMDBError) -> Transaction {
+        guard let onForeignWriter else { return try begin(readOnly: false) }
+        let ticket = WriterWatch.shared.arm(after: timeout) { [path] in
+            onForeignWriter("waiting for LMDB's writer lock on \(path): another program (not Strata) holds a write transaction")
+        }
+        defer { WriterWatch.shared.disarm(ticket) }
+        return try begin(readOnly: false)
     }
 
     /// Grows the map before a write when less than an eighth of it is free, so that most writes

@@ -13,7 +13,7 @@ struct SchemaCommand: ParsableCommand {
     @Flag(help: "Print the schema file as one line of JSON instead of indented.") var json = false
 
     func run() throws {
-        let file = try Store(path: store).read { tx in
+        let file = try Store(path: store, configuration: .command).read { tx in
             SchemaFile(entities: try tx.entityNames().map { try tx.entityDescription(named: $0) })
         }
         // The schema file is JSON either way: pretty for people, one line with --json.
@@ -55,7 +55,7 @@ struct IndexCommand: ParsableCommand {
             let names = fields.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             let index = IndexDescription(fields: names, collation: SchemaFile.collation(named: collation)!, unique: unique, multiValue: multiValue)
             let bar = ProgressBar("indexing \(entity)", unit: "records")
-            var configuration = Store.Configuration()
+            var configuration = Store.Configuration.command
             configuration.indexBuildProgress = { progress in bar.update(fraction: progress.fractionCompleted, count: progress.completed) }
             let store = try Store(path: self.store, configuration: configuration)
             let total = try store.read { tx in try tx.count(entity: entity) }
@@ -72,7 +72,7 @@ struct IndexCommand: ParsableCommand {
         @Argument(help: "The index name, e.g. lastName[cd] or lastName,luckyNumber.") var name: String
 
         func run() throws {
-            try Store(path: store).write { tx in try tx.dropIndex(named: name, fromEntity: entity) }
+            try Store(path: store, configuration: .command).write { tx in try tx.dropIndex(named: name, fromEntity: entity) }
             Terminal.write("dropped index \(name) of \(entity)\n")
         }
     }
@@ -84,7 +84,7 @@ struct IndexCommand: ParsableCommand {
         @Flag(help: "Print a JSON array.") var json = false
 
         func run() throws {
-            let statistics = try Store(path: store).statistics()
+            let statistics = try Store(path: store, configuration: .command).statistics()
             guard let found = statistics.entities.first(where: { $0.name == entity }) else {
                 throw CommandFailure(message: "the store has no entity '\(entity)'")
             }
@@ -109,7 +109,7 @@ struct StatsCommand: ParsableCommand {
     @Flag(help: "Print one JSON object.") var json = false
 
     func run() throws {
-        let statistics = try Store(path: store).statistics()
+        let statistics = try Store(path: store, configuration: .command).statistics()
         if json {
             Terminal.write(JSONValue.object([
                 JSONMember(key: "path", value: .string(statistics.path)),
@@ -161,7 +161,7 @@ struct VerifyCommand: ParsableCommand {
     @Argument(help: "The store directory.") var store: String
 
     func run() throws {
-        let store = try Store(path: self.store)
+        let store = try Store(path: self.store, configuration: .command)
         var problems = 0
         try store.read { tx in
             for entity in try tx.entityNames() {
@@ -193,7 +193,7 @@ struct BackupCommand: ParsableCommand {
     @Flag(help: "Leave out free pages.") var compact = false
 
     func run() throws {
-        let store = try Store(path: self.store)
+        let store = try Store(path: self.store, configuration: .command)
         let start = Date()
         // LMDB's copy reports nothing while it runs: the bar follows the copy's file size.
         let expected = try store.statistics().usedBytes

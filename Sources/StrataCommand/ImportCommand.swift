@@ -37,7 +37,7 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         let input = try InputFile(file)
         defer { input.cleanUp() }
-        let store = try Store(path: self.store)
+        let store = try Store(path: self.store, configuration: .command)
         let (description, others) = try describe(store: store, input: input.path)
         let bar = ProgressBar("importing \(entity)", unit: "records")
         var options = ImportOptions(

@@ -26,7 +26,7 @@ struct QueryArguments: ParsableArguments {
         return request
     }
 
-    func openStore() throws -> Store { try Store(path: store) }
+    func openStore() throws -> Store { try Store(path: store, configuration: .command) }
 }
 
 struct QueryCommand: ParsableCommand {
@@ -102,7 +102,7 @@ struct GetCommand: ParsableCommand {
     @Option(help: "json (default) or table.") var format: SingleRecordFormat = .json
 
     func run() throws {
-        let record = try Store(path: store).read { tx in try tx.record(entity: entity, key: .string(key)) }
+        let record = try Store(path: store, configuration: .command).read { tx in try tx.record(entity: entity, key: .string(key)) }
         guard let record else { throw CommandFailure(message: "\(entity) has no record with key \(key)") }
         switch format {
         case .json: Terminal.write(record.jsonObject().prettyText + "\n")
@@ -135,7 +135,7 @@ struct DeleteCommand: ParsableCommand {
     }
 
     func run() throws {
-        let store = try Store(path: store)
+        let store = try Store(path: store, configuration: .command)
         if let key {
             let deleted = try store.write { tx in try tx.delete(entity: entity, key: .string(key)) }
             guard deleted else { throw CommandFailure(message: "\(entity) has no record with key \(key)") }
@@ -161,7 +161,7 @@ struct ExportCommand: ParsableCommand {
     @Flag(help: "Nest each record's related records (to-one as an object, to-many as arrays), one level deep.") var nested = false
 
     func run() throws {
-        try Store(path: store).read { tx in
+        try Store(path: store, configuration: .command).read { tx in
             let description = try tx.entityDescription(named: entity, sampleLimit: 1_000)
             let renamed = jsonKeys ? description.exportedKeys : [:]
             if nested {

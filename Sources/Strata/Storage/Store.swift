@@ -67,7 +67,9 @@ public final class Store: Sendable {
             if configuration.readOnly || initialized {
                 opened = try environment.read { txn in try Catalog.open(in: txn, path: path) }
             } else {
-                opened = try environment.write(timeout: configuration.writeLockTimeout) { txn in try Catalog.open(in: txn, path: path) }
+                opened = try environment.write(timeout: configuration.writeLockTimeout, onForeignWriter: Store.foreignWriterWarning(configuration, path: path)) { txn in
+                    try Catalog.open(in: txn, path: path)
+                }
             }
         } catch let error as LMDBError {
             throw StrataError(error, path: path)
@@ -138,7 +140,8 @@ public final class Store: Sendable {
         let mapSizeBefore = environment.currentMapSize
         let result = try translatingLMDBErrors(path: path) {
             try environment.write(durability: durability == .synchronous ? .synchronous : .deferred,
-                                  timeout: configuration.writeLockTimeout) { txn in
+                                  timeout: configuration.writeLockTimeout,
+                                  onForeignWriter: Store.foreignWriterWarning(configuration, path: path)) { txn in
                 let tx = WriteTransaction(store: self, raw: txn)
                 tx.changes.isTracking = observers.isObserved
                 defer { tx.invalidate() }
