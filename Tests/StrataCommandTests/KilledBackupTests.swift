@@ -85,7 +85,7 @@ import TestSupport
 
         let destination = dir.path("backup")
         var random = SeededGenerator(seed: 0xBAC0)
-        var killed = 0, attempts = 0, midCopy = 0, wholeAfterKill = 0, partialsSeen = 0
+        var killed = 0, attempts = 0, triggered = 0, destinationsAfterKill = 0, partialsSeen = 0, bad = 0
         var longest = 0.05
         while killed < Self.kills, attempts < Self.kills * 6 {
             attempts += 1
@@ -102,17 +102,18 @@ import TestSupport
             let exists = FileManager.default.fileExists(atPath: destination)
             if run.killed {
                 killed += 1
-                if exists { wholeAfterKill += 1 }
+                if attempts % 2 == 0 { triggered += 1 }
+                if exists { destinationsAfterKill += 1 }
             } else {
                 #expect(run.status == 0 && exists, "backup exited with status \(run.status) without being killed")
                 longest = max(longest, run.seconds)
             }
             let left = Self.partials(in: dir.path, of: "backup")
             partialsSeen += left.count
-            if exists || !left.isEmpty { midCopy += run.killed ? 1 : 0 }
             for partial in left {
                 let inside = (try? FileManager.default.contentsOfDirectory(atPath: dir.path(partial))) ?? []
                 let whole = inside.contains("data.mdb") ? try Self.statistics(dir.path(partial)) == expected : true
+                if !whole { bad += 1 }
                 #expect(whole,
                         "a kill left \(partial) holding \(inside) that is not a whole store")
             }
@@ -121,7 +122,10 @@ import TestSupport
                 #expect(verify.status == 0, "verify of the destination after a backup (killed: \(run.killed)) exited \(verify.status): \(verify.output) \(verify.error)")
                 let found = try Self.statistics(destination)
                 #expect(found == expected, "the destination after a backup (killed: \(run.killed)) holds \(found), the store \(expected)")
-                if verify.status != 0 || found != expected { break }
+                if verify.status != 0 || found != expected {
+                    bad += 1
+                    break
+                }
             }
         }
         #expect(killed == Self.kills, "only \(killed) of \(attempts) backups were still running when killed")
@@ -132,8 +136,8 @@ import TestSupport
         #expect(last.status == 0, "\(last.error)")
         #expect(try Self.statistics(destination) == expected)
         #expect(Self.partials(in: dir.path, of: "backup").isEmpty, "left beside the destination: \(Self.partials(in: dir.path, of: "backup"))")
-        print("killed backups: \(killed) of \(attempts) backups killed (\(midCopy) with a destination or partial copy present, "
-              + "\(wholeAfterKill) of them already whole at the destination, \(partialsSeen) partial directories seen); "
-              + "every destination left verified whole")
+        print("killed backups: \(killed) of \(attempts) backups killed (\(triggered) of them as or just after the copy began); "
+              + "\(destinationsAfterKill) left a destination, \(partialsSeen) a partial directory beside it; "
+              + "\(bad) destinations or partial directories were not whole")
     }
 }
