@@ -169,10 +169,10 @@ private final class PartialBackup {
         }
     }
 
-    /// Removes the files a backup writes in the directory, then the directory, which stays when
-    /// it holds anything else.
+    /// Removes the files a backup writes in the directory (and the lock files of a store opened
+    /// on it), then the directory, which stays when it holds anything else.
     private static func removeDirectory(_ path: String, descriptor: Int32) {
-        for file in ["data.mdb.partial", "data.mdb"] { unlinkat(descriptor, file, 0) }
+        for file in ["data.mdb.partial", "data.mdb", "lock.mdb", "writer.lock"] { unlinkat(descriptor, file, 0) }
         rmdir(path)
     }
 }
