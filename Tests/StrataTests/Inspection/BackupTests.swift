@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 @testable import Strata
@@ -58,6 +59,23 @@ import TestSupport
         try store.backup(to: dir.path("copy"))
         #expect(try Store(path: dir.path("copy")).read { tx in try tx.count(User.self) } == 50)
         #expect(Self.partials(dir, "copy") == [".copy.partial-Running"])
+    }
+
+    /// `progress` reports sizes up to the copy's, and never after `backup` returned.
+    @Test func progressReportsStopWhenTheBackupReturns() throws {
+        let (store, dir) = try Self.storeWithUsers(2000)
+        let reports = Mutex<[Int]>([])
+        let returned = Mutex(false)
+        let late = Mutex(0)
+        try store.backup(to: dir.path("copy")) { size in
+            reports.withLock { $0.append(size) }
+            if returned.withLock({ $0 }) { late.withLock { $0 += 1 } }
+        }
+        returned.withLock { $0 = true }
+        Thread.sleep(forTimeInterval: 0.5)
+        let size = (try FileManager.default.attributesOfItem(atPath: dir.path("copy/data.mdb"))[.size] as? Int) ?? 0
+        #expect(late.withLock { $0 } == 0)
+        #expect(reports.withLock { $0 }.allSatisfy { $0 <= size })
     }
 
     /// A destination that is a file or a directory that is not empty is refused and left as it
