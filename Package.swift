@@ -26,11 +26,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "StrataCommand",
-            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "LMDB", "TestSupport"]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "LMDB", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrataCommandTests", dependencies: ["StrataCommand", "LMDB", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

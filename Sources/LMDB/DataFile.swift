@@ -163,6 +163,8 @@ enum DataFile {
             try check(mdb_env_open(env, temporary, UInt32(MDB_NOSUBDIR | MDB_NOLOCK), mdb_mode_t(mode)), "mdb_env_open", context: path)
             try check(mdb_env_sync(env, 1), "mdb_env_sync", context: path)
         }
+        // The store's mode exactly, whatever the umask (LMDB created the file through it).
+        guard chmod(temporary, mode_t(mode)) == 0 else { throw LMDBError(code: errno, operation: "chmod", context: path) }
         if link(temporary, path) != 0 {
             let error = errno
             switch error {

@@ -11,12 +11,24 @@ extension Environment {
     /// LMDB forbids opening the same environment twice in one process (a second `mdb_env_open`
     /// would corrupt the lock table's view of readers and break the writer lock); every caller of
     /// this method for the same directory, however spelled, gets the same instance. The instance
-    /// closes when the last reference goes away. `options` apply only when this call opens it.
+    /// closes when the last reference goes away.
+    ///
+    /// When the environment is open already, `options` must agree with it where one environment
+    /// cannot have two values, or this throws an error whose ``LMDBError/isConfigurationConflict``
+    /// is true and whose context names the option: a writable opening of an environment open
+    /// read-only, another `maxReaders`, `maxMapSize` or `maxDatabases`. The others are harmless
+    /// to share: `mapSize` is only where the map starts (it grows), `fileMode` applies when files
+    /// are created (they exist), `writeLockTimeout` is the default of a `write` that passes its
+    /// own; a read-only opening of an environment open writable gets the writable instance, and
+    /// the caller must not write through it.
     public static func shared(path: String, options: Options = Options()) throws(LMDBError) -> Environment {
         let canonical = canonicalPath(path)
         return try registry.withLock { (open: inout [String: RegisteredEnvironment]) throws(LMDBError) -> ConditionLock<[String: RegisteredEnvironment]>.Step<Environment> in
             if let entry = open[canonical] {
-                if let existing = entry.environment { return .done(existing) }
+                if let existing = entry.environment {
+                    try existing.checkSharable(with: options)
+                    return .done(existing)
+                }
                 // The last reference is gone but the handle is not closed yet: its deinit removes
                 // the entry (under this lock) once it is; opening the file before then would open
                 // it twice.
@@ -27,6 +39,28 @@ extension Environment {
             return .done(environment)
         }
     }
+
+    /// Refuses `options` that this open environment cannot honour (see ``shared(path:options:)``).
+    private func checkSharable(with requested: Options) throws(LMDBError) {
+        func conflict(_ text: String) -> LMDBError {
+            LMDBError(code: LMDBError.configurationConflictCode, operation: Environment.sharingOperation,
+                      context: "\(path) is already open in this process \(text)")
+        }
+        if options.readOnly, !requested.readOnly {
+            throw conflict("read-only (readOnly = true): a writable opening must wait until every read-only one is closed, or open with readOnly = true too")
+        }
+        let fixed: [(String, Int, Int)] = [
+            ("maxReaders", Int(options.maxReaders), Int(requested.maxReaders)),
+            ("maxMapSize", options.maxMapSize, requested.maxMapSize),
+            ("maxDatabases", Int(options.maxDatabases), Int(requested.maxDatabases)),
+        ]
+        for (name, current, asked) in fixed where current != asked {
+            throw conflict("with \(name) = \(current), and this opening asks for \(asked): one environment has one \(name); open every one of a path with the same")
+        }
+    }
+
+    /// The operation named by ``shared(path:options:)``'s conflict errors.
+    static let sharingOperation = "open the shared environment"
 
     private static func canonicalPath(_ path: String) -> String {
         guard let resolved = realpath(path, nil) else { return path }
@@ -58,3 +92,14 @@ func closeUnderRegistryLock(_ handle: OpaquePointer) {
 /// The environments open in this process, by canonical path. A pthread-based lock rather than
 /// `Synchronization.Mutex`, which ThreadSanitizer reports falsely (see ``ConditionLock``).
 private let registry = ConditionLock<[String: RegisteredEnvironment]>([:])
+
+extension LMDBError {
+    /// The code of a ``isConfigurationConflict`` error (`EINVAL`).
+    public static let configurationConflictCode: Int32 = 22
+
+    /// ``Environment/shared(path:options:)`` found the environment open with options this opening
+    /// cannot share; ``context`` names the option.
+    public var isConfigurationConflict: Bool {
+        code == LMDBError.configurationConflictCode && operation == Environment.sharingOperation
+    }
+}

@@ -17,21 +17,30 @@ extension Environment {
     /// Runs `body` in the write transaction; a return commits, a throw aborts everything it did.
     ///
     /// Writers are serialized: this waits for another writer (in this process or another) at most
-    /// ``Options/writeLockTimeout`` seconds, then throws an error whose ``LMDBError/isBusy`` is true.
+    /// `timeout` seconds (``Options/writeLockTimeout`` when nil), then throws an error whose
+    /// ``LMDBError/isBusy`` is true. Each caller sharing the environment may wait its own time.
     /// When the map fills, the transaction is aborted, the map grown, and `body` runs again: it must
     /// not have effects outside the transaction that cannot be repeated.
     ///
     /// A second `write` on the same thread while one is open is a programmer error (it would
     /// deadlock) and stops the program; use ``Transaction/savepoint(_:)`` to nest.
-    public func write<R>(durability: Durability = .synchronous, _ body: (Transaction) throws -> R) throws -> R {
+    ///
+    /// A program that writes the file with LMDB directly (not through this gate) holds LMDB's own
+    /// writer lock, which LMDB waits for without a timeout: the write then waits as long as that
+    /// program's transaction lasts, and `onForeignWriter`, when given, is called once with a
+    /// message saying so after `timeout` seconds of that wait, on another thread.
+    public func write<R>(durability: Durability = .synchronous, timeout: Double? = nil,
+                         onForeignWriter: (@Sendable (String) -> Void)? = nil,
+                         _ body: (Transaction) throws -> R) throws -> R {
         guard let gate else {
             throw LMDBError(code: 13, operation: "write", context: "\(path) is opened read-only")
         }
+        let timeout = timeout ?? options.writeLockTimeout
         // A map known to be nearly full grows before the writer gate is taken, so that its wait for
         // this process's open transactions does not hold up other processes' writers; not while a
         // writer of this process holds the gate (the grow would wait for its whole transaction).
-        if !gate.isHeld { try growIfNearlyFull() }
-        try gate.acquire(timeout: options.writeLockTimeout, path: path)
+        if !gate.isHeld { try growIfNearlyFull(timeout: timeout) }
+        try gate.acquire(timeout: timeout, path: path)
         defer { gate.release() }
         // A reader slot of a process killed inside a read transaction pins that snapshot, so its
         // pages are never reused and the file grows: clear such slots before each write (a scan
@@ -40,8 +49,8 @@ extension Environment {
         mdb_reader_check(handle, &dead)
         var retries = 0
         while true {
-            try growIfNearlyFull()
-            let txn = try begin(readOnly: false)
+            try growIfNearlyFull(timeout: timeout)
+            let txn = try beginWrite(timeout: timeout, onForeignWriter: onForeignWriter)
             let outcome: Result<R, any Error>
             do {
                 let value = try body(txn)
@@ -56,7 +65,7 @@ extension Environment {
                 // Each retry repeats the whole closure, so grow faster every time the same write
                 // fills the map again: ×2, then ×4, then ×8.
                 retries += 1
-                try grow(atLeast: currentMapSize << min(retries, 3))
+                try grow(atLeast: currentMapSize << min(retries, 3), timeout: timeout)
                 continue
             }
             return try outcome.get()
@@ -83,13 +92,24 @@ extension Environment {
         }
     }
 
+    /// Begins the write transaction, having ``WriterWatch`` call `onForeignWriter` if LMDB's
+    /// writer lock (held by a program outside the gate) keeps it waiting `timeout` seconds.
+    private func beginWrite(timeout: Double, onForeignWriter: (@Sendable (String) -> Void)?) throws(LMDBError) -> Transaction {
+        guard let onForeignWriter else { return try begin(readOnly: false) }
+        let ticket = WriterWatch.shared.arm(after: timeout) { [path] in
+            onForeignWriter("waiting for LMDB's writer lock on \(path): another program (not Strata) holds a write transaction")
+        }
+        defer { WriterWatch.shared.disarm(ticket) }
+        return try begin(readOnly: false)
+    }
+
     /// Grows the map before a write when less than an eighth of it is free, so that most writes
     /// never pay for an abort and retry. Not from a thread with a transaction open (the grow would
     /// wait for it): the write then fills the map and fails as ``grow(atLeast:)`` describes.
-    private func growIfNearlyFull() throws(LMDBError) {
+    private func growIfNearlyFull(timeout: Double) throws(LMDBError) {
         let size = currentMapSize
         if usedBytes > size - size / 8, size < options.maxMapSize, MapLock.sharedHolds.value == 0 {
-            try grow(atLeast: size * 2)
+            try grow(atLeast: size * 2, timeout: timeout)
         }
     }
 }

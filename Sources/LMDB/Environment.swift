@@ -71,6 +71,7 @@ public final class Environment: @unchecked Sendable {
 
     /// Opens the environment in the existing directory `path` (`mdb_env_open`).
     public init(path: String, options: Options = Options()) throws(LMDBError) {
+        try StoreFiles.prepare(directory: path, mode: options.fileMode, readOnly: options.readOnly)
         try DataFile.prepare(directory: path, options: options)
         var env: OpaquePointer?
         try check(mdb_env_create(&env), "mdb_env_create")
@@ -148,14 +149,14 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// Grows the map to at least `minimum` bytes (doubling), with no transaction of this process
-    /// active: new transactions wait while it waits for the open ones to end, at most
-    /// ``Options/writeLockTimeout`` seconds (then a busy error).
-    func grow(atLeast minimum: Int) throws(LMDBError) {
+    /// active: new transactions wait while it waits for the open ones to end, at most `timeout`
+    /// seconds (``Options/writeLockTimeout`` when nil; then a busy error).
+    func grow(atLeast minimum: Int, timeout: Double? = nil) throws(LMDBError) {
         guard MapLock.sharedHolds.value == 0 else {
             throw LMDBError(code: MDB_MAP_FULL, operation: "grow map",
                             context: "\(path) is full and cannot grow while this thread keeps another transaction open; end reads before writing")
         }
-        try lockMapExclusively(operation: "grow map")
+        try lockMapExclusively(operation: "grow map", timeout: timeout)
         defer { mapLock.unlockExclusive() }
         try mapSize.withLock { (size: inout Int) throws(LMDBError) in
             guard size < minimum else { return }   // someone else grew it meanwhile
@@ -175,10 +176,11 @@ public final class Environment: @unchecked Sendable {
 
     /// Takes the map lock exclusively within ``Options/writeLockTimeout`` seconds, or throws a
     /// busy error (a transaction of this process stayed open that long).
-    private func lockMapExclusively(operation: String) throws(LMDBError) {
-        guard mapLock.lockExclusive(timeout: options.writeLockTimeout) else {
+    private func lockMapExclusively(operation: String, timeout: Double? = nil) throws(LMDBError) {
+        let timeout = timeout ?? options.writeLockTimeout
+        guard mapLock.lockExclusive(timeout: timeout) else {
             throw LMDBError(code: LMDBError.busyCode, operation: operation,
-                            context: "transactions of this process kept \(path) in use for more than \(options.writeLockTimeout) s")
+                            context: "transactions of this process kept \(path) in use for more than \(timeout) s")
         }
     }
 

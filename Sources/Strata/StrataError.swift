@@ -46,6 +46,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let permissionDenied = Code("permissionDenied")
         /// Another writer held the store's write lock for longer than the configured timeout.
         public static let busy = Code("busy")
+        /// A `Store` was opened on a path already open in this process with a setting the two
+        /// cannot share (see ``Store/Configuration``); the message names the setting.
+        public static let configurationConflict = Code("configurationConflict")
         /// The disk or the configured maximum map size is full.
         public static let storageFull = Code("storageFull")
         /// Any other failure reported by LMDB; ``StrataError/cause`` holds the `LMDBError`.

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Strata
-import Synchronization
 
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -188,7 +187,7 @@ struct BackupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
         abstract: "Write a consistent copy of the store while readers and a writer work.",
-        discussion: "DEST must be a new or empty directory. --compact leaves out free pages, so the copy may be smaller."
+        discussion: "DEST must be a new or empty directory; the copy appears there whole or not at all, with the store's permissions. --compact leaves out free pages, so the copy may be smaller."
     )
 
     @Argument(help: "The store directory.") var store: String
@@ -201,18 +200,11 @@ struct BackupCommand: ParsableCommand {
         // LMDB's copy reports nothing while it runs: the bar follows the copy's file size.
         let expected = try store.statistics().usedBytes
         let bar = ProgressBar("backing up", unit: "bytes")
-        let done = Atomic<Bool>(false)
-        let watcher = Thread { [destination] in
-            while !done.load(ordering: .acquiring) {
-                usleep(200_000)
-                let size = (try? FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.size] as? Int) ?? 0
-                if !done.load(ordering: .acquiring) { bar.update(fraction: min(Double(size) / Double(max(expected, 1)), 1), count: size) }
-            }
+        defer { bar.finish() }
+        let progress: @Sendable (Int) -> Void = { size in
+            bar.update(fraction: min(Double(size) / Double(max(expected, 1)), 1), count: size)
         }
-        if Terminal.errorIsTerminal { watcher.start() }
-        defer { done.store(true, ordering: .releasing); bar.finish() }
-        try store.backup(to: destination, compact: compact)
-        done.store(true, ordering: .releasing)
+        try store.backup(to: destination, compact: compact, progress: Terminal.errorIsTerminal ? progress : nil)
         bar.finish()
         let size = (try? FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.size] as? Int) ?? 0
         Terminal.write("backed up \(self.store) to \(destination): \(size.formatted()) bytes in \(String(format: "%.2f", Date().timeIntervalSince(start))) s\n")

@@ -19,7 +19,7 @@ struct DemoCommand: ParsableCommand {
     func run() throws {
         let path = store ?? FileManager.default.temporaryDirectory.appendingPathComponent("strata-demo-\(UUID().uuidString)").path
         defer { if store == nil { try? FileManager.default.removeItem(atPath: path) } }
-        let store = try Store(path: path)
+        let store = try Store(path: path, configuration: .command)
         Terminal.write("Strata demo: \(records.formatted()) users in \(path)\n\n")
 
         let json = FileManager.default.temporaryDirectory.appendingPathComponent("strata-demo-\(UUID().uuidString).json")

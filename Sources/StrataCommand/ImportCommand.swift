@@ -38,7 +38,7 @@ struct ImportCommand: ParsableCommand {
         let input = try InputFile(file)
         // The spooled standard input exists only while its descriptor is open.
         defer { withExtendedLifetime(input) {} }
-        let store = try Store(path: self.store)
+        let store = try Store(path: self.store, configuration: .command)
         let (description, others) = try describe(store: store, input: input.path)
         let bar = ProgressBar("importing \(entity)", unit: "records")
         var options = ImportOptions(

@@ -17,6 +17,10 @@ struct StrataTool: ParsableCommand {
             AND luckyNumber > 5`) and may end with ORDER BY ... LIMIT n OFFSET n; a sort SPEC is \
             "lastName desc,luckyNumber".
 
+            A write waits for another writer at most 30 seconds (STRATA_WRITE_LOCK_TIMEOUT=SECONDS \
+            sets it), then fails; a program writing the store with LMDB directly is waited for \
+            without limit, with a warning after that time.
+
             Exit status: 0 success, 1 the work failed, 2 usage error.
             """,
         version: "0.3.0",

@@ -13,7 +13,8 @@ public final class TemporaryDirectory: Sendable {
     public init(_ label: String = "strata") throws {
         url = FileManager.default.temporaryDirectory
             .appendingPathComponent("\(label)-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        // Owner-only whatever the umask: a store refuses a directory others may write to.
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
     deinit { try? FileManager.default.removeItem(at: url) }

@@ -162,7 +162,7 @@ final class WriterGate: @unchecked Sendable {
 
     /// Opens (creating, with permissions `mode`) `lockFilePath` for the inter-process lock.
     init(lockFilePath: String, mode: UInt16) throws(LMDBError) {
-        let fd = open(lockFilePath, O_RDWR | O_CREAT | O_CLOEXEC, mode_t(mode))
+        let fd = open(lockFilePath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode_t(mode))
         guard fd >= 0 else { throw LMDBError(code: errno, operation: "open", context: lockFilePath) }
         lockFile = fd
         mutex = .allocate(capacity: 1)

@@ -53,34 +53,4 @@ extension Store {
         return StoreStatistics(path: path, mapSize: environment.currentMapSize, usedBytes: environment.usedBytes,
                                readers: readers.used, maxReaders: readers.max, entities: entities)
     }
-
-    /// Writes a consistent copy of the store into `destination` (a new or empty directory) while
-    /// readers and a writer go on; `compact` leaves out free pages, so the copy can be smaller.
-    /// The copy is a complete store: it opens and verifies on its own.
-    ///
-    /// Throws `.invalidPath` when `destination` is a file or a directory that is not empty.
-    public func backup(to destination: String, compact: Bool = false) throws {
-        let files = FileManager.default
-        var isDirectory: ObjCBool = false
-        if files.fileExists(atPath: destination, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw StrataError(.invalidPath, "the backup destination \(destination) is a file") }
-            guard (try? files.contentsOfDirectory(atPath: destination))?.isEmpty ?? false else {
-                throw StrataError(.invalidPath, "the backup destination \(destination) is not empty; back up into a new or empty directory")
-            }
-        } else {
-            do {
-                try files.createDirectory(atPath: destination, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw StrataError(.invalidPath, "cannot create the backup directory \(destination): \(error.localizedDescription)",
-                                  cause: error as NSError)
-            }
-        }
-        do {
-            try environment.copy(to: destination, compact: compact)
-        } catch {
-            try? files.removeItem(atPath: destination + "/data.mdb")
-            throw StrataError(error, path: destination)
-        }
-        configuration.logger.info("backed up store", metadata: ["path": "\(path)", "to": "\(destination)", "compact": "\(compact)"])
-    }
 }

@@ -3,18 +3,37 @@ import Logging
 extension Store {
     /// How a store is opened. The defaults suit almost every program; nothing here needs sizing
     /// by hand (the map grows on its own).
+    ///
+    /// `Store` values opened on one path in one process share one LMDB environment (LMDB allows
+    /// no second), yet each keeps its own `readOnly`, `writeLockTimeout`, `logger` and
+    /// `indexBuildProgress`. `maxReaders` and `maxMapSize` cannot differ between them (opening
+    /// with another value throws `.configurationConflict`); `initialMapSize` and
+    /// `filePermissions` are those of the first opening (the map grows anyway, and the files
+    /// exist already).
     public struct Configuration: Sendable {
         /// Bytes of address space mapped at first; grown whenever a write needs more (a write that
         /// fills the map is run again after growth, so a large default saves retries). Only address
         /// space: the file on disk grows with the data, not with the map.
         public var initialMapSize: Int = 1 << 30
         /// The store never grows past this size; a write that needs more fails with `.storageFull`.
+        /// The same for every `Store` open on one path in this process.
         public var maxMapSize: Int = 1 << 40
-        /// Concurrent read transactions, across all processes using the store.
+        /// Concurrent read transactions, across all processes using the store. The same for every
+        /// `Store` open on one path in this process.
         public var maxReaders: UInt32 = 126
-        /// Seconds a write waits for another process's or thread's write before failing with `.busy`.
+        /// Seconds a write of this `Store` waits for another process's or thread's write before
+        /// failing with `.busy`.
+        ///
+        /// It covers Strata's writers, which meet at the store's `writer.lock`. A program that
+        /// writes the store's LMDB file directly (Python's `lmdb`, `mdb_load`) holds LMDB's own
+        /// writer lock, which LMDB waits for without a timeout: a write then waits until that
+        /// program ends its transaction, and after this many seconds the store logs a warning
+        /// (`waiting for LMDB's writer lock on PATH: another program (not Strata) holds a write
+        /// transaction`).
         public var writeLockTimeout: Double = 30
-        /// Open without write access; writes then fail with `.permissionDenied`.
+        /// Open without write access; writes then fail with `.permissionDenied`, even while a
+        /// writable `Store` on the same path is open in this process. A writable `Store` cannot
+        /// be opened on a path a read-only one holds open in this process (`.configurationConflict`).
         public var readOnly = false
         /// Create the directory and the store when `path` holds none (the default). When false,
         /// opening a path without a store throws `.notFound` (`no store at PATH`) and leaves

@@ -17,7 +17,8 @@ import Synchronization
 /// Reads run on any thread, many at once, each on the snapshot of its start; writes are serialized
 /// (one writer at a time across threads and processes) and atomic: a throw inside `write` undoes
 /// everything the closure did. Any number of `Store` values may be opened on one path in one
-/// process: they share one LMDB environment.
+/// process: they share one LMDB environment, and each keeps its own configuration where
+/// ``Configuration`` says it may (`readOnly`, `writeLockTimeout`, `logger`).
 ///
 /// ## LMDB notes
 /// A `write` closure may run more than once: when the map fills, the transaction is aborted, the
@@ -38,8 +39,11 @@ public final class Store: Sendable {
     /// (unless ``Configuration/createIfMissing`` is false or the store is opened read-only).
     ///
     /// Throws `.notFound` when there is no store to open and none may be created, `.invalidPath`
-    /// when `path` is a file, `.permissionDenied` when the directory cannot
-    /// be written, `.incompatibleStore` when it holds a store of a newer format or a damaged file.
+    /// when `path` is a file or one of the store's files is a symbolic link
+    /// (or not a regular file), `.permissionDenied` when the directory cannot be written or it or
+    /// a store file belongs to another user or is writable by others, `.incompatibleStore` when
+    /// it holds a store of a newer format or a damaged file, `.configurationConflict` when a
+    /// `Store` open on the same path in this process has a setting this one cannot share.
     public init(path: String, configuration: Configuration = Configuration()) throws {
         self.path = path
         self.configuration = configuration
@@ -66,7 +70,9 @@ public final class Store: Sendable {
             if configuration.readOnly || initialized {
                 opened = try environment.read { txn in try Catalog.open(in: txn, path: path) }
             } else {
-                opened = try environment.write { txn in try Catalog.open(in: txn, path: path) }
+                opened = try environment.write(timeout: configuration.writeLockTimeout, onForeignWriter: Store.foreignWriterWarning(configuration, path: path)) { txn in
+                    try Catalog.open(in: txn, path: path)
+                }
             }
         } catch let error as LMDBError {
             throw StrataError(error, path: path)
@@ -134,11 +140,14 @@ public final class Store: Sendable {
     /// ``WriteTransaction/savepoint(_:)``.
     @discardableResult
     public func write<R>(durability: Durability = .synchronous, _ body: (WriteTransaction) throws -> R) throws -> R {
+        try refuseWritesIfReadOnly()
         var committed: WriteTransaction?
         var transactionID = 0
         let mapSizeBefore = environment.currentMapSize
         let result = try translatingLMDBErrors(path: path) {
-            try environment.write(durability: durability == .synchronous ? .synchronous : .deferred) { txn in
+            try environment.write(durability: durability == .synchronous ? .synchronous : .deferred,
+                                  timeout: configuration.writeLockTimeout,
+                                  onForeignWriter: Store.foreignWriterWarning(configuration, path: path)) { txn in
                 let tx = WriteTransaction(store: self, raw: txn)
                 tx.changes.isTracking = observers.isObserved
                 defer { tx.invalidate() }

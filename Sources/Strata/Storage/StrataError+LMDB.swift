@@ -6,7 +6,13 @@ extension StrataError {
     init(_ error: LMDBError, path: String, entity: String? = nil, key: String? = nil) {
         let code: Code
         var message: String
-        if error.isBusy {
+        if error.isUnsafeStoreFile {
+            code = error.code == ELOOP ? .invalidPath : .permissionDenied
+            message = error.context
+        } else if error.isConfigurationConflict {
+            code = .configurationConflict
+            message = "cannot open the store at \(path) with this configuration: \(error.context)"
+        } else if error.isBusy {
             code = .busy
             message = "the store at \(path) is locked by another writer: \(error.context)"
         } else if error.isMapFull {

@@ -1,0 +1,33 @@
+import Foundation
+import Logging
+import Strata
+
+extension Store.Configuration {
+    /// How the commands open stores: warnings (a write waiting for another program's LMDB writer
+    /// lock) go to standard error, and `STRATA_WRITE_LOCK_TIMEOUT` sets the seconds a write waits
+    /// for another writer before failing (30 unless set).
+    static var command: Store.Configuration {
+        var configuration = Store.Configuration()
+        configuration.logger = Logger(label: "strata") { _ in WarningsToStandardError() }
+        if let text = ProcessInfo.processInfo.environment["STRATA_WRITE_LOCK_TIMEOUT"], let seconds = Double(text), seconds >= 0 {
+            configuration.writeLockTimeout = seconds
+        }
+        return configuration
+    }
+}
+
+/// Prints warnings and errors a store logs as `warning: MESSAGE` lines on standard error; the
+/// store's informational messages stay quiet, as the commands print their own reports.
+struct WarningsToStandardError: LogHandler {
+    var logLevel: Logger.Level = .warning
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        Terminal.error("warning: \(event.message)")
+    }
+}
