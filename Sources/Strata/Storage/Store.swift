@@ -95,7 +95,8 @@ public final class Store: Sendable {
             guard isDirectory.boolValue else {
                 throw StrataError(.invalidPath, "\(path) is a file, not a store directory")
             }
-            guard (create && !readOnly) || files.fileExists(atPath: path + "/data.mdb") else {
+            // An entry of any kind (a link too, which opening then refuses by name) is a store.
+            guard (create && !readOnly) || (try? files.attributesOfItem(atPath: path + "/data.mdb")) != nil else {
                 throw StrataError(.notFound, "no store at \(path)")
             }
             guard readOnly || files.isWritableFile(atPath: path) else {

@@ -61,7 +61,15 @@ import TestSupport
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         }
         try FileManager.default.createSymbolicLink(atPath: path + "/" + file, withDestinationPath: elsewhere + "/planted")
-        Self.expectRefused(path, .invalidPath, naming: path + "/" + file)
+        if file == "data.mdb" {
+            Self.expectRefused(path, .invalidPath, naming: path + "/" + file)
+        } else {
+            // Without a data.mdb, a read-only opening finds no store before it looks at lock files.
+            #expect { try Store(path: path) } throws: { error in
+                (error as? StrataError)?.code == .invalidPath && (error as? StrataError)?.message.contains(path + "/" + file) == true
+            }
+            #expect { try Store(path: path, configuration: Self.readOnly) } throws: { ($0 as? StrataError)?.code == .notFound }
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
     }
 
