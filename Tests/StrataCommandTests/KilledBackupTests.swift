@@ -25,21 +25,8 @@ import TestSupport
     /// Runs `strata arguments`, killing it once `trigger` is true (checked every half millisecond)
     /// and `delay` more seconds have passed, unless it exited first; returns whether it was killed.
     static func run(_ arguments: [String], delay: Double, trigger: () -> Bool) throws -> (killed: Bool, status: Int32, seconds: Double) {
-        let started = Date()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: StrataCLI.binary)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        while process.isRunning, !trigger() { usleep(500) }
-        let deadline = Date().addingTimeInterval(delay)
-        while process.isRunning, Date() < deadline { usleep(200) }
-        var killed = false
-        if process.isRunning { killed = kill(process.processIdentifier, SIGKILL) == 0 }
-        process.waitUntilExit()
-        killed = killed && process.terminationReason == .uncaughtSignal
-        return (killed, process.terminationStatus, Date().timeIntervalSince(started))
+        let run = try StrataCLI.runKilling(arguments, after: delay, when: trigger)
+        return (run.killed, run.status, run.seconds)
     }
 
     /// `strata stats --json` of `store` without its path and map size (a backup has its own).

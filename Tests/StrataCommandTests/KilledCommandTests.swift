@@ -34,22 +34,8 @@ import TestSupport
     /// Runs `strata arguments` and kills it after `delay` seconds unless it exited first; returns
     /// whether it was killed.
     static func run(_ arguments: [String], killAfter delay: Double?) throws -> (killed: Bool, status: Int32, seconds: Double) {
-        let started = Date()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: StrataCLI.binary)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var killed = false
-        if let delay {
-            let deadline = Date().addingTimeInterval(delay)
-            while process.isRunning, Date() < deadline { usleep(500) }
-            if process.isRunning { killed = kill(process.processIdentifier, SIGKILL) == 0 }
-        }
-        process.waitUntilExit()
-        killed = killed && process.terminationReason == .uncaughtSignal
-        return (killed, process.terminationStatus, Date().timeIntervalSince(started))
+        let run = try StrataCLI.runKilling(arguments, after: delay)
+        return (run.killed, run.status, run.seconds)
     }
 
     /// Every record of Doc as id → (group, name, blob).

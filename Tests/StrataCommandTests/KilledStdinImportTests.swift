@@ -39,27 +39,10 @@ import TestSupport
     /// kills it after `delay` seconds unless it exited first.
     static func run(_ arguments: [String], input: String, temporary: String, killAfter delay: Double?)
         throws -> (killed: Bool, status: Int32, seconds: Double, error: String) {
-        let started = Date()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: StrataCLI.binary)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": temporary]) { $1 }
-        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
         let errorFile = temporary + "/../stderr.txt"
-        _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        var killed = false
-        if let delay {
-            let deadline = Date().addingTimeInterval(delay)
-            while process.isRunning, Date() < deadline { usleep(500) }
-            if process.isRunning { killed = kill(process.processIdentifier, SIGKILL) == 0 }
-        }
-        process.waitUntilExit()
-        killed = killed && process.terminationReason == .uncaughtSignal
+        let run = try StrataCLI.runKilling(arguments, environment: ["TMPDIR": temporary], input: input, errorFile: errorFile, after: delay)
         let error = (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? ""
-        return (killed, process.terminationStatus, Date().timeIntervalSince(started), error)
+        return (run.killed, run.status, run.seconds, error)
     }
 
     /// The version every record of Doc carries, or nil when they differ or some are missing.

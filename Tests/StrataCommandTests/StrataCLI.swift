@@ -44,6 +44,46 @@ enum StrataCLI {
                       error: String(decoding: errorData.value, as: UTF8.self))
     }
 
+    /// What ``runKilling(_:environment:input:errorFile:after:when:)`` saw.
+    struct Killed {
+        /// Whether SIGKILL ended it (false when it exited first).
+        var killed: Bool
+        var status: Int32
+        var seconds: Double
+    }
+
+    /// Runs `strata arguments` and kills it with SIGKILL once `trigger` holds (checked every half
+    /// millisecond) and `delay` more seconds have passed, unless it exited first; with a nil
+    /// `delay`, lets it finish. `environment` is added to this process's; `input` is a file for
+    /// standard input; standard error goes to `errorFile` when given (else nowhere).
+    static func runKilling(_ arguments: [String], environment: [String: String] = [:], input: String? = nil,
+                           errorFile: String? = nil, after delay: Double?, when trigger: () -> Bool = { true }) throws -> Killed {
+        let started = Date()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        if let input { process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input)) }
+        if let errorFile {
+            _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var killed = false
+        if let delay {
+            while process.isRunning, !trigger() { usleep(500) }
+            let deadline = Date().addingTimeInterval(delay)
+            while process.isRunning, Date() < deadline { usleep(200) }
+            if process.isRunning { killed = kill(process.processIdentifier, SIGKILL) == 0 }
+        }
+        process.waitUntilExit()
+        killed = killed && process.terminationReason == .uncaughtSignal
+        return Killed(killed: killed, status: process.terminationStatus, seconds: Date().timeIntervalSince(started))
+    }
+
     /// Parses `text` as JSON.
     static func json(_ text: String) throws -> Any {
         try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])

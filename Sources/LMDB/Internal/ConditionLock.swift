@@ -35,19 +35,13 @@ package final class ConditionLock<Value>: @unchecked Sendable {
 
     package init(_ value: Value) {
         self.value = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        precondition(pthread_cond_init(condition, nil) == 0, "pthread_cond_init failed")
+        mutex = makeMutex()
+        condition = makeMonotonicCondition()
     }
 
     deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
+        freeCondition(condition)
+        freeMutex(mutex)
     }
 
     /// Runs `body` with the lock held, then wakes every thread waiting in

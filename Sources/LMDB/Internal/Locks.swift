@@ -30,20 +30,15 @@ final class MapLock: @unchecked Sendable {
     private var waitingExclusive = 0
 
     init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
-        sharedMayEnter = Self.monotonicCondition()
-        exclusiveMayEnter = Self.monotonicCondition()
+        mutex = makeMutex()
+        sharedMayEnter = makeMonotonicCondition()
+        exclusiveMayEnter = makeMonotonicCondition()
     }
 
     deinit {
-        pthread_cond_destroy(sharedMayEnter)
-        pthread_cond_destroy(exclusiveMayEnter)
-        pthread_mutex_destroy(mutex)
-        sharedMayEnter.deallocate()
-        exclusiveMayEnter.deallocate()
-        mutex.deallocate()
+        freeCondition(sharedMayEnter)
+        freeCondition(exclusiveMayEnter)
+        freeMutex(mutex)
     }
 
     /// Takes the lock shared; waits while it is held exclusively, or while a grow waits for it
@@ -121,16 +116,6 @@ final class MapLock: @unchecked Sendable {
     /// for itself).
     static let sharedHolds = ThreadLocalCounter()
 
-    private static func monotonicCondition() -> UnsafeMutablePointer<pthread_cond_t> {
-        let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        precondition(pthread_cond_init(condition, &attributes) == 0, "pthread_cond_init failed")
-        pthread_condattr_destroy(&attributes)
-        return condition
-    }
 }
 
 /// An integer per thread (`pthread_getspecific`).
@@ -165,24 +150,14 @@ final class WriterGate: @unchecked Sendable {
         let fd = open(lockFilePath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode_t(mode))
         guard fd >= 0 else { throw LMDBError(code: errno, operation: "open", context: lockFilePath) }
         lockFile = fd
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
+        mutex = makeMutex()
+        condition = makeMonotonicCondition()
     }
 
     deinit {
         close(lockFile)
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
+        freeCondition(condition)
+        freeMutex(mutex)
     }
 
     /// True when the calling thread holds the gate.

@@ -32,16 +32,8 @@ final class WriterWatch: @unchecked Sendable {
     private var sleepsUntil: Double?
 
     private init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
+        mutex = makeMutex()
+        condition = makeMonotonicCondition()
     }
 
     /// Calls `report` once, on the watch's thread, unless ``disarm(_:)`` comes within `seconds`.
