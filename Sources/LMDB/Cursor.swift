@@ -53,6 +53,7 @@ public final class Cursor {
         let cursor = usableHandle()
         positioned = try checkFound(mdb_cursor_get(cursor, &currentKey, &currentValue, operation), "mdb_cursor_get",
                                     context: database.name ?? "<main>")
+        if positioned { try transaction.checkEntry(currentKey, currentValue, in: database) }
         return positioned
     }
 
@@ -73,6 +74,7 @@ public final class Cursor {
             return try checkFound(code, "mdb_cursor_get", context: database.name ?? "<main>")
         }
         positioned = found
+        if found { try transaction.checkEntry(currentKey, currentValue, in: database) }
         return found
     }
 
@@ -130,6 +132,7 @@ public final class Cursor {
             guard try key.withSpan({ span in try body(span, count) }) else { return }
             more = try checkFound(mdb_cursor_get(cursor, &key, &value, MDB_NEXT_NODUP), "mdb_cursor_get",
                                   context: database.name ?? "<main>")
+            if more { try transaction.checkEntry(key, value, in: database) }
         }
     }
 
@@ -174,6 +177,7 @@ public final class Cursor {
             result.longestKey = max(result.longestKey, key.mv_size)
             more = try checkFound(mdb_cursor_get(cursor, &key, &value, MDB_NEXT_NODUP), "mdb_cursor_get",
                                   context: database.name ?? "<main>")
+            if more { try transaction.checkEntry(key, value, in: database) }
         }
         return result
     }
@@ -194,6 +198,7 @@ public final class Cursor {
             }
             guard try key.withSpan({ span in try body(span, buffer) }) else { return }
             more = try checkFound(mdb_cursor_get(cursor, &key, &value, MDB_NEXT), "mdb_cursor_get", context: database.name ?? "<main>")
+            if more { try transaction.checkEntry(key, value, in: database) }
         }
     }
 
@@ -249,6 +254,7 @@ public final class Cursor {
             valueEnds.append(values.count)
             copied += 1
             more = try checkFound(mdb_cursor_get(cursor, &key, &value, MDB_NEXT), "mdb_cursor_get", context: database.name ?? "<main>")
+            if more { try transaction.checkEntry(key, value, in: database) }
         }
         return false
     }

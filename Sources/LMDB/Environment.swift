@@ -66,6 +66,11 @@ public final class Environment: @unchecked Sendable {
     let databaseOpenLock = Mutex(())
     let gate: WriterGate?
     private let mapSize: Mutex<Int>
+    /// Where this process maps `data.mdb` (0: unknown), which transactions check the entries
+    /// LMDB hands out against (``MapBounds``); read again whenever the map is resized.
+    let mapAddress = Atomic<UInt>(0)
+    /// The size of `data.mdb` as last measured (``MapBounds/measure(_:)``).
+    let dataFileSize = Atomic<UInt>(0)
     /// The largest key LMDB accepts (`mdb_env_get_maxkeysize`), 511 bytes in Debian's build.
     public let maxKeySize: Int
 
@@ -101,6 +106,7 @@ public final class Environment: @unchecked Sendable {
         mdb_env_info(env, &info)
         mapSize = Mutex(info.me_mapsize)
         maxKeySize = Int(mdb_env_get_maxkeysize(env))
+        noteMapAddress()
     }
 
     deinit {
@@ -168,6 +174,7 @@ public final class Environment: @unchecked Sendable {
             while target < minimum { target *= 2 }
             target = min(target, options.maxMapSize)
             try check(mdb_env_set_mapsize(handle, target), "mdb_env_set_mapsize", context: path)
+            noteMapAddress()
             var info = MDB_envinfo()
             mdb_env_info(handle, &info)
             size = info.me_mapsize
@@ -184,6 +191,12 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
+    /// Reads where the map is now (after opening and after every resize, which maps it anew).
+    private func noteMapAddress() {
+        MapBounds.measure(self)
+        mapAddress.store(MapBounds.mapAddress(of: path + "/data.mdb"), ordering: .releasing)
+    }
+
     /// Adopts a map size set by another process (after `MDB_MAP_RESIZED`).
     func adoptForeignMapSize() throws(LMDBError) {
         guard MapLock.sharedHolds.value == 0 else {
@@ -193,6 +206,7 @@ public final class Environment: @unchecked Sendable {
         try lockMapExclusively(operation: "adopt map size")
         defer { mapLock.unlockExclusive() }
         try check(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize", context: path)
+        noteMapAddress()
         var info = MDB_envinfo()
         mdb_env_info(handle, &info)
         mapSize.withLock { $0 = info.me_mapsize }

@@ -25,6 +25,7 @@ extension Transaction {
         guard try checkFound(mdb_get(txn, database.dbi, &keyVal, &found), "mdb_get", context: database.name ?? "<main>") else {
             return false
         }
+        try bounds.check(found, "value", database: database.name)
         // SAFETY: LMDB's value is valid until the transaction changes or ends, and is copied here.
         buffer.replaceSubrange(buffer.startIndex..<buffer.endIndex, with: found.bufferPointer)
         return true
@@ -42,7 +43,9 @@ extension Transaction {
         let present = try withMDBVal(key) { (keyVal: inout MDB_val) throws(LMDBError) -> Bool in
             try checkFound(mdb_get(txn, database.dbi, &keyVal, &found), "mdb_get", context: database.name ?? "<main>")
         }
-        return present ? found : nil
+        guard present else { return nil }
+        try bounds.check(found, "value", database: database.name)
+        return found
     }
 
     /// Stores `value` under `key` (`mdb_put`).

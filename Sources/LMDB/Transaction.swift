@@ -25,10 +25,13 @@ public final class Transaction {
     /// Set when an operation failed with `MDB_MAP_FULL`, so the environment grows the map and
     /// retries even when the caller wrapped the error in its own type.
     var sawMapFull = false
+    /// What of the map this transaction's entries may point into (see ``MapBounds``).
+    let bounds: MapBounds
 
     init(environment: Environment, handle: OpaquePointer, isReadOnly: Bool, parent: Transaction? = nil) {
         self.environment = environment
         self.handle = handle
+        self.bounds = MapBounds(environment)
         self.isReadOnly = isReadOnly
         self.parent = parent
         self.owner = pthread_self()
@@ -43,6 +46,13 @@ public final class Transaction {
         precondition(pthread_equal(owner, pthread_self()) != 0, "LMDB transaction used from another thread")
         precondition(!hasOpenSavepoint, "LMDB transaction used while one of its savepoints is open")
         return handle
+    }
+
+    /// Throws when the entry LMDB just returned runs past the data file (a damaged file).
+    @inline(__always)
+    func checkEntry(_ key: MDB_val, _ value: MDB_val, in database: Database) throws(LMDBError) {
+        try bounds.check(key, "key", database: database.name)
+        try bounds.check(value, "value", database: database.name)
     }
 
     @inline(__always)

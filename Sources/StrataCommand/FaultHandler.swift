@@ -26,7 +26,7 @@ enum FaultHandler {
 }
 
 /// Made before any signal can arrive, so that the handler does not allocate.
-nonisolated(unsafe) private let busMessage = Array(
+private let busMessage = Array(
     "error: reading the store's data file failed (SIGBUS: a page past the end of data.mdb, or an I/O error): the file is damaged or was cut short; `strata verify STORE` names the page\n".utf8)
-nonisolated(unsafe) private let segmentationMessage = Array(
+private let segmentationMessage = Array(
     "error: a memory fault while reading the store (SIGSEGV): its data file is probably damaged, `strata verify STORE` names the page; if verify finds nothing, this is a bug in strata\n".utf8)

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import LMDB
+
+/// An entry whose stored size runs past the end of `data.mdb` (a damaged node) is an error when
+/// LMDB hands it out, before its bytes are read: not a `SIGBUS` or a read far past the map.
+@Suite struct MapBoundsTests {
+    /// Writes one entry, then makes its leaf node claim a value of about 2 GiB.
+    func damagedEnvironment() throws -> TemporaryDirectory {
+        let (environment, dir) = try makeEnvironment("map-bounds", mapSize: 1 << 22)
+        try environment.write { txn in
+            let db = try #require(try txn.openDatabase("records", options: .create))
+            try txn.put(Array("VALUE-MARK".utf8), forKey: Array("KEY-MARK".utf8), in: db)
+        }
+        withExtendedLifetime(environment) {}
+        let path = dir.path + "/data.mdb"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let key = Data("KEY-MARK".utf8)
+        let found = try #require(bytes.range(of: key))
+        // A leaf node: data size (lo, hi: two UInt16), flags, key size, then the key.
+        let node = found.lowerBound - 8
+        bytes[node] = 0xFF; bytes[node + 1] = 0xFF; bytes[node + 2] = 0xFF; bytes[node + 3] = 0x7F
+        try bytes.write(to: URL(fileURLWithPath: path))
+        return dir
+    }
+
+    @Test func aValueRunningPastTheDataFileIsAnErrorWhenReadByKeyOrByCursor() throws {
+        let dir = try damagedEnvironment()
+        let environment = try Environment(path: dir.path)
+        try environment.read { txn in
+            let db = try #require(try txn.openDatabase("records"))
+            let byKey = #expect(throws: LMDBError.self) { _ = try txn.value(forKey: Array("KEY-MARK".utf8), in: db) }
+            #expect(byKey?.description.contains("runs past the end of the data file") == true, "\(String(describing: byKey))")
+            #expect(throws: LMDBError.self) {
+                try txn.withCursor(db) { cursor in _ = try cursor.first() }
+            }
+        }
+    }
+}
