@@ -153,10 +153,13 @@ public struct QueryRequest<Root> {
     }
 
     /// The field types conditions are checked against: a record type's own, else the description
-    /// the entity was imported with (nil when there is neither: nothing is checked).
+    /// the entity was imported with, else the kinds of its stored values (nil when the store has
+    /// no such entity: nothing is checked).
     var fieldTypes: FieldTypes? {
         if let type = Root.self as? any Record.Type { return FieldTypes.of(type) }
-        return ((try? resolvedContext()) ?? nil)?.schema.description.map(FieldTypes.init)
+        guard let context = (try? resolvedContext()) ?? nil else { return nil }
+        if let description = context.schema.description { return FieldTypes(description) }
+        return FieldTypes.sampled(context, in: transaction)
     }
 }
 

@@ -1,0 +1,64 @@
+import LMDB
+
+extension FieldTypes {
+    /// Field types read from the first `limit` stored records of an entity whose catalog holds no
+    /// description (one written only by Swift types, queried without its type, as the tool does).
+    ///
+    /// Each field is typed by the kind of its stored values (CBOR's own kinds: text, integer,
+    /// float, boolean, date, UUID, bytes, arrays of those), so a string field whose values look
+    /// like dates is still a string. A field no sampled record holds, one whose values differ in
+    /// kind (other than integers beside floats) and embedded objects are `any`, which is never
+    /// checked: sampling can leave a comparison unchecked, never refuse a valid one.
+    static func sampled(_ context: EntityContext, in transaction: ReadTransaction, limit: Int = 64) -> FieldTypes? {
+        let names = context.schema.fields.names.sorted { $0.key < $1.key }.map(\.value)
+        guard !names.isEmpty else { return nil }
+        let selection = FieldSelection(names: names, fields: context.schema.fields)
+        var kinds: [String: FieldType] = [:]
+        var offsets: [Int] = []
+        do {
+            try transaction.lmdb(entity: context.name) {
+                try transaction.raw.withCursor(context.records) { cursor in
+                    var more = try cursor.first(), sampled = 0
+                    while more, sampled < limit {
+                        let values = try selection.values(of: cursor.value, reusing: &offsets)
+                        for name in names {
+                            guard let value = values.value(at: [name]), let kind = Self.kind(of: value) else { continue }
+                            kinds[name] = kinds[name].map { Self.merge($0, kind) } ?? kind
+                        }
+                        sampled += 1
+                        more = try cursor.next()
+                    }
+                }
+            }
+        } catch {
+            return nil   // unreadable records: the query itself will say so
+        }
+        let fields = names.map { FieldDescription($0, kinds[$0] ?? .any, optional: true) }
+        return FieldTypes(EntityDescription(name: context.name, primaryKey: context.schema.primaryKey, fields: fields))
+    }
+
+    /// The field type of one stored value; nil for null (it says nothing).
+    private static func kind(of value: QueryValue) -> FieldType? {
+        switch value {
+        case .null: nil
+        case .bool: .bool
+        case .int, .uint: .integer
+        case .double: .double
+        case .string: .string
+        case .date: .date
+        case .uuid: .uuid
+        case .data: .data
+        case .list(let elements):
+            .array(elements.compactMap(kind(of:)).reduce(nil as FieldType?) { found, next in found.map { merge($0, next) } ?? next } ?? .any)
+        }
+    }
+
+    private static func merge(_ a: FieldType, _ b: FieldType) -> FieldType {
+        switch (a, b) {
+        case _ where a == b: a
+        case (.integer, .double), (.double, .integer): .double
+        case (.array(let x), .array(let y)): x == .any ? b : y == .any ? a : .array(merge(x, y))
+        default: .any
+        }
+    }
+}
