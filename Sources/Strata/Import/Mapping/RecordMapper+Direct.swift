@@ -86,10 +86,7 @@ extension RecordMapper {
     private func readMembers(_ parser: inout JSONParser, into values: inout CBORWriter) throws(StrataError) {
         try parser.checkDepth(1)
         parser.advance()
-        for index in chosen.indices {
-            chosen[index] = nil
-            pending[index] = .absent
-        }
+        resetTouched()
         if !chosenRelated.isEmpty { resetRelated() }
         var first = true
         var position = 0
@@ -121,6 +118,7 @@ extension RecordMapper {
                 ignoredKeys[key, default: 0] += 1
                 _ = try parser.parseValue(depth: 2)
             } else {
+                if case .absent = pending[field] { touched.append(field) }
                 try readValue(&parser, kind: directKinds[field], key: key, field: field, into: &values)
             }
         }
@@ -266,18 +264,20 @@ extension RecordMapper {
     /// The mapped record once its members are read: in field order, what the general path
     /// converts is converted and the first failure thrown, then the primary key is checked.
     private func finishDirect(_ values: inout CBORWriter, maximumKeySize: Int) throws -> Mapped {
-        var slots = [Slot](repeating: .absent, count: pending.count)
-        for index in pending.indices {
+        sortTouched()
+        var slots = Slots(fieldCount: pending.count, capacity: touched.count)
+        fieldVisits &+= touched.count
+        for index in touched {
             switch pending[index] {
             case .absent:
                 continue
             case .converted(let range):
-                slots[index] = .value(range)
+                slots.append(index, .value(range))
             case .failed:
                 throw failures[index] ?? ConversionFailure(message: "cannot be mapped")
             case .general:
                 guard let (key, value) = chosen[index] else { continue }
-                slots[index] = try convert(value, key: key, field: index, into: &values)
+                slots.append(index, try convert(value, key: key, field: index, into: &values))
             }
         }
         return try finish(slots: slots, values: values, maximumKeySize: maximumKeySize)
