@@ -125,9 +125,10 @@ import TestSupport
     /// Random payloads (random subsets of many fields in random key order, nulls, duplicate keys,
     /// records lacking a required field) merged with random stored records (fields in any order,
     /// fields the description lacks, fields stored twice): the mapped slots hold what the JSON
-    /// gave, and the bytes and failures are the dense merge's, on both mapping paths.
-    @Test(arguments: [12, 120])
-    func sparseSlotsMergeAsTheDenseMergeDid(fieldCount: Int) throws {
+    /// gave, and the bytes and failures are the dense merge's, on both mapping paths, with slots
+    /// held sparsely and densely for few and for many fields.
+    @Test(arguments: zip([12, 12, 120, 120], [RecordMapper.sparseAbove, 0, RecordMapper.sparseAbove, 1_000]))
+    func sparseSlotsMergeAsTheDenseMergeDid(fieldCount: Int, sparseAbove: Int) throws {
         var random = Seeded(state: UInt64(fieldCount))
         var fields = [FieldDescription("id", .integer), FieldDescription("req", .string)]
         for index in 0..<fieldCount { fields.append(FieldDescription("f\(index)", index % 2 == 0 ? .integer : .string, optional: true)) }
@@ -155,7 +156,8 @@ import TestSupport
         }.joined(separator: ",\n") + "]"
         for direct in [false, true] {
             var parser = JSONParser(source: InMemoryByteSource(Array(text.utf8)))
-            let mapper = RecordMapper(description: description, options: ImportOptions())
+            let mapper = RecordMapper(description: description, options: ImportOptions(), sparseAbove: sparseAbove)
+            #expect(mapper.isSparse == (fields.count > sparseAbove))
             var index = 0
             while let (record, position) = try parser.nextPendingRecordWithStart(rootKey: nil) {
                 // The direct mapper also maps some records the general way, so its buffers see both.
@@ -186,7 +188,8 @@ import TestSupport
                     }
                 }
                 #expect(got == expected, "record \(index)")
-                #expect(mapped.slots.given.count == expected.count { $0 != nil })
+                #expect(mapped.slots.givenCount == expected.count { $0 != nil })
+                #expect(mapped.slots.isSparse == mapper.isSparse)
                 // Stored records: none, or random fields (known and unknown ids) in random order.
                 var storedRecords: [[UInt8]?] = [nil]
                 for _ in 0..<3 {

@@ -10,6 +10,8 @@ struct RecordLayout: Sendable {
     /// a record costs constant time per field it or the stored record holds, however many fields
     /// the entity has.
     private let indexByID: [Int: Int]
+    /// The same ids as a set, which the dense merge asks.
+    private let knownIDs: Set<Int>
     private let isRequired: [Bool]
     /// How many fields are required.
     private let requiredCount: Int
@@ -19,6 +21,7 @@ struct RecordLayout: Sendable {
         fields = description.fields
         fieldIDs = description.fields.map { table.id(for: $0.name) ?? 0 }
         indexByID = Dictionary(fieldIDs.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        knownIDs = Set(fieldIDs)
         isRequired = description.fields.map { !$0.isOptional }
         requiredCount = isRequired.count { $0 }
     }
@@ -27,9 +30,10 @@ struct RecordLayout: Sendable {
     /// no key, then stored fields the description does not know, in their stored order. Throws
     /// ``ConversionFailure`` when a new record lacks a required field.
     func encode(_ mapped: RecordMapper.Mapped, merging stored: [UInt8]?, entity: String) throws -> [UInt8] {
-        let given = mapped.slots.given
+        guard mapped.slots.isSparse else { return try encode(dense: mapped.slots.dense, mapped, merging: stored, entity: entity) }
+        let given = mapped.slots.sparse
         guard let stored else {
-            try checkRequired(mapped.slots)
+            try checkRequired(given)
             var writer = CBORWriter(capacity: mapped.values.count + 16)
             writer.bytes.append(CBOR.emptyMapByte)
             var count = 0
@@ -85,13 +89,55 @@ struct RecordLayout: Sendable {
         return writer.bytes
     }
 
+    /// ``encode(_:merging:entity:)`` for a slot per field: the fields in order, each looked up
+    /// in the stored record when absent.
+    private func encode(dense slots: [RecordMapper.Slot], _ mapped: RecordMapper.Mapped, merging stored: [UInt8]?,
+                        entity: String) throws -> [UInt8] {
+        let storedFields = try stored.map { try Self.topLevelFields(of: $0, entity: entity, key: mapped.keyText) } ?? []
+        // Stored values by id, looked up for the fields the mapped record lacks.
+        var storedByID: [Int: Range<Int>] = [:]
+        if storedFields.count > 8 { for entry in storedFields { storedByID[entry.id] = entry.value } }
+        var writer = CBORWriter(capacity: mapped.values.count + (stored?.count ?? 0) + 16)
+        writer.bytes.append(CBOR.emptyMapByte)
+        var count = 0
+        for index in slots.indices {
+            let id = fieldIDs[index]
+            switch slots[index] {
+            case .value(let range):
+                writer.writeHead(.unsigned, UInt64(id))
+                writer.bytes.append(contentsOf: mapped.values[range])
+                count += 1
+            case .null:
+                continue
+            case .absent:
+                if let stored, let range = storedFields.count > 8 ? storedByID[id] : storedFields.first(where: { $0.id == id })?.value {
+                    writer.writeHead(.unsigned, UInt64(id))
+                    writer.bytes.append(contentsOf: stored[range])
+                    count += 1
+                } else if stored == nil, isRequired[index] {
+                    throw ConversionFailure(message: "has no value for the required field '\(fields[index].name)'")
+                }
+            }
+        }
+        if let stored {
+            for entry in storedFields where !knownIDs.contains(entry.id) {
+                writer.writeHead(.unsigned, UInt64(entry.id))
+                writer.bytes.append(contentsOf: stored[entry.value])
+                count += 1
+            }
+        }
+        writer.patchHead(at: 0, .map, count: count)
+        return writer.bytes
+    }
+
     /// Throws ``ConversionFailure`` naming the first required field (in description order) that a
     /// new record lacks; counts the given ones first, so a complete record costs its own fields.
-    private func checkRequired(_ slots: RecordMapper.Slots) throws {
+    private func checkRequired(_ given: [(field: Int, slot: RecordMapper.Slot)]) throws {
         guard requiredCount > 0 else { return }
         var present = 0
-        for entry in slots.given where isRequired[entry.field] { present += 1 }
+        for entry in given where isRequired[entry.field] { present += 1 }
         guard present < requiredCount else { return }
+        let slots = RecordMapper.Slots(sparse: given, fieldCount: fields.count)
         for index in fields.indices where isRequired[index] {
             if case .absent = slots[index] {
                 throw ConversionFailure(message: "has no value for the required field '\(fields[index].name)'")
@@ -137,7 +183,8 @@ struct RecordLayout: Sendable {
     /// cheap to tell: every field is given (none absent) and `stored` holds exactly those fields
     /// in the same bytes. False when it cannot tell; ``encode(_:merging:entity:)`` then decides.
     func isUnchanged(_ mapped: RecordMapper.Mapped, stored: UnsafeBufferPointer<UInt8>) -> Bool {
-        let given = mapped.slots.given
+        guard mapped.slots.isSparse else { return isUnchanged(dense: mapped.slots.dense, mapped, stored: stored) }
+        let given = mapped.slots.sparse
         guard given.count == mapped.slots.count else { return false }   // a field is absent
         var count = 0
         for entry in given { if case .value = entry.slot { count += 1 } }
@@ -145,6 +192,30 @@ struct RecordLayout: Sendable {
         guard Self.matchHead(.map, UInt64(count), stored, &position) else { return false }
         return mapped.values.withUnsafeBufferPointer { values in
             for (index, slot) in given {
+                guard case .value(let range) = slot else { continue }
+                guard Self.matchHead(.unsigned, UInt64(fieldIDs[index]), stored, &position),
+                      range.count <= stored.count - position,
+                      memcmp(values.baseAddress! + range.lowerBound, stored.baseAddress! + position, range.count) == 0 else { return false }
+                position += range.count
+            }
+            return position == stored.count
+        }
+    }
+
+    /// ``isUnchanged(_:stored:)`` for a slot per field.
+    private func isUnchanged(dense slots: [RecordMapper.Slot], _ mapped: RecordMapper.Mapped, stored: UnsafeBufferPointer<UInt8>) -> Bool {
+        var count = 0
+        for slot in slots {
+            switch slot {
+            case .absent: return false
+            case .null: continue
+            case .value: count += 1
+            }
+        }
+        var position = 0
+        guard Self.matchHead(.map, UInt64(count), stored, &position) else { return false }
+        return mapped.values.withUnsafeBufferPointer { values in
+            for (index, slot) in slots.enumerated() {
                 guard case .value(let range) = slot else { continue }
                 guard Self.matchHead(.unsigned, UInt64(fieldIDs[index]), stored, &position),
                       range.count <= stored.count - position,

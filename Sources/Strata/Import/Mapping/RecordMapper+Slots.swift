@@ -1,44 +1,66 @@
 extension RecordMapper {
-    /// The top-level fields of a mapped record, holding only the fields the record gives (null or
-    /// a value): so that mapping, merging and writing a record cost what its own keys cost, not
-    /// what the entity's field count costs, when records each add a key of their own.
+    /// The top-level fields of a mapped record. An entity of many fields holds only the fields
+    /// the record gives (null or a value), so that mapping, merging and writing a record cost
+    /// what its own keys cost, not the entity's field count, when records each add a key of
+    /// their own; an entity of few fields holds a slot per field, cheapest when records give most.
     ///
     /// As a collection it reads as one slot per field of the entity, `.absent` where the record
-    /// gives nothing (a view for tests and rare lookups; the hot paths walk ``given``).
+    /// gives nothing (a view for tests and rare lookups; the hot paths read ``dense`` or
+    /// ``sparse``). Two arrays rather than an enum of them, which made every mapped record's
+    /// copy an outlined call.
     struct Slots: Sendable, RandomAccessCollection {
-        /// The fields the record gives, by ascending field index, none `.absent`.
-        private(set) var given: [(field: Int, slot: Slot)] = []
+        /// Dense: a slot per field (empty when sparse).
+        private(set) var dense: [Slot]
+        /// Sparse: the fields the record gives, by ascending field index, none `.absent` (empty
+        /// when dense).
+        private(set) var sparse: [(field: Int, slot: Slot)]
+        let isSparse: Bool
         /// How many fields the entity has.
         let endIndex: Int
         var startIndex: Int { 0 }
 
-        /// No field given yet, of an entity of `fieldCount` fields.
-        init(fieldCount: Int, capacity: Int = 0) {
-            endIndex = fieldCount
-            given.reserveCapacity(capacity)
+        /// A slot per field.
+        init(dense slots: [Slot]) {
+            dense = slots
+            sparse = []
+            isSparse = false
+            endIndex = slots.count
         }
 
-        /// The slot of `field`, after the slots of every field given so far (a lower index).
-        mutating func append(_ field: Int, _ slot: Slot) {
-            assert(given.last.map { $0.field < field } ?? true, "slots are appended in field order")
-            if case .absent = slot { return }
-            given.append((field, slot))
+        /// The slots of the fields a record gives, by ascending field index (none `.absent`), of an
+        /// entity of `fieldCount` fields.
+        init(sparse given: [(field: Int, slot: Slot)], fieldCount: Int) {
+            assert(zip(given, given.dropFirst()).allSatisfy { $0.field < $1.field } && given.allSatisfy { if case .absent = $0.slot { false } else { true } })
+            dense = []
+            sparse = given
+            isSparse = true
+            endIndex = fieldCount
+        }
+
+        /// How many fields the record gives (null or a value).
+        var givenCount: Int {
+            isSparse ? sparse.count : dense.count { if case .absent = $0 { false } else { true } }
         }
 
         /// The slot of the field at `field`: `.absent` when the record gives none.
         subscript(field: Int) -> Slot {
             get {
-                let position = Self.position(of: field, in: given)
-                return position < given.count && given[position].field == field ? given[position].slot : .absent
+                guard isSparse else { return dense[field] }
+                let position = Self.position(of: field, in: sparse)
+                return position < sparse.count && sparse[position].field == field ? sparse[position].slot : .absent
             }
             set {
-                let position = Self.position(of: field, in: given)
-                let present = position < given.count && given[position].field == field
+                guard isSparse else {
+                    dense[field] = newValue
+                    return
+                }
+                let position = Self.position(of: field, in: sparse)
+                let present = position < sparse.count && sparse[position].field == field
                 switch (newValue, present) {
-                case (.absent, true): given.remove(at: position)
+                case (.absent, true): sparse.remove(at: position)
                 case (.absent, false): break
-                case (_, true): given[position].slot = newValue
-                case (_, false): given.insert((field, newValue), at: position)
+                case (_, true): sparse[position].slot = newValue
+                case (_, false): sparse.insert((field, newValue), at: position)
                 }
             }
         }
@@ -53,6 +75,10 @@ extension RecordMapper {
             return low
         }
     }
+
+    /// Entities of more fields than this map records into sparse slots, tracking the fields each
+    /// record touches; below, a pass over every field costs less than the tracking.
+    static let sparseAbove = 64
 
     /// Puts the fields the record being read touched in field order, the order conversions run
     /// (and fail) in; records usually list their keys in that order already.

@@ -54,7 +54,10 @@ final class RecordMapper {
     @exclusivity(unchecked) var chosen: [(key: String, value: JSONValue)?]
     /// The JSON keys of the previous record by position, with the field each filled (-1: none).
     @exclusivity(unchecked) private var keyOrder: [(key: String, field: Int)] = []
-    /// The fields the record being read gave a key for (in ``chosen`` or ``pending``), each once.
+    /// Records map into sparse slots (``Slots``), with the fields each touches tracked.
+    let isSparse: Bool
+    /// The fields the record being read gave a key for (in ``chosen`` or ``pending``), each once,
+    /// when sparse.
     @exclusivity(unchecked) var touched: [Int] = []
 
     // The direct path's state (RecordMapper+Direct.swift).
@@ -88,8 +91,12 @@ final class RecordMapper {
 
     /// - Parameter graph: the entities nested JSON may fill (none: relationship members are
     ///   ignored keys).
-    init(description: EntityDescription, options: ImportOptions, graph: ImportGraph = ImportGraph()) {
+    /// - Parameter sparseAbove: the field count above which records map into sparse slots (tests
+    ///   set it to hold both forms to each other).
+    init(description: EntityDescription, options: ImportOptions, graph: ImportGraph = ImportGraph(),
+         sparseAbove: Int = RecordMapper.sparseAbove) {
         self.description = description
+        isSparse = description.fields.count > sparseAbove
         self.options = options
         self.graph = graph
         let nested = graph.nested(of: description.name)
@@ -132,7 +139,12 @@ final class RecordMapper {
         guard case .object(let members) = record else {
             throw ConversionFailure(message: "is \(record.kind), not an object")
         }
-        resetTouched()
+        if isSparse {
+            resetTouched()
+        } else {
+            for index in chosen.indices { chosen[index] = nil }
+            fieldVisits &+= chosen.count
+        }
         if !chosenRelated.isEmpty { resetRelated() }
         for (position, member) in members.enumerated() {
             // Records of one payload list their keys in one order: the previous record's mapping
@@ -149,7 +161,7 @@ final class RecordMapper {
                 }
             }
             if index >= 0 {
-                if chosen[index] == nil { touched.append(index) }
+                if isSparse, chosen[index] == nil { touched.append(index) }
                 chosen[index] = (member.key, member.value)   // the last of duplicate keys wins
             } else if index < -1 {
                 choose(relationshipMember: index, key: member.key, value: member.value)
@@ -158,14 +170,26 @@ final class RecordMapper {
             }
         }
         var values = CBORWriter(capacity: 256)
+        guard isSparse else {
+            var slots = [Slot](repeating: .absent, count: description.fields.count)
+            fieldVisits &+= chosen.count
+            for index in description.fields.indices {
+                guard let (key, given) = chosen[index] else { continue }
+                slots[index] = try convert(given, key: key, field: index, into: &values)
+            }
+            return try finish(slots: Slots(dense: slots), values: values, maximumKeySize: maximumKeySize)
+        }
         sortTouched()
-        var slots = Slots(fieldCount: description.fields.count, capacity: touched.count)
+        var given: [(field: Int, slot: Slot)] = []
+        given.reserveCapacity(touched.count)
         fieldVisits &+= touched.count
         for index in touched {
-            guard let (key, given) = chosen[index] else { continue }
-            slots.append(index, try convert(given, key: key, field: index, into: &values))
+            guard let (key, value) = chosen[index] else { continue }
+            let slot = try convert(value, key: key, field: index, into: &values)
+            if case .absent = slot { continue }
+            given.append((index, slot))
         }
-        return try finish(slots: slots, values: values, maximumKeySize: maximumKeySize)
+        return try finish(slots: Slots(sparse: given, fieldCount: description.fields.count), values: values, maximumKeySize: maximumKeySize)
     }
 
     /// The slot of the top-level field at `index` given `value` under the JSON key `key`: the
@@ -213,9 +237,9 @@ final class RecordMapper {
         guard bytes.count <= maximumKeySize else {
             throw ConversionFailure(message: "'\(key)': the primary key encodes to \(bytes.count) bytes; LMDB keys are limited to \(maximumKeySize)")
         }
-        var mapped = Mapped(primaryKey: bytes, keyValue: value, slots: slots, values: values.bytes)
-        if !chosenRelated.isEmpty { mapped.related = try relatedValues(maximumKeySize: maximumKeySize) }
-        return mapped
+        // Made in one piece: a record set up and then changed was copied whole.
+        let related = chosenRelated.isEmpty ? [] : try relatedValues(maximumKeySize: maximumKeySize)
+        return Mapped(primaryKey: bytes, keyValue: value, slots: slots, values: values.bytes, related: related)
     }
 
     /// The primary key as a query value, converted as its field's type asks.
