@@ -57,6 +57,28 @@ import TestSupport
         }
     }
 
+    /// Nested imports set slots after mapping (reference fields, `null` for a to-one member):
+    /// both forms read back the same slots after the same changes, in any order.
+    @Test func settingSlotsReadsBackAlikeInBothForms() {
+        var random = Seeded(state: 7)
+        let count = 20
+        var dense = RecordMapper.Slots(dense: Array(repeating: .absent, count: count))
+        var sparse = RecordMapper.Slots(sparse: [], fieldCount: count)
+        for step in 0..<500 {
+            let field = Int.random(in: 0..<count, using: &random)
+            let slot: RecordMapper.Slot = switch Int.random(in: 0..<3, using: &random) {
+            case 0: .absent
+            case 1: .null
+            default: .value(step..<(step + 1))
+            }
+            dense[field] = slot
+            sparse[field] = slot
+            #expect(Array(dense).map(String.init(describing:)) == Array(sparse).map(String.init(describing:)))
+            #expect(dense.givenCount == sparse.givenCount && sparse.isSparse && !dense.isSparse)
+            #expect(zip(sparse.sparse, sparse.sparse.dropFirst()).allSatisfy { $0.field < $1.field })
+        }
+    }
+
     // MARK: the dense merge, as it was
 
     /// The merge as it was before slots were sparse: every field visited in description order.

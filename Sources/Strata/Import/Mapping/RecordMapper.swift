@@ -21,8 +21,8 @@ final class RecordMapper {
     let primaryKeyIsInteger: Bool
     /// JSON keys that filled no field, with how often they occurred.
     @exclusivity(unchecked) var ignoredKeys: [String: Int] = [:]
-    /// How many per-field steps (resets, conversions, slot writes) mapping has taken: what keeps
-    /// a record's cost to its own keys, however many fields the entity has, is checked by tests.
+    /// How many per-field steps (resets, conversions) mapping has taken, so that tests can tell
+    /// a record costs its own keys rather than the entity's field count.
     package var fieldVisits = 0
     let options: ImportOptions
 
