@@ -11,6 +11,8 @@ final class EntityWriter {
     let options: ImportOptions
     /// The primary key's position among the description's fields.
     let primaryKeyIndex: Int
+    /// The position of each top-level field by name, looked up per record by reference checks.
+    private let fieldIndexes: [String: Int]
     /// What this import did to the entity's records as related records of others
     /// (``ImportReport/related``).
     var counts = RelatedImportCounts()
@@ -36,6 +38,7 @@ final class EntityWriter {
         layout = RecordLayout(description, ids: context.schema.fields)
         indexer = target.indexer(tx, context)
         primaryKeyIndex = description.fields.firstIndex { $0.name == description.primaryKey } ?? 0
+        fieldIndexes = Dictionary(description.fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         _ = try tx.lmdb(entity: context.name) { try tx.largestKey(of: context) }
     }
 
@@ -48,7 +51,7 @@ final class EntityWriter {
     var name: String { context.name }
 
     /// The position of the top-level field `name` among the description's fields.
-    func fieldIndex(_ name: String) -> Int? { description.fields.firstIndex { $0.name == name } }
+    func fieldIndex(_ name: String) -> Int? { fieldIndexes[name] }
 
     /// `tx.lmdb(entity:key:)`, with the key's text made only for an error.
     func lmdb<R>(_ mapped: RecordMapper.Mapped, _ body: () throws -> R) throws -> R {

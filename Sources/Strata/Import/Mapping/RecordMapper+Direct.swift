@@ -86,9 +86,14 @@ extension RecordMapper {
     private func readMembers(_ parser: inout JSONParser, into values: inout CBORWriter) throws(StrataError) {
         try parser.checkDepth(1)
         parser.advance()
-        for index in chosen.indices {
-            chosen[index] = nil
-            pending[index] = .absent
+        if isSparse {
+            resetTouched()
+        } else {
+            for index in chosen.indices {
+                chosen[index] = nil
+                pending[index] = .absent
+            }
+            fieldVisits &+= chosen.count
         }
         if !chosenRelated.isEmpty { resetRelated() }
         var first = true
@@ -121,6 +126,7 @@ extension RecordMapper {
                 ignoredKeys[key, default: 0] += 1
                 _ = try parser.parseValue(depth: 2)
             } else {
+                if isSparse, case .absent = pending[field] { touched.append(field) }
                 try readValue(&parser, kind: directKinds[field], key: key, field: field, into: &values)
             }
         }
@@ -266,21 +272,41 @@ extension RecordMapper {
     /// The mapped record once its members are read: in field order, what the general path
     /// converts is converted and the first failure thrown, then the primary key is checked.
     private func finishDirect(_ values: inout CBORWriter, maximumKeySize: Int) throws -> Mapped {
-        var slots = [Slot](repeating: .absent, count: pending.count)
-        for index in pending.indices {
-            switch pending[index] {
-            case .absent:
-                continue
-            case .converted(let range):
-                slots[index] = .value(range)
-            case .failed:
-                throw failures[index] ?? ConversionFailure(message: "cannot be mapped")
-            case .general:
-                guard let (key, value) = chosen[index] else { continue }
-                slots[index] = try convert(value, key: key, field: index, into: &values)
+        guard isSparse else {
+            var slots = [Slot](repeating: .absent, count: pending.count)
+            fieldVisits &+= pending.count
+            for index in pending.indices {
+                guard let slot = try directSlot(index, &values) else { continue }
+                slots[index] = slot
             }
+            return try finish(slots: Slots(dense: slots), values: values, maximumKeySize: maximumKeySize)
         }
-        return try finish(slots: slots, values: values, maximumKeySize: maximumKeySize)
+        sortTouched()
+        var given: [(field: Int, slot: Slot)] = []
+        given.reserveCapacity(touched.count)
+        fieldVisits &+= touched.count
+        for index in touched {
+            guard let slot = try directSlot(index, &values) else { continue }
+            given.append((index, slot))
+        }
+        return try finish(slots: Slots(sparse: given, fieldCount: pending.count), values: values, maximumKeySize: maximumKeySize)
+    }
+
+    /// The slot of the field at `index` once its record is read (nil: absent), converted as the
+    /// general path converts it; throws its conversion failure.
+    @inline(__always)
+    private func directSlot(_ index: Int, _ values: inout CBORWriter) throws -> Slot? {
+        switch pending[index] {
+        case .absent:
+            return nil
+        case .converted(let range):
+            return .value(range)
+        case .failed:
+            throw failures[index] ?? ConversionFailure(message: "cannot be mapped")
+        case .general:
+            guard let (key, value) = chosen[index] else { return nil }
+            return try convert(value, key: key, field: index, into: &values)
+        }
     }
 
     private static func writeText(_ bytes: UnsafeBufferPointer<UInt8>, into values: inout CBORWriter) {

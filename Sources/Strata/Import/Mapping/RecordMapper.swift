@@ -21,6 +21,9 @@ final class RecordMapper {
     let primaryKeyIsInteger: Bool
     /// JSON keys that filled no field, with how often they occurred.
     @exclusivity(unchecked) var ignoredKeys: [String: Int] = [:]
+    /// How many per-field steps (resets, conversions) mapping has taken, so that tests can tell
+    /// a record costs its own keys rather than the entity's field count.
+    package var fieldVisits = 0
     let options: ImportOptions
 
     // Nested JSON (RecordMapper+Nested.swift).
@@ -51,6 +54,11 @@ final class RecordMapper {
     @exclusivity(unchecked) var chosen: [(key: String, value: JSONValue)?]
     /// The JSON keys of the previous record by position, with the field each filled (-1: none).
     @exclusivity(unchecked) private var keyOrder: [(key: String, field: Int)] = []
+    /// Records map into sparse slots (``Slots``), with the fields each touches tracked.
+    let isSparse: Bool
+    /// The fields the record being read gave a key for (in ``chosen`` or ``pending``), each once,
+    /// when sparse.
+    @exclusivity(unchecked) var touched: [Int] = []
 
     // The direct path's state (RecordMapper+Direct.swift).
     /// How each top-level field's value is read.
@@ -74,7 +82,7 @@ final class RecordMapper {
             return keyValue.jsonText
         }
         /// Per top-level field: absent, null, or the range of its CBOR value in `values`.
-        var slots: [Slot]
+        var slots: Slots
         var values: [UInt8]
         /// The relationship members (nested objects, key lists, null), in relationship order.
         var related: [RelatedValue] = []
@@ -83,8 +91,12 @@ final class RecordMapper {
 
     /// - Parameter graph: the entities nested JSON may fill (none: relationship members are
     ///   ignored keys).
-    init(description: EntityDescription, options: ImportOptions, graph: ImportGraph = ImportGraph()) {
+    /// - Parameter sparseAbove: the field count above which records map into sparse slots (tests
+    ///   set it to hold both forms to each other).
+    init(description: EntityDescription, options: ImportOptions, graph: ImportGraph = ImportGraph(),
+         sparseAbove: Int = RecordMapper.sparseAbove) {
         self.description = description
+        isSparse = description.fields.count > sparseAbove
         self.options = options
         self.graph = graph
         let nested = graph.nested(of: description.name)
@@ -127,7 +139,12 @@ final class RecordMapper {
         guard case .object(let members) = record else {
             throw ConversionFailure(message: "is \(record.kind), not an object")
         }
-        for index in chosen.indices { chosen[index] = nil }
+        if isSparse {
+            resetTouched()
+        } else {
+            for index in chosen.indices { chosen[index] = nil }
+            fieldVisits &+= chosen.count
+        }
         if !chosenRelated.isEmpty { resetRelated() }
         for (position, member) in members.enumerated() {
             // Records of one payload list their keys in one order: the previous record's mapping
@@ -144,6 +161,7 @@ final class RecordMapper {
                 }
             }
             if index >= 0 {
+                if isSparse, chosen[index] == nil { touched.append(index) }
                 chosen[index] = (member.key, member.value)   // the last of duplicate keys wins
             } else if index < -1 {
                 choose(relationshipMember: index, key: member.key, value: member.value)
@@ -152,12 +170,26 @@ final class RecordMapper {
             }
         }
         var values = CBORWriter(capacity: 256)
-        var slots = [Slot](repeating: .absent, count: description.fields.count)
-        for index in description.fields.indices {
-            guard let (key, given) = chosen[index] else { continue }
-            slots[index] = try convert(given, key: key, field: index, into: &values)
+        guard isSparse else {
+            var slots = [Slot](repeating: .absent, count: description.fields.count)
+            fieldVisits &+= chosen.count
+            for index in description.fields.indices {
+                guard let (key, given) = chosen[index] else { continue }
+                slots[index] = try convert(given, key: key, field: index, into: &values)
+            }
+            return try finish(slots: Slots(dense: slots), values: values, maximumKeySize: maximumKeySize)
         }
-        return try finish(slots: slots, values: values, maximumKeySize: maximumKeySize)
+        sortTouched()
+        var given: [(field: Int, slot: Slot)] = []
+        given.reserveCapacity(touched.count)
+        fieldVisits &+= touched.count
+        for index in touched {
+            guard let (key, value) = chosen[index] else { continue }
+            let slot = try convert(value, key: key, field: index, into: &values)
+            if case .absent = slot { continue }
+            given.append((index, slot))
+        }
+        return try finish(slots: Slots(sparse: given, fieldCount: description.fields.count), values: values, maximumKeySize: maximumKeySize)
     }
 
     /// The slot of the top-level field at `index` given `value` under the JSON key `key`: the
@@ -185,7 +217,7 @@ final class RecordMapper {
     }
 
     /// The mapped record of converted fields, with the primary key from `chosen`.
-    func finish(slots: [Slot], values: CBORWriter, maximumKeySize: Int) throws -> Mapped {
+    func finish(slots: Slots, values: CBORWriter, maximumKeySize: Int) throws -> Mapped {
         guard let (key, value) = chosen[primaryKeyIndex], value != .null else {
             throw ConversionFailure(message: "has no primary key (field '\(description.primaryKey)', JSON key 'id' or '\(description.primaryKey)')")
         }
@@ -205,9 +237,9 @@ final class RecordMapper {
         guard bytes.count <= maximumKeySize else {
             throw ConversionFailure(message: "'\(key)': the primary key encodes to \(bytes.count) bytes; LMDB keys are limited to \(maximumKeySize)")
         }
-        var mapped = Mapped(primaryKey: bytes, keyValue: value, slots: slots, values: values.bytes)
-        if !chosenRelated.isEmpty { mapped.related = try relatedValues(maximumKeySize: maximumKeySize) }
-        return mapped
+        // Made in one piece: a record set up and then changed was copied whole.
+        let related = chosenRelated.isEmpty ? [] : try relatedValues(maximumKeySize: maximumKeySize)
+        return Mapped(primaryKey: bytes, keyValue: value, slots: slots, values: values.bytes, related: related)
     }
 
     /// The primary key as a query value, converted as its field's type asks.
@@ -232,125 +264,5 @@ final class RecordMapper {
         default:
             return nil
         }
-    }
-}
-
-/// The stored layout of an entity's records: merges mapped records with stored ones. A value, so
-/// the writing thread can use it while another thread maps the next records.
-struct RecordLayout: Sendable {
-    let fields: [FieldDescription]
-    /// The stored field id of each field.
-    let fieldIDs: [Int]
-    /// The same ids as a set, and which fields are required: so that merging a record costs
-    /// constant time per field, however many fields the entity has.
-    private let knownIDs: Set<Int>
-    private let isRequired: [Bool]
-
-    /// The layout of `description`'s fields, with the ids `table` gives them.
-    init(_ description: EntityDescription, ids table: FieldTable) {
-        fields = description.fields
-        fieldIDs = description.fields.map { table.id(for: $0.name) ?? 0 }
-        knownIDs = Set(fieldIDs)
-        isRequired = description.fields.map { !$0.isOptional }
-    }
-
-    /// The record bytes: the mapped fields in description order, stored fields where the JSON had
-    /// no key, then stored fields the description does not know, in their stored order. Throws
-    /// ``ConversionFailure`` when a new record lacks a required field.
-    func encode(_ mapped: RecordMapper.Mapped, merging stored: [UInt8]?, entity: String) throws -> [UInt8] {
-        let storedFields = try stored.map { try Self.topLevelFields(of: $0, entity: entity, key: mapped.keyText) } ?? []
-        // Stored values by id, looked up for the fields the mapped record lacks.
-        var storedByID: [Int: Range<Int>] = [:]
-        if storedFields.count > 8 { for entry in storedFields { storedByID[entry.id] = entry.value } }
-        var writer = CBORWriter(capacity: mapped.values.count + (stored?.count ?? 0) + 16)
-        writer.bytes.append(CBOR.emptyMapByte)
-        var count = 0
-        for index in mapped.slots.indices {
-            let id = fieldIDs[index]
-            switch mapped.slots[index] {
-            case .value(let range):
-                writer.writeHead(.unsigned, UInt64(id))
-                writer.bytes.append(contentsOf: mapped.values[range])
-                count += 1
-            case .null:
-                continue
-            case .absent:
-                if let stored, let range = storedFields.count > 8 ? storedByID[id] : storedFields.first(where: { $0.id == id })?.value {
-                    writer.writeHead(.unsigned, UInt64(id))
-                    writer.bytes.append(contentsOf: stored[range])
-                    count += 1
-                } else if stored == nil, isRequired[index] {
-                    throw ConversionFailure(message: "has no value for the required field '\(fields[index].name)'")
-                }
-            }
-        }
-        if let stored {
-            for entry in storedFields where !knownIDs.contains(entry.id) {
-                writer.writeHead(.unsigned, UInt64(entry.id))
-                writer.bytes.append(contentsOf: stored[entry.value])
-                count += 1
-            }
-        }
-        writer.patchHead(at: 0, .map, count: count)
-        return writer.bytes
-    }
-
-    /// The top-level entries of a stored record: field id and the byte range of its value.
-    static func topLevelFields(of bytes: [UInt8], entity: String, key: @autoclosure () -> String) throws(StrataError) -> [(id: Int, value: Range<Int>)] {
-        var entries: [(id: Int, value: Range<Int>)] = []
-        do {
-            try CBORReader(bytes: bytes).forEachTopLevelField { id, value in entries.append((id, value)) }
-        } catch {
-            let key = key()
-            throw StrataError(.corruptRecord, "\(entity): the stored record with key \(key) is not a valid CBOR map",
-                              entity: entity, key: key, cause: error)
-        }
-        return entries
-    }
-
-    /// Whether `stored` is what ``encode(_:merging:entity:)`` would store again, when that is
-    /// cheap to tell: every field is given (none absent) and `stored` holds exactly those fields
-    /// in the same bytes. False when it cannot tell; ``encode(_:merging:entity:)`` then decides.
-    func isUnchanged(_ mapped: RecordMapper.Mapped, stored: UnsafeBufferPointer<UInt8>) -> Bool {
-        var count = 0
-        for slot in mapped.slots {
-            switch slot {
-            case .absent: return false
-            case .null: continue
-            case .value: count += 1
-            }
-        }
-        var position = 0
-        guard Self.matchHead(.map, UInt64(count), stored, &position) else { return false }
-        return mapped.values.withUnsafeBufferPointer { values in
-            for (index, slot) in mapped.slots.enumerated() {
-                guard case .value(let range) = slot else { continue }
-                guard Self.matchHead(.unsigned, UInt64(fieldIDs[index]), stored, &position),
-                      range.count <= stored.count - position,
-                      memcmp(values.baseAddress! + range.lowerBound, stored.baseAddress! + position, range.count) == 0 else { return false }
-                position += range.count
-            }
-            return position == stored.count
-        }
-    }
-
-    /// Whether the CBOR head `major`/`value` in its shortest form is at `position`; moves past it.
-    @inline(__always)
-    private static func matchHead(_ major: CBOR.Major, _ value: UInt64, _ bytes: UnsafeBufferPointer<UInt8>,
-                                  _ position: inout Int) -> Bool {
-        let m = major.rawValue << 5
-        let (first, extra): (UInt8, Int) = switch value {
-        case ..<24: (m | UInt8(value), 0)
-        case ...0xFF: (m | 24, 1)
-        case ...0xFFFF: (m | 25, 2)
-        case ...0xFFFF_FFFF: (m | 26, 4)
-        default: (m | 27, 8)
-        }
-        guard bytes.count - position > extra, bytes[position] == first else { return false }
-        for index in 0..<extra where bytes[position + 1 + index] != UInt8(truncatingIfNeeded: value >> (8 * (extra - 1 - index))) {
-            return false
-        }
-        position += 1 + extra
-        return true
     }
 }
