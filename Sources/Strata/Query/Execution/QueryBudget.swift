@@ -60,6 +60,7 @@ final class QueryBudget: @unchecked Sendable {
     }
 
     /// Runs `body` with `budget` bound as ``current`` (nothing to bind when nil).
+    @discardableResult
     static func run<R>(_ budget: QueryBudget?, _ body: () throws -> R) throws -> R {
         guard let budget, current !== budget else { return try body() }
         return try $current.withValue(budget, operation: body)
