@@ -142,6 +142,9 @@ struct RelationshipResolver {
             joins.append(QueryPlan.SemiJoin(relationship: name, through: through, plan: nil, keys: 0))
             return []
         }
+        // A condition on a described related entity is type-checked like a top-level one (an
+        // entity only Swift types wrote is not sampled here: that would read records per query).
+        if let description = related.schema.description { try FieldTypes(description).check(condition) }
         var request = QueryRequest<StoredRecord>(transaction: transaction, entity: entity).filtered(by: condition)
         // Only the set of keys matters, not the order the matches come in: no sort.
         request.query.anyOrder = true
