@@ -10,25 +10,30 @@ private struct Gauge: Record, Equatable {
     static let primaryKey = \Gauge.id
 }
 
-/// Integers should be checked against the width of the record type's field, not only against
-/// Int64: a value that does not fit should fail its record, naming it and the field, so that
-/// nothing is stored that the type cannot read back.
-///
-/// KNOWN DEFECT (open): the importer knows integer fields only as 64-bit (`FieldType.integer`
-/// has no width), so a typed import stores 300 into an `Int8` field and the record then fails to
-/// decode. `withKnownIssue` keeps this visible: the test fails once the defect is fixed, so that
-/// the marker is removed with the fix.
+/// Integers are checked against the width of the record type's field, not only against Int64:
+/// a value that does not fit fails its record, naming it and the field, so that nothing is
+/// stored that the type cannot read back.
 @Suite struct NarrowIntegerImportTests {
     @Test(arguments: [#"[{"id": 1, "small": 300}]"#, #"[{"id": 1, "small": -129}]"#,
-                      #"[{"id": 1, "small": 1, "unsigned": -1}]"#, #"[{"id": 1, "small": 1, "unsigned": 65536}]"#])
+                      #"[{"id": 1, "small": 1, "unsigned": -1}]"#, #"[{"id": 1, "small": 1, "unsigned": 65536}]"#,
+                      #"[{"id": 1, "small": "300"}]"#])
     func aValueOutsideTheFieldsWidthFailsTheRecord(_ json: String) throws {
         let (store, _dir) = try makeStore()
         _ = _dir
-        withKnownIssue("typed imports check integers against Int64, not the field's width") {
-            let error = try #require(throws: StrataError.self) { try store.importJSON(Data(json.utf8), as: Gauge.self) }
-            #expect(error.message.contains("out of range"), "\(error)")
-            #expect(error.message.contains("small") || error.message.contains("unsigned"), "\(error)")
-        }
+        let error = try #require(throws: StrataError.self) { try store.importJSON(Data(json.utf8), as: Gauge.self) }
+        #expect(error.message.contains("out of range"), "\(error)")
+        #expect(error.message.contains("small") || error.message.contains("unsigned"), "\(error)")
+        #expect(try store.read { tx in try tx.count(Gauge.self) } == 0)
+    }
+
+    @Test func theRangesBelongToTheTypeNotToTheDescriptionsIdentity() throws {
+        let derived = try EntityDescription(Gauge.self)
+        #expect(derived.integerRanges.byField["small"] == -128...127)
+        #expect(derived.integerRanges.byField["unsigned"] == 0...65535)
+        #expect(derived.integerRanges.byField["id"] == nil)
+        var plain = derived
+        plain.integerRanges = IntegerRanges()
+        #expect(plain == derived)
     }
 
     @Test func valuesAtTheEdgesOfTheWidthImportAndReadBack() throws {

@@ -15,6 +15,8 @@ final class RecordMapper {
     let converter: ValueConverter
     /// The value transform of each top-level field, if any (looked up once, not per record).
     let transforms: [JSONValueTransform?]
+    /// The range of each narrower integer field of a record type (nil: any Int64).
+    let integerRanges: [ClosedRange<Int64>?]
     let primaryKeyIndex: Int
     let primaryKeyKind: ValueKind
     /// The primary key field is an integer.
@@ -108,6 +110,7 @@ final class RecordMapper {
                                   aliases: Self.referenceAliases(nested))
         self.converter = ValueConverter(dateFormats: options.dateFormats)
         self.transforms = description.fields.map { options.transforms[$0.name] }
+        self.integerRanges = description.fields.map { description.integerRanges.byField[$0.name] }
         self.primaryKeyIndex = description.fields.firstIndex { $0.name == description.primaryKey } ?? 0
         self.primaryKeyKind = ValueKind(description.fields[primaryKeyIndex].type)
         self.primaryKeyIsInteger = description.fields[primaryKeyIndex].type == .integer
@@ -116,7 +119,8 @@ final class RecordMapper {
         failures = Array(repeating: nil, count: description.fields.count)
         let converter = self.converter, transforms = self.transforms, primaryKeyIndex = self.primaryKeyIndex
         directKinds = description.fields.enumerated().map { index, field in
-            guard transforms[index] == nil, index != primaryKeyIndex else { return .general }
+            // Narrower integer fields take the general path, where their range is checked.
+            guard transforms[index] == nil, index != primaryKeyIndex, description.integerRanges.byField[field.name] == nil else { return .general }
             return DirectKind(field, dateFormats: converter.dateFormats)
         }
     }
@@ -205,6 +209,9 @@ final class RecordMapper {
         if case .null = value {
             guard field.isOptional else { throw ConversionFailure(message: "'\(key)' is null, but '\(field.name)' is not optional") }
             return .null
+        }
+        if let range = integerRanges[index], let number = ValueConverter.integer(value), !range.contains(number) {
+            throw ConversionFailure(message: "'\(key)' is \(number), out of range for '\(field.name)' (\(range.lowerBound) through \(range.upperBound))")
         }
         let start = values.count
         do {

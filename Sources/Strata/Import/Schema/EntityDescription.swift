@@ -32,6 +32,9 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     public var indexes: [IndexDescription]
     /// The relationships whose reference fields this entity holds (each field is indexed).
     public var relationships: [RelationshipDescription]
+    /// The values the record type's narrower integer fields can hold (`Int8` … `UInt64`), which
+    /// the importer checks: known only for a description derived from a type.
+    var integerRanges = IntegerRanges()
 
     public init(name: String, primaryKey: String, fields: [FieldDescription], indexes: [IndexDescription] = [],
                 relationships: [RelationshipDescription] = []) {

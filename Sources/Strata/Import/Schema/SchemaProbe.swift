@@ -26,6 +26,7 @@ extension EntityDescription {
         let indexes = T.maintainedIndexes.map { IndexDescription($0.descriptor) }
         self.init(name: T.entityName, primaryKey: T.primaryKeyName, fields: fields, indexes: indexes,
                   relationships: T.relationships.map { RelationshipDescription($0.descriptor) })
+        integerRanges = IntegerRanges(byField: recorder.integerRanges)
     }
 }
 
@@ -33,6 +34,8 @@ extension EntityDescription {
 private final class ProbeRecorder {
     /// Fields per keyed container path, in the order asked.
     var fieldsByPath: [[String]: [FieldDescription]] = [:]
+    /// The top-level fields of a narrower integer type, with the values they hold.
+    var integerRanges: [String: ClosedRange<Int64>] = [:]
 
     func note(_ path: [String], _ name: String, _ type: FieldType, optional: Bool) {
         var fields = fieldsByPath[path] ?? []
@@ -179,13 +182,21 @@ private struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let (value, fieldType) = try decoder.probe(type, at: decoder.path + [key.stringValue])
         decoder.recorder.note(decoder.path, key.stringValue, fieldType, optional: false)
+        noteRange(type, key)
         return value
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         let (value, fieldType) = try decoder.probe(type, at: decoder.path + [key.stringValue])
         decoder.recorder.note(decoder.path, key.stringValue, fieldType, optional: true)
+        noteRange(type, key)
         return value
+    }
+
+    /// Notes the range of a top-level field of a narrower integer type.
+    private func noteRange<T>(_ type: T.Type, _ key: Key) {
+        guard decoder.path.isEmpty, let range = IntegerRanges.range(of: type) else { return }
+        decoder.recorder.integerRanges[key.stringValue] = range
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
