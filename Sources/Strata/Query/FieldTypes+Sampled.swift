@@ -7,8 +7,9 @@ extension FieldTypes {
     /// Each field is typed by the kind of its stored values (CBOR's own kinds: text, integer,
     /// float, boolean, date, UUID, bytes, arrays of those), so a string field whose values look
     /// like dates is still a string. A field no sampled record holds, one whose values differ in
-    /// kind (other than integers beside floats) and embedded objects are `any`, which is never
-    /// checked: sampling can leave a comparison unchecked, never refuse a valid one.
+    /// kind (merged as schema inference merges them: integers beside floats are numbers, other
+    /// mixtures `any`) and embedded objects are unchecked: sampling can leave a comparison
+    /// unchecked, never refuse a valid one.
     static func sampled(_ context: EntityContext, in transaction: ReadTransaction, limit: Int = 64) -> FieldTypes? {
         let names = context.schema.fields.names.sorted { $0.key < $1.key }.map(\.value)
         guard !names.isEmpty else { return nil }
@@ -23,7 +24,7 @@ extension FieldTypes {
                         let values = try selection.values(of: cursor.value, reusing: &offsets)
                         for name in names {
                             guard let value = values.value(at: [name]), let kind = Self.kind(of: value) else { continue }
-                            kinds[name] = kinds[name].map { Self.merge($0, kind) } ?? kind
+                            kinds[name] = kinds[name].map { InferredField.merge($0, kind) } ?? kind
                         }
                         sampled += 1
                         more = try cursor.next()
@@ -49,16 +50,7 @@ extension FieldTypes {
         case .uuid: .uuid
         case .data: .data
         case .list(let elements):
-            .array(elements.compactMap(kind(of:)).reduce(nil as FieldType?) { found, next in found.map { merge($0, next) } ?? next } ?? .any)
-        }
-    }
-
-    private static func merge(_ a: FieldType, _ b: FieldType) -> FieldType {
-        switch (a, b) {
-        case _ where a == b: a
-        case (.integer, .double), (.double, .integer): .double
-        case (.array(let x), .array(let y)): x == .any ? b : y == .any ? a : .array(merge(x, y))
-        default: .any
+            .array(elements.compactMap(kind(of:)).reduce(nil as FieldType?) { found, next in found.map { InferredField.merge($0, next) } ?? next } ?? .any)
         }
     }
 }

@@ -156,8 +156,9 @@ struct InferredField {
         }
     }
 
-    /// The narrowest type holding values of both.
-    private static func merge(_ a: FieldType, _ b: FieldType) -> FieldType {
+    /// The narrowest type holding values of both (also what the type check samples from stored
+    /// values, ``FieldTypes/sampled(_:in:limit:)``).
+    static func merge(_ a: FieldType, _ b: FieldType) -> FieldType {
         switch (a, b) {
         case _ where a == b: return a
         case (.integer, .double), (.double, .integer): return .double
