@@ -1,13 +1,14 @@
 import LMDB
 
 /// Writes mapped records of one entity in an import's write transaction: merges each with the
-/// stored record, leaves unchanged ones alone, and keeps the entity's indexes in step.
+/// stored record and leaves unchanged ones alone; the record writer
+/// (``WriteTransaction/writeRecord(_:forKey:_:replacing:prior:describeKey:)``) stores them, keeps
+/// the indexes in step and notes the changes.
 final class EntityWriter {
     let tx: WriteTransaction
     let context: EntityContext
     let description: EntityDescription
     let layout: RecordLayout
-    let indexer: ImportIndexer
     let options: ImportOptions
     /// The primary key's position among the description's fields.
     let primaryKeyIndex: Int
@@ -16,10 +17,6 @@ final class EntityWriter {
     /// What this import did to the entity's records as related records of others
     /// (``ImportReport/related``).
     var counts = RelatedImportCounts()
-    /// The entity is noted as changed (without keys: the importer does not list them) on its
-    /// first write, so that an import that changes nothing, or writers of related entities the
-    /// payload never fills, wake no observer.
-    private var notedChange = false
 
     /// What writing one record did.
     enum Outcome {
@@ -36,16 +33,9 @@ final class EntityWriter {
         let context = try target.context(tx)
         self.context = context
         layout = RecordLayout(description, ids: context.schema.fields)
-        indexer = target.indexer(tx, context)
         primaryKeyIndex = description.fields.firstIndex { $0.name == description.primaryKey } ?? 0
         fieldIndexes = Dictionary(description.fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         _ = try tx.lmdb(entity: context.name) { try tx.largestKey(of: context) }
-    }
-
-    private func noteChange() {
-        guard !notedChange else { return }
-        tx.changes.note(context.name, key: nil)
-        notedChange = true
     }
 
     var name: String { context.name }
@@ -97,31 +87,14 @@ final class EntityWriter {
         } else if !options.insertsNew {
             return .notInserted
         }
-        if !indexer.isEmpty { try indexer.checkUnique(bytes, key) { mapped.keyText } }
-        noteChange()
-        try lmdb(mapped) {
-            if isBeyondLargest {
-                try raw.put(bytes, forKey: key, in: context.records, options: .append)
-                context.largestKey = key
-            } else {
-                try raw.put(bytes, forKey: key, in: context.records)
-            }
-        }
-        if !indexer.isEmpty { try indexer.update(stored, bytes, key) }
+        try tx.writeRecord(bytes, forKey: key, context, replacing: true, prior: stored.map { .stored($0) } ?? .absent) { mapped.keyText }
         return stored == nil ? .inserted : .updated
     }
 
     /// Deletes the stored record `key` (a sync's payload lacks it), applying the delete rules of
     /// the relationships that refer to it first.
     func delete(_ key: [UInt8]) throws {
-        let raw = tx.raw
-        noteChange()
-        if try !tx.incomingRelationships(of: context.name).isEmpty {
-            var deleting: Set<[UInt8]> = []
-            try tx.applyDeleteRules(context, key: key, deleting: &deleting)
-        }
-        let old = try tx.lmdb(entity: context.name) { try raw.value(forKey: key, in: context.records) }
-        if !indexer.isEmpty { try indexer.update(old, nil, key) }
-        _ = try tx.lmdb(entity: context.name) { try raw.delete(key, in: context.records) }
+        var deleting: Set<[UInt8]> = []
+        try tx.deleteStoredRecord(key, context, deleting: &deleting)
     }
 }

@@ -27,16 +27,6 @@ struct ImportTarget {
     let description: EntityDescription
     /// The entity's context, created, migrated and with ids for every described field.
     let context: (WriteTransaction) throws -> EntityContext
-    /// The index maintenance of one transaction.
-    let indexer: (WriteTransaction, EntityContext) -> ImportIndexer
-}
-
-/// Index maintenance from stored bytes: `checkUnique(new, primaryKey, describeKey)` before a
-/// write, `update(old, new, primaryKey)` after it.
-struct ImportIndexer {
-    var isEmpty: Bool
-    var checkUnique: ([UInt8], [UInt8], () -> String) throws -> Void
-    var update: ([UInt8]?, [UInt8]?, [UInt8]) throws -> Void
 }
 
 /// Runs one import: parses records from the source, maps and writes them in one write

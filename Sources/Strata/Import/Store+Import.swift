@@ -126,54 +126,34 @@ extension Store {
 }
 
 extension ImportTarget {
-    /// A record type's entity: its declared indexes migrated; indexes maintained from stored bytes
-    /// when every indexed field has a standard key encoding, else through decoded records.
+    /// A record type's entity, its declared indexes migrated.
     static func record<T: Record>(_ type: T.Type) throws -> ImportTarget {
         let description = try EntityDescription(type)
-        return ImportTarget(description: description, context: { tx in
+        return ImportTarget(description: description) { tx in
             let context = try tx.writableContext(for: type)
             tx.assignFieldIDs(description, context)
             return context
-        }, indexer: { tx, context in
-            if context.schema.indexes.allSatisfy(StoredIndexMaintainer.canMaintain) {
-                return .stored(StoredIndexMaintainer(tx, context))
-            }
-            let maintainer = IndexMaintainer<T>(tx, context)
-            let decode = { (bytes: [UInt8], key: [UInt8]) throws -> T in
-                try tx.decode(T.self, bytes, context) { tx.describeStoredKey(key, of: T.self) }
-            }
-            return ImportIndexer(isEmpty: maintainer.isEmpty, checkUnique: { bytes, key, _ in
-                if maintainer.hasUniqueIndexes { try maintainer.checkUnique(try decode(bytes, key), primaryKey: key) }
-            }, update: { old, new, key in
-                try maintainer.update(old: try old.map { try decode($0, key) }, new: try new.map { try decode($0, key) }, primaryKey: key)
-            })
-        })
+        }
     }
 
     /// An entity known by its description only.
     static func described(_ description: EntityDescription) -> ImportTarget {
-        ImportTarget(description: description, context: { tx in
+        ImportTarget(description: description) { tx in
             let context = try tx.writableContext(for: description)
             tx.assignFieldIDs(description, context)
             return context
-        }, indexer: { tx, context in .stored(StoredIndexMaintainer(tx, context)) })
+        }
     }
 
     /// An entity the store holds, written as it is: its catalog entry (fields, indexes,
     /// relationships) is not changed by `description`, which the store gave (nested imports
     /// into an entity ``ImportOptions/related`` does not name).
     static func existing(_ description: EntityDescription) -> ImportTarget {
-        ImportTarget(description: description, context: { tx in
+        ImportTarget(description: description) { tx in
             let context = try tx.existingContext(named: description.name)
             tx.assignFieldIDs(description, context)
             return context
-        }, indexer: { tx, context in .stored(StoredIndexMaintainer(tx, context)) })
-    }
-}
-
-extension ImportIndexer {
-    static func stored(_ maintainer: StoredIndexMaintainer) -> ImportIndexer {
-        ImportIndexer(isEmpty: maintainer.isEmpty, checkUnique: maintainer.checkUnique, update: maintainer.update)
+        }
     }
 }
 

@@ -105,11 +105,11 @@ struct IndexBatch {
 
 extension WriteTransaction {
     /// Runs `body`, which writes records of `context`'s entity, with their index changes held in
-    /// an ``IndexBatch`` when the entity's indexes are kept from stored bytes and none is unique;
+    /// an ``IndexBatch`` when the entity has indexes and none is unique;
     /// `body` calls ``flushIndexBatchIfFull(_:)`` after each record. The indexes are complete when
     /// this returns or throws.
     func batchingIndexWrites(_ context: EntityContext, _ body: () throws -> Void) throws {
-        guard context.indexBatch == nil, let stored = storedMaintainer(for: context), !stored.isEmpty,
+        guard context.indexBatch == nil, let stored = try? indexMaintainer(for: context), !stored.isEmpty,
               !stored.hasUniqueIndexes else {
             return try body()
         }

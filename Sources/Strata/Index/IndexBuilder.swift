@@ -34,9 +34,8 @@ extension WriteTransaction {
             context.needsSaving = true
             relationshipsByTarget = [:]
         }
-        try migrate(context, to: declared.map { $0.descriptor }) { toBuild in
-            try build(declared.filter { toBuild.contains($0.descriptor) }, of: type, context)
-        }
+        store.registerCustomIndexKeys(type, entity: context.name, declared)
+        try migrate(context, to: declared.map { $0.descriptor }) { toBuild in try buildIndexes(toBuild, context) }
     }
 
     /// Makes `descriptors` the built indexes of `context`'s entity: empties the built ones not
@@ -68,9 +67,10 @@ extension WriteTransaction {
     }
 
     /// Fills the (empty) indexes `descriptors` from the stored bytes of every record, in one pass,
-    /// without a Swift type.
-    func buildStored(_ descriptors: [IndexDescriptor], _ context: EntityContext) throws {
-        let maintainer = StoredIndexMaintainer(self, context, only: descriptors)
+    /// through the one ``IndexMaintainer``, whoever declared them (a record type, a description,
+    /// the tool).
+    func buildIndexes(_ descriptors: [IndexDescriptor], _ context: EntityContext) throws {
+        let maintainer = try IndexMaintainer(self, context, only: descriptors)
         try reportingBuild(descriptors.map(\.name), context) { step in
             try lmdb(entity: context.name) {
                 try raw.withCursor(context.records) { cursor in
@@ -102,36 +102,9 @@ extension WriteTransaction {
             "entity": "\(context.name)", "indexes": "\(names.joined(separator: " "))", "records": "\(total)",
         ])
     }
-
-    /// Fills the (empty) indexes `definitions` from every stored record, in one pass.
-    private func build<T: Record>(_ definitions: [IndexDefinition<T>], of type: T.Type, _ context: EntityContext) throws {
-        let maintainer = IndexMaintainer<T>(self, context, only: definitions)
-        try reportingBuild(definitions.map { $0.name }, context) { step in
-            try scanStored(type, context) { primaryKey, record in
-                try maintainer.checkUnique(record, primaryKey: primaryKey)
-                try maintainer.update(old: nil, new: record, primaryKey: primaryKey)
-                step()
-            }
-        }
-    }
 }
 
 extension ReadTransaction {
-    /// Calls `body` with every stored record of the entity and its stored primary key, in key order.
-    func scanStored<T: Record>(_ type: T.Type, _ context: EntityContext, _ body: ([UInt8], T) throws -> Void) throws {
-        try lmdb(entity: context.name) {
-            try raw.withCursor(context.records) { cursor in
-                var more = try cursor.first()
-                while more {
-                    let key = cursor.key
-                    let record = try decode(type, cursor.value, context) { describeStoredKey(key, of: type) }
-                    try body(key, record)
-                    more = try cursor.next()
-                }
-            }
-        }
-    }
-
     /// The record stored under the encoded primary key `storedKey`, or nil.
     func record<T: Record>(_ type: T.Type, storedKey: [UInt8], _ context: EntityContext) throws -> T? {
         guard let bytes = try lmdb(entity: context.name, { try raw.value(forKey: storedKey, in: context.records) }) else {

@@ -1,44 +1,121 @@
 import LMDB
 
-/// Keeps one entity's indexes in step with its records, through the single entry point
-/// ``update(old:new:primaryKey:)``, in the record's own write transaction.
+/// The keys of one index whose fields have a custom key encoding (``ValueKind/other``: a type of
+/// the program's own conforming to ``IndexableValue``), computed from a stored record's bytes by
+/// decoding it as the record type that declared the index. Registered by that type's first
+/// write in the process (``Store/registerCustomIndexKeys(_:)``).
+typealias CustomIndexKeys = @Sendable (_ transaction: ReadTransaction, _ context: EntityContext, _ record: [UInt8],
+                                       _ primaryKey: [UInt8]) throws -> [[UInt8]]
+
+/// Keeps one entity's indexes in step with its records: the only code that writes index entries.
 ///
 /// Every index is an LMDB database with sorted duplicates: key = the index key, duplicates = the
 /// encoded primary keys of the records that have it. A write therefore adds or removes single
-/// entries and never rewrites a list that grows with the index (BoltHold's problem).
-struct IndexMaintainer<Root: Record> {
+/// entries and never rewrites a list that grows with the index.
+///
+/// One entry point, ``update(old:new:primaryKey:)``, takes the old and new stored bytes of a
+/// record, whoever wrote it: typed writes, imports, relationship edits and deletes all reach it
+/// through the record writer (Storage/RecordWriter.swift), and index builds through
+/// ``WriteTransaction/buildIndexes(_:_:)``. Keys come from ``IndexKey/keys(of:slots:_:)``, or for
+/// indexes with custom-encoded fields from the declaring record type (``CustomIndexKeys``).
+/// Changes are applied at once, or held in the entity's ``IndexBatch`` during a bulk write.
+///
+/// A class, made once per transaction and schema (``WriteTransaction/indexMaintainer(for:)``): a
+/// write passes one reference, and the buffers a record's keys are built in are reused from
+/// record to record. Not for use on two threads at once, as its transaction.
+final class IndexMaintainer {
     let transaction: WriteTransaction
     let context: EntityContext
-    let definitions: [IndexDefinition<Root>]
+    let descriptors: [IndexDescriptor]
+    /// The top-level fields the indexes read: one pass over a record finds them all.
+    let selection: FieldSelection
+    /// Per descriptor, the slot of each field in ``selection``.
+    let slots: [[Int?]]
+    /// Per descriptor, its keys from the declaring record type when a field has a custom key
+    /// encoding; nil for indexes keyed from the stored values.
+    private let customKeys: [CustomIndexKeys?]
+    let hasUniqueIndexes: Bool
+    /// How many fields had ids when ``selection`` was made (ids are only ever added).
+    let fieldCount: Int
+    /// Per descriptor, its database (nil: not built, left alone), looked up once.
+    private let databases: [Database?]
+    /// Reused by ``update(old:new:primaryKey:)``: the field offsets of the old and new record and
+    /// their keys in the index at hand.
+    private var oldOffsets: [Int] = [], newOffsets: [Int] = []
+    private var oldKey: [UInt8] = [], newKey: [UInt8] = []
 
-    init(_ transaction: WriteTransaction, _ context: EntityContext, only definitions: [IndexDefinition<Root>]? = nil) {
+    /// The maintainer of `descriptors` (all of the entity's indexes when nil). Throws
+    /// `.invalidValue` when an index has a custom-encoded field and no record type that declares
+    /// it has written in this process: its keys cannot be computed without that type.
+    init(_ transaction: WriteTransaction, _ context: EntityContext, only descriptors: [IndexDescriptor]? = nil) throws {
         self.transaction = transaction
         self.context = context
-        self.definitions = definitions ?? Root.maintainedIndexes
+        let descriptors = descriptors ?? context.schema.indexes
+        self.descriptors = descriptors
+        var names: [String] = []
+        for descriptor in descriptors {
+            for field in descriptor.fields where !names.contains(field.path[0]) { names.append(field.path[0]) }
+        }
+        selection = FieldSelection(names: names, fields: context.schema.fields)
+        slots = IndexKey.slots(of: descriptors, in: selection)
+        customKeys = try descriptors.map { descriptor in
+            guard !descriptor.hasStandardKeys else { return nil }
+            guard let keys = transaction.store.customIndexKeys(entity: context.name, index: descriptor.name) else {
+                throw StrataError(.invalidValue,
+                    "\(context.name): the index '\(descriptor.name)' has a field whose Swift type encodes its own keys; write these records through their record type",
+                    entity: context.name, field: descriptor.name)
+            }
+            return keys
+        }
+        hasUniqueIndexes = descriptors.contains { $0.isUnique }
+        fieldCount = context.schema.fields.count
+        databases = descriptors.map { context.indexes[$0.name] }
     }
 
-    var isEmpty: Bool { definitions.isEmpty }
-    // A closure, not `\.isUnique`: a key path literal on this generic type is instantiated at
-    // run time on every call (`swift_getKeyPath`), which cost a tenth of every write.
-    var hasUniqueIndexes: Bool { definitions.contains { $0.isUnique } }
+    var isEmpty: Bool { descriptors.isEmpty }
 
-    /// Throws `.uniqueViolation` if storing `record` under `primaryKey` would give a unique index a
-    /// second record. nil in a single-field unique index never conflicts, as NULL in SQL. Runs before anything is written, so a caught violation leaves no trace.
-    func checkUnique(_ record: Root, primaryKey: [UInt8]) throws {
-        for definition in definitions where definition.isUnique {
-            guard let database = context.indexes[definition.name] else { continue }
-            for fullKey in definition.keys(record) where !IndexKey.isNilKey(fullKey, fields: definition.fields.count) {
+    /// The indexed fields of the record `bytes`.
+    func fieldValues(_ bytes: [UInt8]) throws -> SelectedFieldValues {
+        var offsets: [Int] = []
+        return try fieldValues(bytes, reusing: &offsets)
+    }
+
+    /// The indexed fields of the record `bytes`, with `offsets`' storage.
+    private func fieldValues(_ bytes: [UInt8], reusing offsets: inout [Int]) throws -> SelectedFieldValues {
+        do { return try selection.values(of: bytes, reusing: &offsets) } catch {
+            throw StoredFieldValues.corrupt(entity: context.name, cause: error)
+        }
+    }
+
+    /// The full keys of descriptor `index` for the record `bytes` (whose selected fields are
+    /// `fields`).
+    private func fullKeys(_ index: Int, _ fields: SelectedFieldValues, _ bytes: [UInt8], _ primaryKey: [UInt8]) throws -> [[UInt8]] {
+        if let custom = customKeys[index] { return try custom(transaction, context, bytes, primaryKey) }
+        return IndexKey.keys(of: fields, slots: slots[index], descriptors[index])
+    }
+
+    /// Throws `.uniqueViolation` if storing `bytes` under `primaryKey` would give a unique index a
+    /// second record. Runs before anything is written, so a caught violation leaves no trace. nil
+    /// in a single-field unique index never conflicts, as NULL in SQL.
+    func checkUnique(_ bytes: [UInt8], primaryKey: [UInt8], describeKey: () -> String) throws {
+        guard hasUniqueIndexes else { return }
+        var offsets: [Int] = []
+        let fields = try fieldValues(bytes, reusing: &offsets)
+        for (index, descriptor) in descriptors.enumerated() where descriptor.isUnique {
+            guard let database = context.indexes[descriptor.name] else { continue }
+            for fullKey in try fullKeys(index, fields, bytes, primaryKey) where !IndexKey.isNilKey(fullKey, fields: descriptor.fields.count) {
                 let key = IndexKey.stored(fullKey)
-                let holders = try transaction.lmdb(entity: context.name) { try transaction.raw.duplicates(of: key, in: database) }
-                for holder in holders where holder != primaryKey {
+                for holder in try transaction.lmdb(entity: context.name, { try transaction.raw.duplicates(of: key, in: database) })
+                    where holder != primaryKey {
                     if IndexKey.mayBeTruncated(key) {
                         // A cut key: compare the full keys of the other record.
-                        guard let other = try transaction.record(Root.self, storedKey: holder, context),
-                              definition.keys(other).contains(fullKey) else { continue }
+                        guard let other = try transaction.lmdb(entity: context.name, { try transaction.raw.value(forKey: holder, in: context.records) }) else { continue }
+                        var otherOffsets: [Int] = []
+                        guard try fullKeys(index, try fieldValues(other, reusing: &otherOffsets), other, holder).contains(fullKey) else { continue }
                     }
                     throw StrataError(.uniqueViolation,
-                        "\(context.name): the unique index '\(definition.name)' already holds this value, for the record with key \(transaction.describeStoredKey(holder, of: Root.self))",
-                        entity: context.name, field: definition.name, key: String(describing: record.primaryKeyValue))
+                        "\(context.name): the unique index '\(descriptor.name)' already holds this value, for the record with key \(transaction.describeStoredKey(holder))",
+                        entity: context.name, field: descriptor.name, key: describeKey())
                 }
             }
         }
@@ -46,16 +123,64 @@ struct IndexMaintainer<Root: Record> {
 
     /// Applies one record change to every index: `old` nil for an insert, `new` nil for a delete.
     /// Keys present in both are left alone.
-    func update(old: Root?, new: Root?, primaryKey: [UInt8]) throws {
-        for definition in definitions {
-            guard let database = context.indexes[definition.name] else { continue }
-            let oldKeys = old.map { definition.keys($0).map(IndexKey.stored) } ?? []
-            let newKeys = new.map { definition.keys($0).map(IndexKey.stored) } ?? []
+    func update(old: [UInt8]?, new: [UInt8]?, primaryKey: [UInt8]) throws {
+        // The offsets' storage is reused: released by the values of the previous call, which are
+        // gone, and not shared between the old and the new record.
+        let oldFields = try old.map { try fieldValues($0, reusing: &oldOffsets) }
+        let newFields = try new.map { try fieldValues($0, reusing: &newOffsets) }
+        for (index, descriptor) in descriptors.enumerated() {
+            guard let database = databases[index] ?? context.indexes[descriptor.name] else { continue }
+            // The common case, one key per record built straight from the bytes: no arrays of keys.
+            if customKeys[index] == nil, !descriptor.isMultiValue {
+                if let oldFields, IndexKey.appendDirectKey(oldFields, slots: slots[index], descriptor, to: &oldKey) {
+                    if let newFields, IndexKey.appendDirectKey(newFields, slots: slots[index], descriptor, to: &newKey) {
+                        try replaceEntry(of: primaryKey, old: oldKey, new: newKey, in: database, index: index)
+                        continue
+                    }
+                    if newFields == nil {
+                        try replaceEntry(of: primaryKey, old: oldKey, new: nil, in: database, index: index)
+                        continue
+                    }
+                } else if oldFields == nil, let newFields,
+                          IndexKey.appendDirectKey(newFields, slots: slots[index], descriptor, to: &newKey) {
+                    try replaceEntry(of: primaryKey, old: nil, new: newKey, in: database, index: index)
+                    continue
+                }
+            }
+            let oldKeys = try old.map { try fullKeys(index, oldFields!, $0, primaryKey).map(IndexKey.stored) } ?? []
+            let newKeys = try new.map { try fullKeys(index, newFields!, $0, primaryKey).map(IndexKey.stored) } ?? []
+            if context.indexBatch != nil {
+                context.indexBatch!.note(replacing: oldKeys, with: newKeys, of: primaryKey, index: descriptor.name)
+                continue
+            }
             try transaction.lmdb(entity: context.name) {
                 try transaction.raw.replaceIndexEntries(of: primaryKey, old: oldKeys, new: newKeys, in: database)
             }
         }
     }
+
+    /// Moves the entry of `primaryKey` from the full key `old` to the full key `new` (nil: none),
+    /// both cut to the stored length here; nothing when they are equal.
+    private func replaceEntry(of primaryKey: [UInt8], old: [UInt8]?, new: [UInt8]?, in database: Database, index: Int) throws {
+        if old == new { return }
+        let storedOld = old.map(IndexKey.stored), storedNew = new.map(IndexKey.stored)
+        if storedOld == storedNew { return }   // cut to the same stored key
+        if context.indexBatch != nil {
+            if let storedOld { context.indexBatch!.note(storedOld, primaryKey, adds: false, index: descriptors[index].name) }
+            if let storedNew { context.indexBatch!.note(storedNew, primaryKey, adds: true, index: descriptors[index].name) }
+            return
+        }
+        try transaction.lmdb(entity: context.name) {
+            if let storedOld { _ = try transaction.raw.delete(storedOld, value: primaryKey, in: database) }
+            if let storedNew { try transaction.raw.put(primaryKey, forKey: storedNew, in: database) }
+        }
+    }
+}
+
+extension IndexDescriptor {
+    /// True when every field holds values of a kind with a standard key encoding, so that its
+    /// keys follow from the stored values alone.
+    var hasStandardKeys: Bool { fields.allSatisfy { $0.kind != .other } }
 }
 
 extension LMDB.Transaction {

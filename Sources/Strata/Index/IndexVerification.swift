@@ -17,7 +17,7 @@ extension ReadTransaction {
     /// Checks that every record of `entity` decodes (its key, its CBOR, its field ids) and that
     /// every index holds exactly the entries the records call for: each record's keys are present
     /// with its primary key, and no index holds more entries than that. What `strata verify` runs.
-    /// Keys are computed from the stored bytes (``StoredIndexMaintainer``), for indexes whose
+    /// Keys are computed from the stored bytes (``IndexKey/keys(of:_:)``), for indexes whose
     /// fields have standard key encodings; others are reported as not checked.
     ///
     /// Reads every record once; memory does not grow with the entity.
@@ -29,7 +29,7 @@ extension ReadTransaction {
         }
         func problem(_ text: String) { if result.problems.count < 100 { result.problems.append(text) } }
         let checked = context.schema.indexes.filter { descriptor in
-            guard StoredIndexMaintainer.canMaintain(descriptor) else {
+            guard descriptor.hasStandardKeys else {
                 problem("index '\(descriptor.name)' not checked: a field's values have a custom key encoding")
                 return false
             }
@@ -66,7 +66,7 @@ extension ReadTransaction {
                     }
                     for descriptor in checked {
                         guard let database = context.indexes[descriptor.name] else { continue }
-                        for fullKey in Set(StoredIndexMaintainer.keys(of: fields, descriptor).map(IndexKey.stored)) {
+                        for fullKey in Set(IndexKey.keys(of: fields, descriptor).map(IndexKey.stored)) {
                             expected[descriptor.name, default: 0] += 1
                             let found = try raw.withCursor(database) { index in
                                 try index.seek(key: fullKey, valueAtLeast: key) && index.key == fullKey && index.value == key

@@ -36,11 +36,11 @@ extension WriteTransaction {
         guard !context.schema.indexes.contains(where: { $0.name == descriptor.name }) else {
             throw StrataError(.invalidValue, "\(name) already has the index '\(descriptor.name)'", entity: name)
         }
-        guard StoredIndexMaintainer.canMaintain(descriptor) else {
+        guard descriptor.hasStandardKeys else {
             throw StrataError(.invalidValue, "\(name): the index '\(descriptor.name)' has a field whose values have no standard key encoding",
                               entity: name)
         }
-        try migrate(context, to: context.schema.indexes + [descriptor]) { toBuild in try buildStored(toBuild, context) }
+        try migrate(context, to: context.schema.indexes + [descriptor]) { toBuild in try buildIndexes(toBuild, context) }
         if var stored = context.schema.description {
             stored.indexes.append(index)
             context.schema.description = stored

@@ -44,16 +44,7 @@ extension WriteTransaction {
         guard let old = try lmdb(entity: context.name, { try raw.value(forKey: key, in: context.records) }) else { return false }
         deleting.insert(marker)
         try applyDeleteRules(context, key: key, deleting: &deleting)
-        if !context.schema.indexes.isEmpty {
-            guard context.schema.indexes.allSatisfy(StoredIndexMaintainer.canMaintain) else {
-                throw StrataError(.invalidValue, "\(context.name): an index has a field with a custom key encoding; delete through the record type",
-                                  entity: context.name)
-            }
-            try StoredIndexMaintainer(self, context).update(old: old, new: nil, primaryKey: key)
-        }
-        _ = try lmdb(entity: context.name) { try raw.delete(key, in: context.records) }
-        changes.note(context.name, key: key, bytes: nil)
-        return true
+        return try deleteRecord(forKey: key, context, prior: .stored(old))
     }
 
     private static func marker(_ entity: String, _ key: [UInt8]) -> [UInt8] { Array(entity.utf8) + [0] + key }

@@ -45,16 +45,7 @@ extension WriteTransaction {
             rewritten.writeInteger(fieldID)
             rewritten.bytes += replacement
         }
-        let bytes = rewritten.bytes
-        try lmdb(entity: context.name) { try raw.put(bytes, forKey: key, in: context.records) }
-        changes.note(context.name, key: key, bytes: bytes)
-        if !context.schema.indexes.isEmpty {
-            guard context.schema.indexes.allSatisfy(StoredIndexMaintainer.canMaintain) else {
-                throw StrataError(.invalidValue, "\(context.name): an index has a field with a custom key encoding; change its references through the record type",
-                                  entity: context.name)
-            }
-            try StoredIndexMaintainer(self, context).update(old: old, new: bytes, primaryKey: key)
-        }
+        try writeRecord(rewritten.bytes, forKey: key, context, replacing: true, prior: .stored(old)) { describeStoredKey(key) }
         return true
     }
 

@@ -31,12 +31,12 @@ extension ReadTransaction {
         }
         guard let write = self as? WriteTransaction else { return }
         let current = context.schema.indexes.map { descriptor in
-            descriptor.hasStaleFolding && StoredIndexMaintainer.canMaintain(descriptor) ? descriptor.withCurrentFolding : descriptor
+            descriptor.hasStaleFolding && descriptor.hasStandardKeys ? descriptor.withCurrentFolding : descriptor
         }
         guard current != context.schema.indexes else { return }
         store.configuration.logger.info("rebuilding indexes folded by older rules", metadata: [
             "entity": "\(context.name)", "rulesVersion": "\(Collation.rulesVersion)",
         ])
-        try write.migrate(context, to: current) { toBuild in try write.buildStored(toBuild, context) }
+        try write.migrate(context, to: current) { toBuild in try write.buildIndexes(toBuild, context) }
     }
 }

@@ -10,6 +10,9 @@ struct PublishedState: Sendable {
     var primaryKeyNames: [ObjectIdentifier: String] = [:]
     /// Entities by name.
     var entities: [String: PublishedEntity] = [:]
+    /// The keys of indexes with custom-encoded fields, by entity and index name, from the record
+    /// types that declared them (``IndexMaintainer``).
+    var customIndexKeys: [String: [String: CustomIndexKeys]] = [:]
 }
 
 /// One entity as of a commit.
@@ -52,9 +55,9 @@ final class EntityContext {
     /// The primary key kind read from the first stored key, for entities whose catalog entry
     /// predates ``EntitySchema/primaryKeyKind``.
     var observedKeyKind: ValueKind?
-    /// The bytes-based index maintenance of typed writes, made once per transaction and schema
-    /// (see ``WriteTransaction/storedMaintainer(for:)``); never copied into a savepoint.
-    var storedMaintainer: StoredIndexMaintainer?
+    /// The maintainer of the entity's indexes, made once per transaction and schema
+    /// (see ``WriteTransaction/indexMaintainer(for:)``); never copied into a savepoint.
+    var indexMaintainer: IndexMaintainer?
     /// Index changes held back during a bulk write (``IndexBatch``); never copied into a savepoint.
     var indexBatch: IndexBatch?
 
@@ -102,6 +105,28 @@ extension Store {
         let name = T.primaryKeyName
         published.withLock { $0.primaryKeyNames[id] = name }
         return name
+    }
+
+    /// The keys of the custom-encoded index `index` of `entity`, when a record type that declares
+    /// it has written in this process.
+    func customIndexKeys(entity: String, index: String) -> CustomIndexKeys? {
+        published.withLock { $0.customIndexKeys[entity]?[index] }
+    }
+
+    /// Keeps the keys of `type`'s declared indexes with custom-encoded fields, for the index
+    /// maintenance of writes that do not go through the type (imports, relationship edits, deletes
+    /// by the tool). Once per type and process.
+    func registerCustomIndexKeys<T: Record>(_ type: T.Type, entity: String, _ definitions: [IndexDefinition<T>]) {
+        let custom = definitions.filter { !$0.descriptor.hasStandardKeys }
+        guard !custom.isEmpty else { return }
+        published.withLock { state in
+            for definition in custom where state.customIndexKeys[entity]?[definition.name] == nil {
+                state.customIndexKeys[entity, default: [:]][definition.name] = { transaction, context, bytes, primaryKey in
+                    let record = try transaction.decode(T.self, bytes, context) { transaction.describeStoredKey(primaryKey, of: T.self) }
+                    return definition.keys(record)
+                }
+            }
+        }
     }
 
     /// Makes what a finished transaction learned about entities visible to later transactions.

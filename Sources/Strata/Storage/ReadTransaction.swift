@@ -38,7 +38,7 @@ public class ReadTransaction {
         isOpen = false
         // A cached maintainer refers to this transaction: a context kept past it must not keep
         // the transaction (and its store) alive.
-        for context in contexts.values { context.storedMaintainer = nil }
+        for context in contexts.values { context.indexMaintainer = nil }
     }
 
     @inline(__always)

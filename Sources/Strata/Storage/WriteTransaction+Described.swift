@@ -38,7 +38,7 @@ extension WriteTransaction {
         }
         let missing = wanted.filter { want in !context.schema.indexes.contains { $0.name == want.name } }
         if !missing.isEmpty {
-            try migrate(context, to: context.schema.indexes + missing) { toBuild in try buildStored(toBuild, context) }
+            try migrate(context, to: context.schema.indexes + missing) { toBuild in try buildIndexes(toBuild, context) }
         }
         return context
     }

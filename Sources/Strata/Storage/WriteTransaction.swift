@@ -125,96 +125,12 @@ public final class WriteTransaction: ReadTransaction {
         return try upsert(record)
     }
 
-    /// The one path by which records are written: encode, check unique indexes, write the bytes
-    /// (unless an identical record is stored, or the key exists and `replacing` is false), then
-    /// bring the indexes in step through `IndexMaintainer.update(old:new:primaryKey:)`.
+    /// Encodes `record` and stores it through the record writer (``writeRecord(_:forKey:_:replacing:prior:describeKey:)``).
     private func put<T: Record>(_ record: T, replacing: Bool) throws -> Outcome {
         let context = try writableContext(for: T.self)
         let bytes = try encode(record, context)
         let key = try recordKey(record.primaryKeyValue, entity: context.name)
-        if let stored = storedMaintainer(for: context) {
-            // Keys from the encoded bytes: no generic key-path reads, no decode of the old record.
-            let isIndexed = !stored.isEmpty
-            if isIndexed, stored.hasUniqueIndexes {
-                try stored.checkUnique(bytes, primaryKey: key) { String(describing: record.primaryKeyValue) }
-            }
-            let (outcome, old) = try write(bytes, forKey: key, context, replacing: replacing)
-            guard isIndexed else { return outcome }
-            switch outcome {
-            case .inserted: try stored.update(old: nil, new: bytes, primaryKey: key)
-            case .updated where replacing: try stored.update(old: old, new: bytes, primaryKey: key)
-            case .updated, .unchanged: break
-            }
-            return outcome
-        }
-        let maintainer = IndexMaintainer<T>(self, context)
-        // Asked once: each question costs generic metadata lookups, a tenth of an unindexed write.
-        let isIndexed = !maintainer.isEmpty
-        if isIndexed, maintainer.hasUniqueIndexes { try maintainer.checkUnique(record, primaryKey: key) }
-        let (outcome, old) = try write(bytes, forKey: key, context, replacing: replacing)
-        guard isIndexed else { return outcome }
-        switch outcome {
-        case .inserted:
-            try maintainer.update(old: nil, new: record, primaryKey: key)
-        case .updated where replacing:
-            let previous = try decode(T.self, old ?? [], context) { String(describing: record.primaryKeyValue) }
-            try maintainer.update(old: previous, new: record, primaryKey: key)
-        case .updated, .unchanged:
-            break
-        }
-        return outcome
-    }
-
-    /// The bytes-based maintainer of `context`'s indexes when every index has only fields of
-    /// standard key encodings (the keys are then those the typed ``IndexMaintainer`` computes
-    /// from Swift values); nil otherwise. Made again when the indexes or the field ids change.
-    func storedMaintainer(for context: EntityContext) -> StoredIndexMaintainer? {
-        if let cached = context.storedMaintainer, cached.transaction === self, cached.fieldCount == context.schema.fields.count,
-           cached.descriptors == context.schema.indexes {
-            return cached
-        }
-        guard context.schema.indexes.allSatisfy(StoredIndexMaintainer.canMaintain) else { return nil }
-        let maintainer = StoredIndexMaintainer(self, context)
-        context.storedMaintainer = maintainer
-        return maintainer
-    }
-
-    /// The largest stored key of `context`'s records (empty when there is none), looked up once
-    /// per transaction and kept up to date by the writes that append. Never smaller than the
-    /// largest stored key, so a larger key is new. Inside the `lmdb` funnel.
-    func largestKey(of context: EntityContext) throws -> [UInt8] {
-        if let known = context.largestKey { return known }
-        let largest = try raw.withCursor(context.records) { cursor in try cursor.last() ? cursor.key : [] }
-        context.largestKey = largest
-        return largest
-    }
-
-    /// Stores `bytes` under `key`: appended when the key is beyond every stored key, otherwise in
-    /// one search that also returns the stored value; replaced only when `replacing` and different.
-    /// Returns `.updated` without writing when not `replacing` and the key exists; returns the
-    /// replaced bytes with `.updated`.
-    func write(_ bytes: [UInt8], forKey key: [UInt8], _ context: EntityContext, replacing: Bool) throws -> (Outcome, [UInt8]?) {
-        try lmdb(entity: context.name) { () throws -> (Outcome, [UInt8]?) in
-            if OrderedKey.precedes(try largestKey(of: context), key) {
-                do {
-                    try raw.put(bytes, forKey: key, in: context.records, options: .append)
-                    context.largestKey = key
-                    changes.note(context.name, key: key, bytes: bytes)
-                    return (.inserted, nil)
-                } catch let error as LMDBError where error.isKeyExists {
-                    context.largestKey = nil   // stale (a savepoint rolled back): look it up again next time
-                }
-            }
-            guard let old = try raw.putIfAbsent(bytes, forKey: key, in: context.records) else {
-                changes.note(context.name, key: key, bytes: bytes)
-                return (.inserted, nil)
-            }
-            if !replacing { return (.updated, nil) }
-            if old == bytes { return (.unchanged, nil) }
-            try raw.put(bytes, forKey: key, in: context.records)
-            changes.note(context.name, key: key, bytes: bytes)
-            return (.updated, old)
-        }
+        return try writeRecord(bytes, forKey: key, context, replacing: replacing) { String(describing: record.primaryKeyValue) }
     }
 
     /// Deletes the record with primary key `key`; returns false when there was none.
@@ -227,21 +143,7 @@ public final class WriteTransaction: ReadTransaction {
             var deleting = Set<[UInt8]>()
             return try deleteStoredRecord(storedKey, context, deleting: &deleting)
         }
-        if let stored = storedMaintainer(for: context) {
-            if !stored.isEmpty {
-                guard let old = try lmdb(entity: context.name, { try raw.value(forKey: storedKey, in: context.records) }) else { return false }
-                try stored.update(old: old, new: nil, primaryKey: storedKey)
-            }
-            changes.note(context.name, key: storedKey, bytes: nil)
-            return try lmdb(entity: context.name, key: "\(key)") { try raw.delete(storedKey, in: context.records) }
-        }
-        let maintainer = IndexMaintainer<T>(self, context)
-        if !maintainer.isEmpty {
-            guard let old = try record(type, storedKey: storedKey, context) else { return false }
-            try maintainer.update(old: old, new: nil, primaryKey: storedKey)
-        }
-        changes.note(context.name, key: storedKey, bytes: nil)
-        return try lmdb(entity: context.name, key: "\(key)") { try raw.delete(storedKey, in: context.records) }
+        return try lmdb(entity: context.name, key: "\(key)") { try deleteRecord(forKey: storedKey, context) }
     }
 
     /// Deletes the stored record with `record`'s primary key; returns false when there was none.
@@ -278,13 +180,7 @@ public final class WriteTransaction: ReadTransaction {
             for key in keys where try deleteStoredRecord(key, context, deleting: &deleting) { deleted += 1 }
             return deleted
         }
-        changes.note(context.name, key: nil)
-        return try lmdb(entity: context.name) { () throws -> Int in
-            let count = try raw.count(in: context.records)
-            try raw.drop(context.records)
-            for database in context.indexes.values { try raw.drop(database) }
-            return count
-        }
+        return try deleteAllRecords(context)
     }
 
     // MARK: Nesting

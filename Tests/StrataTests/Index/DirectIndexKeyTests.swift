@@ -43,16 +43,16 @@ import TestSupport
         try store.write { tx throws in
             try tx.insert(rows)
             let context = try #require(try tx.context(named: "Row"))
-            let maintainer = StoredIndexMaintainer(tx, context)
+            let maintainer = try IndexMaintainer(tx, context)
             var direct = 0
             for row in rows {
                 let key = try tx.recordKey(row.id, entity: "Row")
                 let bytes = try #require(try tx.raw.value(forKey: key, in: context.records))
                 let fields = try maintainer.fieldValues(bytes)
                 for (index, descriptor) in maintainer.descriptors.enumerated() {
-                    guard let fast = StoredIndexMaintainer.directKey(fields, slots: maintainer.directSlots[index], descriptor) else { continue }
+                    guard let fast = IndexKey.directKey(fields, slots: maintainer.slots[index], descriptor) else { continue }
                     direct += 1
-                    #expect([fast] == StoredIndexMaintainer.keys(of: fields, descriptor), "\(descriptor.name) of \(row)")
+                    #expect([fast] == IndexKey.keys(of: fields, descriptor), "\(descriptor.name) of \(row)")
                 }
             }
             // The direct path served the integer, double, date and ASCII-text parts, not the folded ones.

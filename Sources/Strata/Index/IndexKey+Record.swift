@@ -1,11 +1,45 @@
 import Foundation
 
-/// Index keys straight from a record's CBOR bytes, for the common parts of an index (integers,
-/// doubles, dates, binary-collated ASCII strings, nil): the key bytes are written from the stored bytes into one
-/// buffer, without a ``QueryValue``, a `String` or the intermediate arrays. The keys are those of
-/// ``StoredIndexMaintainer/keys(of:_:)`` byte for byte (a test compares them on random values);
-/// any other part returns nil and the caller takes that path.
-extension StoredIndexMaintainer {
+/// The index keys of a stored record: the one place that turns a record's fields into index keys.
+///
+/// Keys are built from the record's CBOR bytes, whichever API wrote it (a typed write, an import,
+/// a relationship edit), so they are the same bytes by construction. The general path reads each
+/// indexed field as a ``QueryValue`` and encodes it with ``IndexKey/encode(_:kind:collation:)``,
+/// the encoder queries use to look keys up. Inside it, a fast path writes the key bytes of the
+/// common parts (integers, doubles, epoch dates, binary-collated ASCII strings, nil) straight from
+/// the stored bytes into one buffer, without a ``QueryValue`` or a `String`; it says false for any
+/// other part, and the general path answers. `DirectIndexKeyTests` holds the two to the same bytes
+/// on random records. Fields whose Swift type has its own key encoding (``ValueKind/other``) are
+/// keyed by the record type that declared the index (``IndexMaintainer``).
+extension IndexKey {
+    /// The full (uncut) index keys of a record's field values in `descriptor`: one, or one per
+    /// distinct element for a multi-value index; none when a part has no key encoding.
+    static func keys(of fields: some FieldValues, _ descriptor: IndexDescriptor) -> [[UInt8]] {
+        if descriptor.isMultiValue, let field = descriptor.fields.first {
+            guard case .list(let elements)? = fields.value(at: field.path) else { return [] }
+            var keys = Set<[UInt8]>()
+            for element in elements {
+                if let key = encode(element, kind: field.kind, collation: field.collation) { keys.insert(key) }
+            }
+            return keys.sorted { $0.lexicographicallyPrecedes($1) }
+        }
+        var key: [UInt8] = []
+        for field in descriptor.fields {
+            guard let part = encode(fields.value(at: field.path) ?? .null, kind: field.kind, collation: field.collation) else {
+                return []
+            }
+            key.append(contentsOf: part)
+        }
+        return [key]
+    }
+
+    /// The full keys of `descriptor` for the selected `fields` of a record whose top-level fields
+    /// sit at `slots` of the selection: the fast path when it applies, else ``keys(of:_:)``.
+    static func keys(of fields: SelectedFieldValues, slots: [Int?], _ descriptor: IndexDescriptor) -> [[UInt8]] {
+        if let key = directKey(fields, slots: slots, descriptor) { return [key] }
+        return keys(of: fields, descriptor)
+    }
+
     /// The slot in ``selection`` of each top-level field of each descriptor (nil for a nested
     /// path), computed once per maintainer.
     static func slots(of descriptors: [IndexDescriptor], in selection: FieldSelection) -> [[Int?]] {
