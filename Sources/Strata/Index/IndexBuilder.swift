@@ -43,6 +43,7 @@ extension WriteTransaction {
     /// result in the catalog. Nothing happens when they are built already.
     func migrate(_ context: EntityContext, to descriptors: [IndexDescriptor], build: ([IndexDescriptor]) throws -> Void) throws {
         guard descriptors != context.schema.indexes else { return }
+        context.indexMaintainer = nil
         for built in context.schema.indexes where !descriptors.contains(built) {
             if let database = context.indexes[built.name] {
                 try lmdb(entity: context.name) { try raw.drop(database) }
@@ -63,6 +64,7 @@ extension WriteTransaction {
         }
         if !toBuild.isEmpty { try build(toBuild) }
         context.schema.indexes = descriptors
+        context.indexMaintainer = nil
         context.needsSaving = true
     }
 

@@ -22,10 +22,10 @@ extension WriteTransaction {
         case stored([UInt8])
     }
 
-    /// The maintainer of `context`'s indexes, made again when the indexes or the field ids change.
+    /// The maintainer of `context`'s indexes, made again when the field ids change or the
+    /// indexes do (``migrate(_:to:build:)``, the one place that changes them, forgets it).
     func indexMaintainer(for context: EntityContext) throws -> IndexMaintainer {
-        if let cached = context.indexMaintainer, cached.transaction === self, cached.fieldCount == context.schema.fields.count,
-           cached.descriptors == context.schema.indexes {
+        if let cached = context.indexMaintainer, cached.transaction === self, cached.fieldCount == context.schema.fields.count {
             return cached
         }
         let maintainer = try IndexMaintainer(self, context)
