@@ -35,7 +35,7 @@ final class EntityWriter {
         layout = RecordLayout(description, ids: context.schema.fields)
         primaryKeyIndex = description.fields.firstIndex { $0.name == description.primaryKey } ?? 0
         fieldIndexes = Dictionary(description.fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
-        _ = try tx.lmdb(entity: context.name) { try tx.largestKey(of: context) }
+        _ = try tx.largestKey(of: context)
     }
 
     var name: String { context.name }
@@ -63,16 +63,11 @@ final class EntityWriter {
     func store(_ mapped: RecordMapper.Mapped) throws -> Outcome {
         try checkReferences(mapped)
         let key = mapped.primaryKey
-        let raw = tx.raw
         // A key beyond the largest stored one is new: no search (payloads often come in key order).
         let isBeyondLargest = context.largestKey.map { OrderedKey.precedes($0, key) } ?? false
         // An unchanged record is recognised in the memory map, without copying or decoding it.
-        let found = isBeyondLargest ? .absent : try lmdb(mapped) {
-            try raw.withValue(forKey: key, in: context.records) { value in
-                value.withUnsafeBufferPointer { bytes in
-                    layout.isUnchanged(mapped, stored: bytes) ? Existing.unchanged : .bytes(Array(bytes))
-                }
-            }
+        let found = isBeyondLargest ? .absent : try tx.withStoredBytes(forKey: key, context) { bytes in
+            layout.isUnchanged(mapped, stored: bytes) ? Existing.unchanged : .bytes(Array(bytes))
         } ?? .absent
         let stored: [UInt8]?
         switch found {

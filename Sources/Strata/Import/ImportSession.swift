@@ -34,11 +34,9 @@ final class ImportSession {
         for name in targets.keys where name != root.name { writers[name] = try EntityWriter(tx, targets[name]!, options) }
         maximumKeySize = tx.store.environment.maxKeySize
         let name = "import/\(root.name)"
-        guard let seen = try tx.lmdb(entity: root.name, { try tx.raw.openDatabase(name, options: .create) }) else {
-            preconditionFailure("mdb_dbi_open with MDB_CREATE returned no database")
-        }
+        let seen = try tx.openScratchDatabase(name, entity: root.name)
         self.seen = seen
-        if !keepSeen { try tx.lmdb(entity: root.name) { try tx.raw.drop(seen) } }
+        if !keepSeen { try tx.empty(seen, entity: root.name) }
         seenIsOrdered = !keepSeen
     }
 
@@ -88,17 +86,13 @@ final class ImportSession {
 
     /// Records the key in `seen`; false when the payload had it before.
     private func markSeen(_ key: [UInt8]) throws -> Bool {
-        let raw = tx.raw
-        return try tx.lmdb(entity: root.name) {
-            // Payloads often come in key order: then each key goes at the end, without a search.
-            if seenIsOrdered, largestSeen.map({ OrderedKey.precedes($0, key) }) ?? true {
-                try raw.put([], forKey: key, in: seen, options: .append)
-                largestSeen = key
-                return true
-            }
-            seenIsOrdered = false
-            return try raw.putIfAbsent([], forKey: key, in: seen) == nil
+        // Payloads often come in key order: then each key goes at the end, without a search.
+        if seenIsOrdered, largestSeen.map({ OrderedKey.precedes($0, key) }) ?? true {
+            largestSeen = key
+            return try tx.noteScratchKey(key, in: seen, appending: true, entity: root.name)
         }
+        seenIsOrdered = false
+        return try tx.noteScratchKey(key, in: seen, appending: false, entity: root.name)
     }
 
     private func write(_ mapped: inout RecordMapper.Mapped, into report: inout ImportReport) throws {
@@ -127,7 +121,7 @@ final class ImportSession {
     /// Deletes what a sync's payload lacks, then empties the seen-keys database.
     func finish(into report: inout ImportReport) throws {
         if options.mode.deletesMissing { try deleteMissing(into: &report) }
-        try tx.lmdb(entity: root.name) { try tx.raw.drop(seen) }
+        try tx.empty(seen, entity: root.name)
     }
 
     private func deleteMissing(into report: inout ImportReport) throws {
@@ -140,33 +134,25 @@ final class ImportSession {
         // The scope reads only its own fields, found by id in one pass over each record.
         let selection = scope.map { FieldSelection(predicate: $0, orderings: [], fields: context.schema.fields) }
         var offsets: [Int] = []
-        let raw = tx.raw
         var doomed: [[UInt8]] = []
-        try tx.lmdb(entity: context.name) {
-            try raw.withCursor(context.records) { cursor in
-                var more = try cursor.first()
-                while more {
-                    let key = cursor.key
-                    if try !raw.contains(key, in: seen) {
-                        var inScope = true
-                        if let scope, let selection {
-                            do {
-                                inScope = scope.evaluate(on: try selection.values(of: cursor.value, reusing: &offsets))
-                            } catch {
-                                throw StoredFieldValues.corrupt(entity: context.name, cause: error)
-                            }
-                        }
-                        if inScope {
-                            if options.deletesMissing { doomed.append(key) } else { report.notDeleted += 1 }
-                        }
-                    }
-                    more = try cursor.next()
+        try tx.forEachStoredRecord(context) { key, bytes in
+            guard try !tx.hasScratchKey(key, in: seen, entity: context.name) else { return true }
+            var inScope = true
+            if let scope, let selection {
+                do {
+                    inScope = scope.evaluate(on: try selection.values(of: bytes, reusing: &offsets))
+                } catch {
+                    throw StoredFieldValues.corrupt(entity: context.name, cause: error)
                 }
             }
+            if inScope {
+                if options.deletesMissing { doomed.append(key) } else { report.notDeleted += 1 }
+            }
+            return true
         }
         for key in doomed {
             // A cascade from an earlier deletion may have taken it already.
-            guard try tx.lmdb(entity: context.name, { try raw.contains(key, in: context.records) }) else { continue }
+            guard try tx.hasRecord(forKey: key, context) else { continue }
             try root.delete(key)
             report.deleted += 1
         }

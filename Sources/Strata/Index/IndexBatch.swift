@@ -139,16 +139,14 @@ extension WriteTransaction {
         context.indexBatch = IndexBatch()
         for (name, changes) in batch.changes {
             guard let database = context.indexes[name] else { continue }
-            try lmdb(entity: context.name) {
-                try raw.withCursor(database) { cursor in
-                    try changes.forEachSorted { key, primaryKey, adds in
-                        if adds {
-                            do { try cursor.put(primaryKey, forKey: key, options: .appendDuplicate) } catch let error as LMDBError where error.isKeyExists {
-                                try cursor.put(primaryKey, forKey: key)   // not the last duplicate
-                            }
-                        } else {
-                            _ = try raw.delete(Array(key), value: Array(primaryKey), in: database)
+            try withWritableCursor(database, entity: context.name) { cursor in
+                try changes.forEachSorted { key, primaryKey, adds in
+                    if adds {
+                        do { try cursor.put(primaryKey, forKey: key, options: .appendDuplicate) } catch let error as LMDBError where error.isKeyExists {
+                            try cursor.put(primaryKey, forKey: key)   // not the last duplicate
                         }
+                    } else {
+                        try removeIndexEntry(Array(key), primaryKey: Array(primaryKey), in: database, entity: context.name)
                     }
                 }
             }

@@ -46,7 +46,7 @@ extension WriteTransaction {
         context.indexMaintainer = nil
         for built in context.schema.indexes where !descriptors.contains(built) {
             if let database = context.indexes[built.name] {
-                try lmdb(entity: context.name) { try raw.drop(database) }
+                try empty(database, entity: context.name)
             }
             context.indexes[built.name] = nil
             store.configuration.logger.info("dropped index", metadata: ["entity": "\(context.name)", "index": "\(built.name)"])
@@ -55,11 +55,8 @@ extension WriteTransaction {
         let toBuild = descriptors.filter { !kept.contains($0) }
         for descriptor in toBuild {
             let name = EntitySchema.indexDatabaseName(entity: context.name, index: descriptor.name)
-            let database = try lmdb(entity: context.name) {
-                try raw.openDatabase(name, options: [.create, .sortedDuplicates])
-            }
-            guard let database else { preconditionFailure("mdb_dbi_open with MDB_CREATE returned no database") }
-            try lmdb(entity: context.name) { try raw.drop(database) }   // a leftover of an emptied index
+            let database = try openIndexDatabase(name, entity: context.name)
+            try empty(database, entity: context.name)   // a leftover of an emptied index
             context.indexes[descriptor.name] = database
         }
         if !toBuild.isEmpty { try build(toBuild) }
@@ -74,24 +71,18 @@ extension WriteTransaction {
     func buildIndexes(_ descriptors: [IndexDescriptor], _ context: EntityContext) throws {
         let maintainer = try IndexMaintainer(self, context, only: descriptors)
         try reportingBuild(descriptors.map(\.name), context) { step in
-            try lmdb(entity: context.name) {
-                try raw.withCursor(context.records) { cursor in
-                    var more = try cursor.first()
-                    while more {
-                        let key = cursor.key, bytes = cursor.value
-                        try maintainer.checkUnique(bytes, primaryKey: key) { key.hex }
-                        try maintainer.update(old: nil, new: bytes, primaryKey: key)
-                        step()
-                        more = try cursor.next()
-                    }
-                }
+            try forEachStoredRecord(context) { key, bytes in
+                try maintainer.checkUnique(bytes, primaryKey: key) { describeStoredKey(key) }
+                try maintainer.update(old: nil, new: bytes, primaryKey: key)
+                step()
+                return true
             }
         }
     }
 
     /// Runs an index build, reporting progress every 10,000 records and logging the result.
     private func reportingBuild(_ names: [String], _ context: EntityContext, _ body: (() -> Void) throws -> Void) throws {
-        let total = try lmdb(entity: context.name) { try raw.count(in: context.records) }
+        let total = try recordCount(context)
         let report = store.configuration.indexBuildProgress
         var progress = IndexBuildProgress(entity: context.name, indexes: names, completed: 0, total: total)
         report?(progress)
@@ -109,9 +100,7 @@ extension WriteTransaction {
 extension ReadTransaction {
     /// The record stored under the encoded primary key `storedKey`, or nil.
     func record<T: Record>(_ type: T.Type, storedKey: [UInt8], _ context: EntityContext) throws -> T? {
-        guard let bytes = try lmdb(entity: context.name, { try raw.value(forKey: storedKey, in: context.records) }) else {
-            return nil
-        }
+        guard let bytes = try storedBytes(forKey: storedKey, context) else { return nil }
         return try decode(type, bytes, context) { describeStoredKey(storedKey, of: type) }
     }
 }

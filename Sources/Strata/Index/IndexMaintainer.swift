@@ -105,11 +105,10 @@ final class IndexMaintainer {
             guard let database = context.indexes[descriptor.name] else { continue }
             for fullKey in try fullKeys(index, fields, bytes, primaryKey) where !IndexKey.isNilKey(fullKey, fields: descriptor.fields.count) {
                 let key = IndexKey.stored(fullKey)
-                for holder in try transaction.lmdb(entity: context.name, { try transaction.raw.duplicates(of: key, in: database) })
-                    where holder != primaryKey {
+                for holder in try transaction.holders(ofIndexKey: key, in: database, entity: context.name) where holder != primaryKey {
                     if IndexKey.mayBeTruncated(key) {
                         // A cut key: compare the full keys of the other record.
-                        guard let other = try transaction.lmdb(entity: context.name, { try transaction.raw.value(forKey: holder, in: context.records) }) else { continue }
+                        guard let other = try transaction.storedBytes(forKey: holder, context) else { continue }
                         var otherOffsets: [Int] = []
                         guard try fullKeys(index, try fieldValues(other, reusing: &otherOffsets), other, holder).contains(fullKey) else { continue }
                     }
@@ -153,9 +152,9 @@ final class IndexMaintainer {
                 context.indexBatch!.note(replacing: oldKeys, with: newKeys, of: primaryKey, index: descriptor.name)
                 continue
             }
-            try transaction.lmdb(entity: context.name) {
-                try transaction.raw.replaceIndexEntries(of: primaryKey, old: oldKeys, new: newKeys, in: database)
-            }
+            let (removed, added) = IndexKey.moves(from: oldKeys, to: newKeys)
+            for key in removed { try transaction.removeIndexEntry(key, primaryKey: primaryKey, in: database, entity: context.name) }
+            for key in added { try transaction.addIndexEntry(key, primaryKey: primaryKey, in: database, entity: context.name) }
         }
     }
 
@@ -170,10 +169,8 @@ final class IndexMaintainer {
             if let storedNew { context.indexBatch!.note(storedNew, primaryKey, adds: true, index: descriptors[index].name) }
             return
         }
-        try transaction.lmdb(entity: context.name) {
-            if let storedOld { _ = try transaction.raw.delete(storedOld, value: primaryKey, in: database) }
-            if let storedNew { try transaction.raw.put(primaryKey, forKey: storedNew, in: database) }
-        }
+        if let storedOld { try transaction.removeIndexEntry(storedOld, primaryKey: primaryKey, in: database, entity: context.name) }
+        if let storedNew { try transaction.addIndexEntry(storedNew, primaryKey: primaryKey, in: database, entity: context.name) }
     }
 }
 
@@ -181,29 +178,4 @@ extension IndexDescriptor {
     /// True when every field holds values of a kind with a standard key encoding, so that its
     /// keys follow from the stored values alone.
     var hasStandardKeys: Bool { fields.allSatisfy { $0.kind != .other } }
-}
-
-extension LMDB.Transaction {
-    /// Moves the index entries of the record `primaryKey` from the keys `old` to the keys `new`:
-    /// removes the entries only in `old`, adds those only in `new`, leaves the rest
-    /// (``IndexKey/moves(from:to:)``).
-    func replaceIndexEntries(of primaryKey: [UInt8], old: [[UInt8]], new: [[UInt8]], in database: Database) throws {
-        let (removed, added) = IndexKey.moves(from: old, to: new)
-        for key in removed { try delete(key, value: primaryKey, in: database) }
-        for key in added { try put(primaryKey, forKey: key, in: database) }
-    }
-
-    /// The values stored under exactly `key` in a database with sorted duplicates: in an index,
-    /// the primary keys of the records holding that key.
-    func duplicates(of key: [UInt8], in database: Database) throws -> [[UInt8]] {
-        try withCursor(database) { cursor in
-            var values: [[UInt8]] = []
-            var more = try cursor.seek(exactly: key)
-            while more {
-                values.append(cursor.value)
-                more = try cursor.nextDuplicate()
-            }
-            return values
-        }
-    }
 }

@@ -47,44 +47,36 @@ extension ReadTransaction {
         var expected = [String: Int]()
         let selection = FieldSelection(names: Array(Set(checked.flatMap { $0.fields.map { $0.path[0] } })), fields: context.schema.fields)
         var offsets: [Int] = []
-        try lmdb(entity: entity) {
-            try raw.withCursor(context.records) { records in
-                var more = try records.first()
-                while more {
-                    let key = records.key
-                    result.recordsChecked += 1
-                    if result.recordsChecked % 10_000 == 0 { progress?(result.recordsChecked) }
-                    let fields: SelectedFieldValues
-                    do {
-                        // The whole record, not only the indexed fields: every value must decode.
-                        _ = try StoredRecord(key: key, bytes: records.value, fields: context.schema.fields, entity: entity)
-                        fields = try selection.values(of: records.value, reusing: &offsets)
-                    } catch {
-                        problem("the record with primary key \(describeStoredKey(key)) does not decode: \((error as? StrataError)?.message ?? "\(error)")")
-                        more = try records.next()
-                        continue
-                    }
-                    for descriptor in checked {
-                        guard let database = context.indexes[descriptor.name] else { continue }
-                        for fullKey in Set(IndexKey.keys(of: fields, descriptor).map(IndexKey.stored)) {
-                            expected[descriptor.name, default: 0] += 1
-                            let found = try raw.withCursor(database) { index in
-                                try index.seek(key: fullKey, valueAtLeast: key) && index.key == fullKey && index.value == key
-                            }
-                            if !found { problem("index '\(descriptor.name)' lacks the entry of the record with primary key \(describeStoredKey(key))") }
-                        }
-                    }
-                    more = try records.next()
-                }
+        try forEachStoredRecord(context) { key, bytes in
+            result.recordsChecked += 1
+            if result.recordsChecked % 10_000 == 0 { progress?(result.recordsChecked) }
+            let fields: SelectedFieldValues
+            do {
+                // The whole record, not only the indexed fields: every value must decode.
+                _ = try StoredRecord(key: key, bytes: bytes, fields: context.schema.fields, entity: entity)
+                fields = try selection.values(of: bytes, reusing: &offsets)
+            } catch {
+                problem("the record with primary key \(describeStoredKey(key)) does not decode: \((error as? StrataError)?.message ?? "\(error)")")
+                return true
             }
             for descriptor in checked {
                 guard let database = context.indexes[descriptor.name] else { continue }
-                let entries = try raw.statistics(of: database).entries
-                let wanted = expected[descriptor.name] ?? 0
-                result.entriesExpected += wanted
-                if entries != wanted {
-                    problem("index '\(descriptor.name)' holds \(entries) entries; the records call for \(wanted)")
+                for fullKey in Set(IndexKey.keys(of: fields, descriptor).map(IndexKey.stored)) {
+                    expected[descriptor.name, default: 0] += 1
+                    if try !hasIndexEntry(fullKey, primaryKey: key, in: database, entity: entity) {
+                        problem("index '\(descriptor.name)' lacks the entry of the record with primary key \(describeStoredKey(key))")
+                    }
                 }
+            }
+            return true
+        }
+        for descriptor in checked {
+            guard let database = context.indexes[descriptor.name] else { continue }
+            let entries = try entryCount(of: database, entity: entity)
+            let wanted = expected[descriptor.name] ?? 0
+            result.entriesExpected += wanted
+            if entries != wanted {
+                problem("index '\(descriptor.name)' holds \(entries) entries; the records call for \(wanted)")
             }
         }
         return result

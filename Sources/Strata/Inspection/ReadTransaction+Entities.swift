@@ -5,18 +5,7 @@ extension ReadTransaction {
     /// The names of the store's entities, sorted; in a write transaction, with those it created.
     public func entityNames() throws -> [String] {
         checkOpen()
-        let prefix = Array("entity/".utf8)
-        let stored = try lmdb(entity: nil) {
-            try raw.withCursor(store.catalog) { cursor in
-                var names: [String] = []
-                var more = try cursor.seek(atLeast: prefix)
-                while more, cursor.key.starts(with: prefix) {
-                    names.append(String(decoding: cursor.key.dropFirst(prefix.count), as: UTF8.self))
-                    more = try cursor.next()
-                }
-                return names
-            }
-        }
+        let stored = try catalogEntityNames()
         return Set(stored).union(contexts.keys).sorted()
     }
 
@@ -35,14 +24,14 @@ extension ReadTransaction {
     public func record(entity name: String, key: QueryValue) throws -> StoredRecord? {
         let context = try existingContext(named: name)
         let storedKey = try storedPrimaryKey(key, context)
-        guard let bytes = try lmdb(entity: name, { try raw.value(forKey: storedKey, in: context.records) }) else { return nil }
+        guard let bytes = try storedBytes(forKey: storedKey, context) else { return nil }
         return try StoredRecord(key: storedKey, bytes: bytes, fields: context.schema.fields, entity: name)
     }
 
     /// The number of records of entity `name` (O(1)); 0 when there is no such entity.
     public func count(entity name: String) throws -> Int {
         guard let context = try context(named: name) else { return 0 }
-        return try lmdb(entity: name) { try raw.count(in: context.records) }
+        return try recordCount(context)
     }
 
     /// The context of `name`, or `.notFound` naming the entities there are.

@@ -26,21 +26,17 @@ extension ReadTransaction {
     private func inferredFields(_ context: EntityContext, sampleLimit: Int) throws -> [FieldDescription] {
         var types: [String: InferredField] = [:]
         var sampled = 0
-        try lmdb(entity: context.name) {
-            try raw.withCursor(context.records) { cursor in
-                var more = try cursor.first()
-                while more, sampled < sampleLimit {
-                    let record = try StoredRecord(key: cursor.key, bytes: cursor.value, fields: context.schema.fields, entity: context.name)
-                    var present = Set<String>()
-                    for member in record.fields {
-                        present.insert(member.key)
-                        types[member.key, default: InferredField(firstSeenIn: sampled)].add(member.value)
-                    }
-                    for (name, _) in types where !present.contains(name) { types[name]!.isOptional = true }
-                    sampled += 1
-                    more = try cursor.next()
-                }
+        try forEachStoredRecord(context) { key, bytes in
+            guard sampled < sampleLimit else { return false }
+            let record = try StoredRecord(key: key, bytes: bytes, fields: context.schema.fields, entity: context.name)
+            var present = Set<String>()
+            for member in record.fields {
+                present.insert(member.key)
+                types[member.key, default: InferredField(firstSeenIn: sampled)].add(member.value)
             }
+            for (name, _) in types where !present.contains(name) { types[name]!.isOptional = true }
+            sampled += 1
+            return true
         }
         // Field ids are assigned in declaration order, so id order is the record type's order.
         return context.schema.fields.names.sorted { $0.key < $1.key }.compactMap { _, name in

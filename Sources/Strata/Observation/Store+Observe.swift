@@ -111,7 +111,7 @@ extension ReadTransaction {
         let predicate = request.query.predicate
         for key in changes.keys {
             if lastKeys.contains(key) { return true }
-            guard let bytes = try lmdb(entity: entity, { try raw.value(forKey: key, in: context.records) }) else { continue }
+            guard let bytes = try storedBytes(forKey: key, context) else { continue }
             if predicate.evaluate(on: try StoredFieldValues(bytes: bytes, fields: context.schema.fields, entity: entity)) { return true }
         }
         return false

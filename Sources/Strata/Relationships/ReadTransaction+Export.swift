@@ -8,7 +8,7 @@ extension ReadTransaction {
     public func exportJSON(entity: String, key: QueryValue, jsonKeys: Bool = false) throws -> JSONValue? {
         let context = try existingContext(named: entity)
         let storedKey = try storedPrimaryKey(key, context)
-        guard let bytes = try lmdb(entity: entity, { try raw.value(forKey: storedKey, in: context.records) }) else { return nil }
+        guard let bytes = try storedBytes(forKey: storedKey, context) else { return nil }
         // One read of the record: its JSON, and its reference fields with their stored types.
         let record = try StoredRecord(key: storedKey, bytes: bytes, fields: context.schema.fields, entity: entity)
         let fields = try StoredFieldValues(bytes: bytes, fields: context.schema.fields, entity: entity)

@@ -41,7 +41,7 @@ extension WriteTransaction {
     func deleteStoredRecord(_ key: [UInt8], _ context: EntityContext, deleting: inout Set<[UInt8]>) throws -> Bool {
         let marker = Self.marker(context.name, key)
         guard !deleting.contains(marker) else { return false }
-        guard let old = try lmdb(entity: context.name, { try raw.value(forKey: key, in: context.records) }) else { return false }
+        guard let old = try storedBytes(forKey: key, context) else { return false }
         deleting.insert(marker)
         try applyDeleteRules(context, key: key, deleting: &deleting)
         return try deleteRecord(forKey: key, context, prior: .stored(old))

@@ -18,7 +18,7 @@ extension WriteTransaction {
     @discardableResult
     func editReference(_ keyField: String, kind: RelationshipDescriptor.Kind, of key: [UInt8], _ context: EntityContext,
                        _ edit: ReferenceEdit) throws -> Bool {
-        guard let old = try lmdb(entity: context.name, { try raw.value(forKey: key, in: context.records) }) else { return false }
+        guard let old = try storedBytes(forKey: key, context) else { return false }
         guard let fieldID = context.schema.fields.id(for: keyField) else {
             if case .remove = edit { return false }
             throw StrataError(.invalidValue, "\(context.name): the reference field '\(keyField)' has no field id", entity: context.name, field: keyField)

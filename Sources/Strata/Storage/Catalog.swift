@@ -79,6 +79,20 @@ enum Catalog {
         return entities
     }
 
+    /// The names of the entities the catalog lists, in key order.
+    static func entityNames(in txn: LMDB.Transaction, catalog: Database) throws -> [String] {
+        let prefix = Array("entity/".utf8)
+        return try txn.withCursor(catalog) { cursor in
+            var names: [String] = []
+            var more = try cursor.seek(atLeast: prefix)
+            while more, cursor.key.starts(with: prefix) {
+                names.append(String(decoding: cursor.key.dropFirst(prefix.count), as: UTF8.self))
+                more = try cursor.next()
+            }
+            return names
+        }
+    }
+
     /// Writes `schema` as its catalog entry and returns the bytes written.
     @discardableResult
     static func save(_ schema: EntitySchema, in txn: LMDB.Transaction, catalog: Database) throws -> [UInt8] {

@@ -23,7 +23,7 @@ extension EntityWriter {
                 let text = key.plainDescription
                 let stored = try target.map { target in
                     let bytes = try tx.storedPrimaryKey(key, target)
-                    return try tx.lmdb(entity: target.name) { try tx.raw.contains(bytes, in: target.records) }
+                    return try tx.hasRecord(forKey: bytes, target)
                 } ?? false
                 guard stored else {
                     throw StrataError(.notFound, "'\(relationship.keyField)' (the relationship '\(relationship.name)') links \(relationship.target) \(text), which is not stored",

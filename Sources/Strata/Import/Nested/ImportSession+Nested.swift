@@ -117,7 +117,7 @@ extension ImportSession {
             }
         } else if case .keys(let keys) = value.content {
             for key in keys {
-                guard try tx.lmdb(entity: related.name, { try tx.raw.contains(key.key, in: related.context.records) }) else {
+                guard try tx.hasRecord(forKey: key.key, related.context) else {
                     throw StrataError(.notFound, "'\(value.key)' links \(related.name) \(key.text), which is not stored",
                                       entity: related.name, key: key.text)
                 }

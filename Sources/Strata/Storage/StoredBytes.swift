@@ -1,0 +1,160 @@
+import LMDB
+
+/// Storage's reading interface for the layers above it (Index, Query, Relationships, Import,
+/// Inspection, Observation): a record's stored bytes by key, record counts and walks, and index
+/// databases, with LMDB's errors translated and the entity named. Code outside `Storage/` reads
+/// and writes through these and the record writer (RecordWriter.swift), never through the raw
+/// LMDB transaction (`raw`).
+extension ReadTransaction {
+    // MARK: Catalog
+
+    /// The names of the entities the catalog lists (without those this transaction created).
+    func catalogEntityNames() throws -> [String] {
+        try lmdb(entity: nil) { try Catalog.entityNames(in: raw, catalog: store.catalog) }
+    }
+
+    // MARK: Records
+
+    /// The stored bytes of the record `key` of `context`'s entity, or nil when there is none.
+    func storedBytes(forKey key: [UInt8], _ context: EntityContext) throws -> [UInt8]? {
+        try lmdb(entity: context.name) { try raw.value(forKey: key, in: context.records) }
+    }
+
+    /// Lends the stored bytes of the record `key` to `body`, valid only during the call, without
+    /// copying them; nil when there is none.
+    func withStoredBytes<R>(forKey key: [UInt8], _ context: EntityContext, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) throws -> R? {
+        try lmdb(entity: context.name) {
+            try raw.withValue(forKey: key, in: context.records) { value in try value.withUnsafeBufferPointer(body) }
+        }
+    }
+
+    /// True when a record is stored under `key`.
+    func hasRecord(forKey key: [UInt8], _ context: EntityContext) throws -> Bool {
+        try lmdb(entity: context.name) { try raw.contains(key, in: context.records) }
+    }
+
+    /// How many records `context`'s entity holds (LMDB keeps the count: no walk).
+    func recordCount(_ context: EntityContext) throws -> Int {
+        try lmdb(entity: context.name) { try raw.count(in: context.records) }
+    }
+
+    /// The smallest stored primary key of `context`'s entity, or nil when it has no records.
+    func firstRecordKey(_ context: EntityContext) throws -> [UInt8]? {
+        try lmdb(entity: context.name) { try raw.withCursor(context.records) { cursor in try cursor.first() ? cursor.key : nil } }
+    }
+
+    /// Calls `body` with each stored record's primary key and bytes, in key order, until it
+    /// returns false. `body` must not write to the entity's records.
+    func forEachStoredRecord(_ context: EntityContext, _ body: (_ key: [UInt8], _ bytes: [UInt8]) throws -> Bool) throws {
+        try lmdb(entity: context.name) {
+            try raw.withCursor(context.records) { cursor in
+                var more = try cursor.first()
+                while more, try body(cursor.key, cursor.value) { more = try cursor.next() }
+            }
+        }
+    }
+
+    /// Runs `body` with a cursor over `context`'s records, for walks that position themselves
+    /// (ranges, seeks) or read in place.
+    func withRecordCursor<R>(_ context: EntityContext, _ body: (Cursor) throws -> R) throws -> R {
+        try lmdb(entity: context.name) { try raw.withCursor(context.records, body) }
+    }
+
+    // MARK: Index databases
+
+    /// Runs `body` with a cursor over an index database of `entity`.
+    func withIndexCursor<R>(_ database: Database, entity: String, _ body: (Cursor) throws -> R) throws -> R {
+        try lmdb(entity: entity) { try raw.withCursor(database, body) }
+    }
+
+    /// How many entries an index database holds.
+    func entryCount(of database: Database, entity: String) throws -> Int {
+        try lmdb(entity: entity) { try raw.count(in: database) }
+    }
+
+    /// LMDB's page and entry counts of a database (records or index) of `entity`.
+    func statistics(of database: Database, entity: String) throws -> DatabaseStatistics {
+        try lmdb(entity: entity) { try raw.statistics(of: database) }
+    }
+
+    /// True when an index database holds the entry `key` → `primaryKey`.
+    func hasIndexEntry(_ key: [UInt8], primaryKey: [UInt8], in database: Database, entity: String) throws -> Bool {
+        try lmdb(entity: entity) {
+            try raw.withCursor(database) { index in
+                try index.seek(key: key, valueAtLeast: primaryKey) && index.key == key && index.value == primaryKey
+            }
+        }
+    }
+
+    /// The primary keys stored under exactly `key` in an index database.
+    func holders(ofIndexKey key: [UInt8], in database: Database, entity: String) throws -> [[UInt8]] {
+        try lmdb(entity: entity) {
+            try raw.withCursor(database) { cursor in
+                var values: [[UInt8]] = []
+                var more = try cursor.seek(exactly: key)
+                while more {
+                    values.append(cursor.value)
+                    more = try cursor.nextDuplicate()
+                }
+                return values
+            }
+        }
+    }
+}
+
+extension WriteTransaction {
+    /// Adds the entry `key` → `primaryKey` to an index database of `entity`.
+    func addIndexEntry(_ key: [UInt8], primaryKey: [UInt8], in database: Database, entity: String) throws {
+        try lmdb(entity: entity) { try raw.put(primaryKey, forKey: key, in: database) }
+    }
+
+    /// Removes the entry `key` → `primaryKey` from an index database of `entity`, if it is there.
+    func removeIndexEntry(_ key: [UInt8], primaryKey: [UInt8], in database: Database, entity: String) throws {
+        _ = try lmdb(entity: entity) { try raw.delete(key, value: primaryKey, in: database) }
+    }
+
+    /// Opens (creating it) an index database of `entity`, with sorted duplicates.
+    func openIndexDatabase(_ name: String, entity: String) throws -> Database {
+        let database = try lmdb(entity: entity) { try raw.openDatabase(name, options: [.create, .sortedDuplicates]) }
+        guard let database else { preconditionFailure("mdb_dbi_open with MDB_CREATE returned no database") }
+        return database
+    }
+
+    /// Opens (creating it) a plain scratch database, for bookkeeping of one operation.
+    func openScratchDatabase(_ name: String, entity: String) throws -> Database {
+        let database = try lmdb(entity: entity) { try raw.openDatabase(name, options: .create) }
+        guard let database else { preconditionFailure("mdb_dbi_open with MDB_CREATE returned no database") }
+        return database
+    }
+
+    /// Empties a database (an index or a scratch database; records databases are emptied by the
+    /// record writer). The handle stays valid.
+    func empty(_ database: Database, entity: String) throws {
+        try lmdb(entity: entity) { try raw.drop(database) }
+    }
+
+    /// Runs `body` with a cursor over a database of `entity` that it may write (an index during a
+    /// batched flush, a scratch database).
+    func withWritableCursor<R>(_ database: Database, entity: String, _ body: (Cursor) throws -> R) throws -> R {
+        try lmdb(entity: entity) { try raw.withCursor(database, body) }
+    }
+
+    /// Notes `key` in a scratch database: true when it was not there yet. `appending` says the key
+    /// sorts after every key noted so far (`MDB_APPEND`, no search); false when LMDB disagrees.
+    func noteScratchKey(_ key: [UInt8], in database: Database, appending: Bool, entity: String) throws -> Bool {
+        try lmdb(entity: entity) { () throws -> Bool in
+            if appending {
+                do {
+                    try raw.put([], forKey: key, in: database, options: .append)
+                    return true
+                } catch let error as LMDBError where error.isKeyExists {}
+            }
+            return try raw.putIfAbsent([], forKey: key, in: database) == nil
+        }
+    }
+
+    /// True when `key` is noted in a scratch database.
+    func hasScratchKey(_ key: [UInt8], in database: Database, entity: String) throws -> Bool {
+        try lmdb(entity: entity) { try raw.contains(key, in: database) }
+    }
+}
