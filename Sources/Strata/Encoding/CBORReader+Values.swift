@@ -15,7 +15,7 @@ extension CBORReader {
     ///
     /// Unspecialized generic code should test the kind first and call this, rather than call the
     /// optional-returning form: a local `T?` makes the runtime look up `Optional<T>`'s metadata in
-    /// its cache, about 450 instructions, three times a record with two dates and a string array.
+    /// its cache, on every call.
     /// Values are handed back with `exactly(_:as:)`, not `as? T`, for the same reason.
     @inline(__always)
     func readPrimitive<T>(_: T.Type, kind: CBOR.PrimitiveKind, at offset: inout Int) throws(CBORReadFailure) -> T {

@@ -1,8 +1,7 @@
 /// A type that writes and reads its stored fields itself, without `Codable`'s containers: several
 /// times faster for a record that is written or read in bulk, with the same bytes on disk.
 ///
-/// `Codable` hands every field through boxed containers, dynamic casts and key lookups, which cost
-/// about ten thousand instructions for a record of a dozen fields; a `FieldCodable` record calls
+/// `Codable` hands every field through boxed containers, dynamic casts and key lookups, all per field; a `FieldCodable` record calls
 /// ``FieldWriter`` and ``FieldReader`` once per field instead. Adopting it changes nothing stored:
 /// written field by field as below, the record's bytes are exactly those its `Codable` conformance
 /// writes, so stores written before and after adoption read the same.
@@ -28,7 +27,7 @@
 ///
 /// Reading the fields into locals and initializing `self` once, as above, is the fast form:
 /// assigned to `self` one `try` at a time, the compiler builds the value aside and copies it out,
-/// retaining and releasing every field (about 290 instructions for a dozen fields).
+/// retaining and releasing every field.
 ///
 /// The contract, for identical bytes: write the same keys as `encode(to:)` does, in the same order
 /// (synthesized conformances use declaration order), and optionals with `encodeIfPresent`, which

@@ -224,7 +224,7 @@ public struct FieldReader {
 
     // The public reads are inlined into the caller's `init(fields:)`, where `key.stringValue` of a
     // synthesized `CodingKeys` case folds to a constant; the work is in the non-generic reads by name
-    // below. (Generic over the key, they cost 100 to 170 instructions more per field.)
+    // below. (Generic over the key, each field costs measurably more.)
 
     @inlinable public mutating func decode(_: String.Type, forKey key: some CodingKey) throws -> String {
         try string(key.stringValue)

@@ -3,8 +3,8 @@
 /// A string of at most 15 UTF-8 bytes is stored inline in the `String` value itself: on 64-bit
 /// little-endian platforms the bytes in order, then a discriminator byte in the top byte of the
 /// second word, `0xE0 | count` for ASCII. `String(decoding:as:)` reaches that form after a
-/// validation pass and several calls (about 150 instructions per string, a record's largest
-/// decoding cost); built here it is a copy and an or.
+/// validation pass and several calls, a large part of decoding a record; built here it is a copy
+/// and an or.
 ///
 /// The layout is the standard library's, not a promise: it is checked once per process against
 /// strings the standard library made (``layoutHolds``), bit for bit, and when it differs the fast

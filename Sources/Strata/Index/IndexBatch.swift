@@ -6,8 +6,8 @@ import LMDB
 ///
 /// A bulk `upsert` or `insert` of a sequence changes entries at random places of each index's
 /// B-tree: every change searched from the root, and in a large write transaction each page on the
-/// way was also looked up in LMDB's list of dirty pages (a binary search that grew with the
-/// transaction, 8 % of a million-record load). Held back for up to ``recordLimit`` records and
+/// way was also looked up in LMDB's list of dirty pages (a binary search that grows with the
+/// transaction). Held back for up to ``recordLimit`` records and
 /// applied sorted through one cursor per index, consecutive entries land on the page the cursor is
 /// on, where LMDB searches without descending, and the primary keys of one index key, which arrive
 /// ascending, are appended to its duplicates (`MDB_APPENDDUP`) when they sort last.

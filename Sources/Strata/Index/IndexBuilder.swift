@@ -24,7 +24,7 @@ extension WriteTransaction {
         guard !context.indexesChecked else { return }
         context.indexesChecked = true
         // Closures, not key path literals: a key path on a generic type is instantiated at run time
-        // on every call (`swift_getKeyPath`), which cost a sixth of a small write transaction.
+        // on every call (`swift_getKeyPath`), a measurable part of a small write transaction.
         precondition(Set(T.indexes.map { $0.name }).count == T.indexes.count,
                      "\(T.self).indexes declares two indexes with the same name")
         let declared = T.maintainedIndexes

@@ -13,8 +13,7 @@
 /// ```
 ///
 /// Fields are named by key paths; the stored field name is read from the key path itself
-/// (`\User.lastName` → `lastName`, `\User.address.city` → `address.city`), which costs a few
-/// microseconds once per definition and needs the type's properties to be stored under their own
+/// (`\User.lastName` → `lastName`, `\User.address.city` → `address.city`), once per definition, which needs the type's properties to be stored under their own
 /// names (the default `CodingKeys`). The store checks the names against the fields it has seen.
 public struct IndexDefinition<Root: Record>: Sendable {
     /// The index's name: its fields joined by commas, each followed by its collation marker

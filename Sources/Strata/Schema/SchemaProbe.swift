@@ -6,8 +6,7 @@ extension EntityDescription {
     ///
     /// The fields are found by running the type's `init(from:)` once against a probing decoder
     /// that answers every request with a placeholder value (0, "", the first case of a
-    /// `CaseIterable` enum) and notes the key and the type asked for. This costs microseconds once
-    /// per type. A type whose `init(from:)` rejects every placeholder (say, a raw-value enum that
+    /// `CaseIterable` enum) and notes the key and the type asked for. It runs once per type. A type whose `init(from:)` rejects every placeholder (say, a raw-value enum that
     /// is not `CaseIterable`) cannot be probed: the error names the field; describe such a type
     /// with an explicit ``EntityDescription`` instead.
     public init<T: Record>(_ type: T.Type) throws(StrataError) {

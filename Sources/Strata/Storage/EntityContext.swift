@@ -5,8 +5,8 @@ import LMDB
 struct PublishedState: Sendable {
     /// Entity names by record type, so `entityName` is computed once per type.
     var names: [ObjectIdentifier: String] = [:]
-    /// Primary key field names by record type: reading a key path's name costs tens of
-    /// thousands of instructions, too much for every transaction.
+    /// Primary key field names by record type: reading a key path's name is too
+    /// costly for every transaction.
     var primaryKeyNames: [ObjectIdentifier: String] = [:]
     /// Entities by name.
     var entities: [String: PublishedEntity] = [:]
@@ -30,7 +30,7 @@ struct PublishedEntity: Sendable {
 final class EntityContext {
     var schema: EntitySchema { didSet { decoding = (schema.name, schema.fields) } }
     /// The schema's name and field table, what every record read needs: reading them here costs
-    /// no exclusivity check (a read of `schema`, a class property, costs one, ~76 instructions).
+    /// no exclusivity check (a read of `schema`, a class property, costs one).
     // Exclusivity: only ever assigned whole (in `schema`'s didSet and init) and read whole, never
     // passed inout, so accesses cannot overlap.
     @exclusivity(unchecked) private(set) var decoding: (name: String, fields: FieldTable)

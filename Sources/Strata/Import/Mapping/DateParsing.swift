@@ -1,7 +1,7 @@
 import Foundation
 
 /// Dates from JSON values: ISO 8601 text and Unix timestamps, without `DateFormatter` (which
-/// costs microseconds a call and is not thread-safe to share).
+/// is slow per call and not thread-safe to share).
 enum DateParsing {
     /// Seconds since 1970 of `value` read by `format`, or nil when it is not such a date.
     static func seconds(_ value: JSONValue, format: DateFormat) -> Double? {
