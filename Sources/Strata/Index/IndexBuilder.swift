@@ -35,6 +35,9 @@ extension WriteTransaction {
             relationshipsByTarget = [:]
         }
         try migrate(context, to: declared.map { $0.descriptor }) { toBuild in
+            // A declared key path must name a stored field (not a computed property, not a property renamed by CodingKeys).
+            let known = knownFields(of: context, adding: FieldTypes.of(type)?.description)
+            for descriptor in toBuild { try known.check(index: descriptor.fields.map(\.path)) }
             try build(declared.filter { toBuild.contains($0.descriptor) }, of: type, context)
         }
     }

@@ -142,9 +142,10 @@ struct RelationshipResolver {
             joins.append(QueryPlan.SemiJoin(relationship: name, through: through, plan: nil, keys: 0))
             return []
         }
-        // A condition on a described related entity is type-checked like a top-level one (an
-        // entity only Swift types wrote is not sampled here: that would read records per query).
-        if let description = related.schema.description { try FieldTypes(description).check(condition) }
+        // The condition is type-checked like a top-level one, against the related entity's own
+        // field types: its description, else the kinds of its stored values (sampled once per
+        // transaction). Its field paths were checked with the whole path's (`prepare`).
+        try transaction.fieldTypes(of: related)?.check(condition)
         var request = QueryRequest<StoredRecord>(transaction: transaction, entity: entity).filtered(by: condition)
         // Only the set of keys matters, not the order the matches come in: no sort.
         request.query.anyOrder = true
@@ -294,12 +295,6 @@ private struct CountValue: FieldValues {
 }
 
 extension ReadTransaction {
-    /// The relationships a query of `context`'s entity may name: its own, and the inverses
-    /// other entities declare for it.
-    func relationshipNames(of context: EntityContext) throws -> [String] {
-        context.schema.relationships.map(\.name) + (try incomingRelationships(of: context.name).compactMap(\.relationship.inverse))
-    }
-
     /// The primary key field name of entity `name`, or `id` when the store has no such entity.
     func primaryKeyName(of name: String) -> String {
         ((try? context(named: name)) ?? nil)?.schema.primaryKey ?? "id"
@@ -308,11 +303,29 @@ extension ReadTransaction {
 
 extension QueryRequest {
     /// The query with its relationship conditions resolved, and the semi-joins that did it.
+    /// Every way of running a query comes here first, so the field paths of the query as it
+    /// was built (at `depth` 0) are checked here (``checkFieldPaths(of:_:)``).
     func prepare(_ context: EntityContext, _ query: Query<Root>? = nil, depth: Int = 0) throws -> (query: Query<Root>, joins: [QueryPlan.SemiJoin]) {
         let query = query ?? self.query
+        if depth == 0 { try checkFieldPaths(of: query, context) }
         var resolver = RelationshipResolver(transaction: transaction, context: context, depth: depth)
         var resolved = query
         resolved.predicate = try resolver.resolve(query.predicate)
         return (resolved, resolver.joins)
+    }
+
+    /// Checks the field paths of `query`'s condition and orderings with
+    /// ``KnownFields/check(_:column:for:code:)``: what key-path predicates and orderings get
+    /// (they are checked nowhere else: the compiler knows the type's properties, not what is
+    /// stored), and a second look at the others. A one-component path of a field the entity has
+    /// stored is known without building the ``KnownFields``, the usual case; any other path
+    /// (embedded, through a relationship, not stored yet, unknown) is decided by the check.
+    func checkFieldPaths(of query: Query<Root>, _ context: EntityContext) throws(StrataError) {
+        let fields = context.schema.fields
+        func settled(_ path: [String]) -> Bool { path.count == 1 && fields.id(for: path[0]) != nil }
+        guard query.predicate.containsFieldPath(where: { !settled($0) }) || query.orderings.contains(where: { !settled($0.field) }) else { return }
+        let known = transaction.knownFields(of: context, adding: (Root.self as? any Record.Type).flatMap { FieldTypes.of($0)?.description })
+        try query.predicate.forEachFieldPath { path throws(StrataError) in if !settled(path) { try known.check(path) } }
+        for ordering in query.orderings where !settled(ordering.field) { try known.check(ordering.field) }
     }
 }
