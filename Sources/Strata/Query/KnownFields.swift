@@ -142,14 +142,4 @@ extension QueryPredicate {
         case .not(let operand): try operand.forEachFieldPath(body)
         }
     }
-
-    /// True when `predicate` holds for a field path the predicate compares.
-    func containsFieldPath(where predicate: ([String]) -> Bool) -> Bool {
-        switch self {
-        case .constant: false
-        case .comparison(let comparison): predicate(comparison.field)
-        case .and(let operands), .or(let operands): operands.contains { $0.containsFieldPath(where: predicate) }
-        case .not(let operand): operand.containsFieldPath(where: predicate)
-        }
-    }
 }
