@@ -169,7 +169,7 @@ struct RelationshipResolver {
         }
         // The condition is type-checked like a top-level one, against the related entity's own
         // field types: its description, else the kinds of its stored values (sampled once per
-        // transaction). Its field paths were checked with the whole path's (`prepare`).
+        // transaction). Its field paths were checked with the whole path's (`checkPath`).
         try transaction.fieldTypes(of: related)?.check(condition)
         var request = QueryRequest<StoredRecord>(transaction: transaction, entity: entity).filtered(by: condition)
         // Only the set of keys matters, not the order the matches come in: no sort.
