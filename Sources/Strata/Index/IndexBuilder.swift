@@ -35,7 +35,12 @@ extension WriteTransaction {
             relationshipsByTarget = [:]
         }
         store.registerCustomIndexKeys(type, entity: context.name, declared)
-        try migrate(context, to: declared.map { $0.descriptor }) { toBuild in try buildIndexes(toBuild, context) }
+        try migrate(context, to: declared.map { $0.descriptor }) { toBuild in
+            // A declared key path must name a stored field (not a computed property, not a property renamed by CodingKeys).
+            let known = knownFields(of: context, adding: FieldTypes.of(type)?.description)
+            for descriptor in toBuild { try known.check(index: descriptor.fields.map(\.path)) }
+            try buildIndexes(toBuild, context)
+        }
     }
 
     /// Makes `descriptors` the built indexes of `context`'s entity: empties the built ones not

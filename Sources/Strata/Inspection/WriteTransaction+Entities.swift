@@ -29,6 +29,7 @@ extension WriteTransaction {
     /// with one value (nothing is built then).
     public func addIndex(_ index: IndexDescription, toEntity name: String) throws {
         let context = try existingContext(named: name)
+        try knownFields(of: context).check(index: index.fields.map { $0.split(separator: ".").map(String.init) })
         var description = try entityDescription(named: name, sampleLimit: 1_000)
         description.indexes = [index]
         try description.validate()

@@ -1,5 +1,31 @@
 import LMDB
 
+extension ReadTransaction {
+    /// The field types conditions on `context`'s entity are checked against, by the top-level
+    /// query of an untyped request and by a relationship's related query alike: the description
+    /// the entity was imported with, else the kinds of its stored values
+    /// (``FieldTypes/sampled(_:in:limit:)``). The sample is read once per transaction and kept
+    /// in the context, read again when the entity's record or field count has changed since (a
+    /// write in this transaction); nil when nothing is known, and then nothing is checked.
+    func fieldTypes(of context: EntityContext) -> FieldTypes? {
+        if let description = context.schema.description { return FieldTypes(description) }
+        guard let records = try? lmdb(entity: context.name, { try raw.count(in: context.records) }) else { return nil }
+        let fields = context.schema.fields.names.count
+        if let kept = context.sampledFieldTypes, kept.records == records, kept.fields == fields { return kept.types }
+        let types = records == 0 ? nil : FieldTypes.sampled(context, in: self)
+        context.sampledFieldTypes = SampledFieldTypes(records: records, fields: fields, types: types)
+        return types
+    }
+}
+
+/// The field types sampled from an entity's stored records, with the record and field counts
+/// they were read at (kept in its ``EntityContext`` for one transaction).
+struct SampledFieldTypes {
+    let records: Int
+    let fields: Int
+    let types: FieldTypes?
+}
+
 extension FieldTypes {
     /// Field types read from the first `limit` stored records of an entity whose catalog holds no
     /// description (one written only by Swift types, queried without its type, as the tool does).

@@ -45,7 +45,7 @@ public struct QueryRequest<Root> {
 
     /// As `where(_:_:)`, with the arguments as an array.
     public func `where`(_ format: String, arguments: [any Sendable]) throws -> Self {
-        let parsed = try PredicateFormat.parse(format, arguments: arguments, entity: entity, fields: knownFields, types: fieldTypes)
+        let parsed = try PredicateFormat.parse(format, arguments: arguments, entity: entity, known: knownFields, types: fieldTypes)
         var copy = self
         copy.query = query.filtered(by: parsed.predicate)
         if !parsed.orderings.isEmpty { copy.query.orderings = parsed.orderings }
@@ -57,11 +57,10 @@ public struct QueryRequest<Root> {
     /// Adds an AND of equalities, one per entry: `["lastName": "Bluth", "luckyNumber": 13]`.
     public func `where`(_ equalities: [String: any Sendable]) throws -> Self {
         var comparisons: [QueryPredicate] = []
+        let known = knownFields
         for name in equalities.keys.sorted() {
             let path = name.split(separator: ".").map(String.init)
-            if let known = knownFields, let first = path.first, !known.contains(first) {
-                throw StrataError(.invalidQuery, "unknown field '\(name)' in \(entity)", entity: entity, field: name)
-            }
+            try known?.check(path)
             let value = try QueryValue(argument: equalities[name]!)
             let comparison = FieldComparison(field: path, op: value.isList ? .in : .equal, value: value)
             try fieldTypes?.check(comparison)
@@ -86,7 +85,7 @@ public struct QueryRequest<Root> {
     /// Orders by a sort string as Kern writes it: `"lastName desc,luckyNumber"`.
     public func sorted(by spec: String) throws -> Self {
         var copy = self
-        copy.query.orderings += try PredicateFormat.parseSort(spec, entity: entity, fields: knownFields)
+        copy.query.orderings += try PredicateFormat.parseSort(spec, entity: entity, known: knownFields)
         return copy
     }
 
@@ -145,21 +144,21 @@ public struct QueryRequest<Root> {
         return try transaction.context(named: entity)
     }
 
-    /// The names a condition may start with: stored fields and relationships (nil when the
-    /// store has no such entity yet, so that nothing can be checked).
-    var knownFields: Set<String>? {
-        guard let context = try? resolvedContext() else { return nil }
-        return Set(context.schema.fields.names.values).union((try? transaction.relationshipNames(of: context)) ?? [])
+    /// The field paths conditions and orderings may name (``KnownFields``): stored fields, the
+    /// entity's description, a record type's own fields, relationships; nil when the store has
+    /// no such entity yet, so that nothing is checked.
+    var knownFields: KnownFields? {
+        guard let context = (try? resolvedContext()) ?? nil else { return nil }
+        return transaction.knownFields(of: context, adding: (Root.self as? any Record.Type).flatMap { FieldTypes.of($0)?.description })
     }
 
-    /// The field types conditions are checked against: a record type's own, else the description
-    /// the entity was imported with, else the kinds of its stored values (nil when the store has
-    /// no such entity: nothing is checked).
+    /// The field types conditions are checked against: a record type's own, else the entity's
+    /// (``ReadTransaction/fieldTypes(of:)``); nil when the store has no such entity: nothing is
+    /// checked.
     var fieldTypes: FieldTypes? {
         if let type = Root.self as? any Record.Type { return FieldTypes.of(type) }
         guard let context = (try? resolvedContext()) ?? nil else { return nil }
-        if let description = context.schema.description { return FieldTypes(description) }
-        return FieldTypes.sampled(context, in: transaction)
+        return transaction.fieldTypes(of: context)
     }
 }
 

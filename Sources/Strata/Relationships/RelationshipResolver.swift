@@ -19,11 +19,31 @@ struct RelationshipResolver {
     /// How deep relationship conditions may nest (`ANY notes.user.company.name …`).
     let depth: Int
     private(set) var joins: [QueryPlan.SemiJoin] = []
+    /// The type the query's results are: a record type's own fields are known before any record
+    /// stores them (see ``checkPath(_:)``).
+    let root: Any.Type
+    /// The queried entity's known fields, made the first time a path is not a stored top-level
+    /// field.
+    private var known: KnownFields?
 
-    init(transaction: ReadTransaction, context: EntityContext, depth: Int = 0) {
+    init(transaction: ReadTransaction, context: EntityContext, depth: Int = 0, root: Any.Type = StoredRecord.self) {
         self.transaction = transaction
         self.context = context
         self.depth = depth
+        self.root = root
+    }
+
+    /// Checks a field path that the entity's field table does not settle (embedded, through a
+    /// relationship, not stored yet, unknown) with ``KnownFields/check(_:column:for:code:)``, at
+    /// the top level only: a related query's paths were checked as part of the whole path.
+    /// This is where key-path predicates and orderings are checked (nowhere else: the compiler
+    /// knows a type's properties, not what is stored), and the other front ends' paths again.
+    mutating func checkPath(_ path: [String]) throws(StrataError) {
+        guard depth == 0 else { return }
+        if known == nil {
+            known = transaction.knownFields(of: context, adding: (root as? any Record.Type).flatMap { FieldTypes.of($0)?.description })
+        }
+        try known?.check(path)
     }
 
     /// `predicate` with every relationship condition replaced.
@@ -34,8 +54,13 @@ struct RelationshipResolver {
         case .or(let operands): return .or(try operands.map { try resolve($0) })
         case .not(let operand): return .not(try resolve(operand))
         case .comparison(let comparison):
-            guard let first = comparison.field.first, context.schema.fields.id(for: first) == nil,
-                  let link = try link(named: first) else { return predicate }
+            guard let first = comparison.field.first else { return predicate }
+            if context.schema.fields.id(for: first) != nil {
+                if comparison.field.count > 1 { try checkPath(comparison.field) }
+                return predicate
+            }
+            try checkPath(comparison.field)
+            guard let link = try link(named: first) else { return predicate }
             guard depth < 8 else {
                 throw StrataError(.invalidQuery, "\(context.name): relationship conditions nest too deep in '\(comparison.fieldName)'",
                                   entity: context.name, field: comparison.fieldName)
@@ -142,9 +167,10 @@ struct RelationshipResolver {
             joins.append(QueryPlan.SemiJoin(relationship: name, through: through, plan: nil, keys: 0))
             return []
         }
-        // A condition on a described related entity is type-checked like a top-level one (an
-        // entity only Swift types wrote is not sampled here: that would read records per query).
-        if let description = related.schema.description { try FieldTypes(description).check(condition) }
+        // The condition is type-checked like a top-level one, against the related entity's own
+        // field types: its description, else the kinds of its stored values (sampled once per
+        // transaction). Its field paths were checked with the whole path's (`checkPath`).
+        try transaction.fieldTypes(of: related)?.check(condition)
         var request = QueryRequest<StoredRecord>(transaction: transaction, entity: entity).filtered(by: condition)
         // Only the set of keys matters, not the order the matches come in: no sort.
         request.query.anyOrder = true
@@ -294,12 +320,6 @@ private struct CountValue: FieldValues {
 }
 
 extension ReadTransaction {
-    /// The relationships a query of `context`'s entity may name: its own, and the inverses
-    /// other entities declare for it.
-    func relationshipNames(of context: EntityContext) throws -> [String] {
-        context.schema.relationships.map(\.name) + (try incomingRelationships(of: context.name).compactMap(\.relationship.inverse))
-    }
-
     /// The primary key field name of entity `name`, or `id` when the store has no such entity.
     func primaryKeyName(of name: String) -> String {
         ((try? context(named: name)) ?? nil)?.schema.primaryKey ?? "id"
@@ -308,11 +328,16 @@ extension ReadTransaction {
 
 extension QueryRequest {
     /// The query with its relationship conditions resolved, and the semi-joins that did it.
+    /// Every way of running a query comes here first, so the field paths of the query as it was
+    /// built (at `depth` 0) are checked here too (``RelationshipResolver/checkPath(_:)``).
     func prepare(_ context: EntityContext, _ query: Query<Root>? = nil, depth: Int = 0) throws -> (query: Query<Root>, joins: [QueryPlan.SemiJoin]) {
         let query = query ?? self.query
-        var resolver = RelationshipResolver(transaction: transaction, context: context, depth: depth)
+        var resolver = RelationshipResolver(transaction: transaction, context: context, depth: depth, root: Root.self)
         var resolved = query
         resolved.predicate = try resolver.resolve(query.predicate)
+        for ordering in query.orderings where ordering.field.count != 1 || context.schema.fields.id(for: ordering.field[0]) == nil {
+            try resolver.checkPath(ordering.field)
+        }
         return (resolved, resolver.joins)
     }
 }

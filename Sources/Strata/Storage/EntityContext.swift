@@ -60,6 +60,9 @@ final class EntityContext {
     var indexMaintainer: IndexMaintainer?
     /// Index changes held back during a bulk write (``IndexBatch``); never copied into a savepoint.
     var indexBatch: IndexBatch?
+    /// The field types sampled from the stored records, for checking conditions (see
+    /// ``ReadTransaction/fieldTypes(of:)``); never copied into a savepoint.
+    var sampledFieldTypes: SampledFieldTypes?
 
     init(schema: EntitySchema, catalogBytes: [UInt8], records: Database, indexes: [String: Database]) {
         self.schema = schema

@@ -196,13 +196,8 @@ extension FormatParser {
         return path
     }
 
+    /// ``KnownFields/check(_:column:for:code:)`` at the token's column.
     func checkField(_ path: [String], at token: FormatToken) throws(StrataError) {
-        guard let fields, !fields.contains(path[0]) else { return }
-        var message = "unknown field '\(path[0])' in \(entity)"
-        if let suggestion = FieldNameSuggestion.suggestion(for: path[0], among: fields) {
-            message += " (did you mean '\(suggestion)'?)"
-        }
-        throw StrataError(.invalidQuery, "\(message) at column \(token.column)", entity: entity,
-                          field: path.joined(separator: "."))
+        try fields?.check(path, column: token.column)
     }
 }

@@ -9,12 +9,13 @@ struct FormatParser {
     var arguments: [any Sendable]
     var nextArgument = 0
     let entity: String
-    let fields: Set<String>?
+    /// The entity's fields, to check each field path (nil: not checked).
+    let fields: KnownFields?
     /// The entity's field types, to check each comparison's constant (nil: not checked).
     let types: FieldTypes?
     var depth = 0
 
-    init(tokens: [FormatToken], arguments: [any Sendable], entity: String, fields: Set<String>?, types: FieldTypes? = nil) {
+    init(tokens: [FormatToken], arguments: [any Sendable], entity: String, fields: KnownFields?, types: FieldTypes? = nil) {
         self.tokens = tokens
         self.arguments = arguments
         self.entity = entity

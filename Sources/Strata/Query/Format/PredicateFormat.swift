@@ -36,14 +36,21 @@ package enum PredicateFormat {
     /// - Parameters:
     ///   - arguments: the values for `%@ %d %i %f %K`, consumed in order; all must be used.
     ///   - entity: the record type's name, for messages.
-    ///   - fields: the entity's known top-level stored field names, for "unknown field" errors with a
-    ///     suggestion; nil skips the check.
+    ///   - fields: the entity's known top-level field names, for "unknown field" errors with a
+    ///     suggestion (``KnownFields``); nil skips the check.
     ///   - types: the entity's field types, for errors on constants of another type
     ///     (``FieldTypes``); nil skips the check.
     package static func parse(_ format: String, arguments: [any Sendable], entity: String,
                               fields: Set<String>?, types: FieldTypes? = nil) throws(StrataError) -> ParsedQuery {
+        try parse(format, arguments: arguments, entity: entity, known: fields.map { KnownFields(owner: entity, names: $0) }, types: types)
+    }
+
+    /// Parses a predicate format with its trailing clauses, checking field paths against `known`
+    /// (nil: not checked), relationship paths included.
+    static func parse(_ format: String, arguments: [any Sendable], entity: String,
+                      known: KnownFields?, types: FieldTypes? = nil) throws(StrataError) -> ParsedQuery {
         let tokens = try FormatLexer.tokenize(format)
-        var parser = FormatParser(tokens: tokens, arguments: arguments, entity: entity, fields: fields, types: types)
+        var parser = FormatParser(tokens: tokens, arguments: arguments, entity: entity, fields: known, types: types)
         return try parser.parseQuery()
     }
 
@@ -53,8 +60,13 @@ package enum PredicateFormat {
     /// case (ascending by default). An empty spec means no ordering.
     package static func parseSort(_ spec: String, entity: String,
                                   fields: Set<String>?) throws(StrataError) -> [QueryOrdering] {
+        try parseSort(spec, entity: entity, known: fields.map { KnownFields(owner: entity, names: $0) })
+    }
+
+    /// Parses a sort spec, checking its field paths against `known` (nil: not checked).
+    static func parseSort(_ spec: String, entity: String, known: KnownFields?) throws(StrataError) -> [QueryOrdering] {
         let tokens = try FormatLexer.tokenize(spec)
-        var parser = FormatParser(tokens: tokens, arguments: [], entity: entity, fields: fields)
+        var parser = FormatParser(tokens: tokens, arguments: [], entity: entity, fields: known)
         return try parser.parseSortSpec()
     }
 }

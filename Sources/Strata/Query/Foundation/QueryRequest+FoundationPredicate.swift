@@ -25,27 +25,10 @@ extension QueryRequest {
             error.entity = error.entity ?? entity
             throw error
         }
-        if let known = knownFields {
-            for field in converted.fieldPaths where !known.contains(field[0]) {
-                let name = field.joined(separator: ".")
-                throw StrataError(.invalidQuery, "unknown field '\(name)' in \(entity)", entity: entity, field: name)
-            }
-        }
+        if let known = knownFields { try converted.forEachFieldPath { path throws(StrataError) in try known.check(path) } }
         try fieldTypes?.check(converted)
         var copy = self
         copy.query = query.filtered(by: converted)
         return copy
-    }
-}
-
-extension QueryPredicate {
-    /// Every field path the predicate compares, in order.
-    var fieldPaths: [[String]] {
-        switch self {
-        case .constant: []
-        case .comparison(let comparison): [comparison.field]
-        case .and(let operands), .or(let operands): operands.flatMap(\.fieldPaths)
-        case .not(let operand): operand.fieldPaths
-        }
     }
 }

@@ -15,6 +15,7 @@ extension QueryRequest {
     /// string comparison.
     public func sorted(by descriptors: [SortDescriptor<Root>]) throws -> Self {
         var copy = self
+        let known = knownFields
         for descriptor in descriptors {
             guard let keyPath = descriptor.keyPath else {
                 throw StrataError(.invalidQuery, "\(entity): a SortDescriptor without a key path (made from a key string) cannot order a query; use a key path or a sort string",
@@ -25,9 +26,7 @@ extension QueryRequest {
                                   entity: entity)
             }
             let name = path.joined(separator: ".")
-            if let known = knownFields, let first = path.first, !known.contains(first) {
-                throw StrataError(.invalidQuery, "unknown field '\(name)' in \(entity)", entity: entity, field: name)
-            }
+            try known?.check(path)
             copy.query.orderings.append(QueryOrdering(field: path, ascending: descriptor.order == .forward,
                                                       options: try Self.options(of: descriptor.stringComparator, field: name, entity: entity)))
         }
