@@ -47,26 +47,33 @@ final class DecodeExecutor: Sendable {
     /// Queues `work` for a worker, starting one if none is idle and fewer than ``threadLimit``
     /// run. With no workers allowed, the ticket comes back taken back already: the caller does it.
     func offer(_ work: @escaping @Sendable () -> Void) -> DecodeTicket {
-        let ticket = DecodeTicket(pool: pool)
         guard threadLimit > 0 else {
+            let ticket = DecodeTicket(pool: pool, work: nil)
             ticket.state = .reclaimed
             return ticket
         }
-        pool.enqueue(ticket, work)
+        let ticket = DecodeTicket(pool: pool, work: work)
+        pool.enqueue(ticket)
         return ticket
     }
 }
 
 /// One piece of offered work: queued, running, done, or taken back by the caller.
 ///
-/// `state` is read and written only under the pool's lock (hence `@unchecked Sendable`).
+/// `state` and `work` are read and written only under the pool's lock (hence `@unchecked Sendable`).
 final class DecodeTicket: @unchecked Sendable {
     enum State { case queued, running, done, reclaimed }
 
     fileprivate let pool: WorkerPool
     fileprivate var state = State.queued
+    /// The work, until a worker takes it or the caller takes it back: what it holds (a batch's
+    /// bytes) is freed then, not when a worker gets to the ticket in the queue.
+    fileprivate var work: (@Sendable () -> Void)?
 
-    fileprivate init(pool: WorkerPool) { self.pool = pool }
+    fileprivate init(pool: WorkerPool, work: (@Sendable () -> Void)?) {
+        self.pool = pool
+        self.work = work
+    }
 
     /// Takes the work back unless a worker has started it: true when it will never run and the
     /// caller must do it itself; false when it is running or done (then ``wait()`` for it).
@@ -75,6 +82,7 @@ final class DecodeTicket: @unchecked Sendable {
             switch state {
             case .queued, .reclaimed:
                 state = .reclaimed
+                work = nil
                 return true
             case .running, .done:
                 return false
@@ -97,6 +105,7 @@ final class DecodeTicket: @unchecked Sendable {
             case .queued:
                 if pool.running > pool.busy, !pool.stopping { return .wait }
                 state = .reclaimed
+                work = nil
                 return .done(true)
             }
         })
@@ -120,7 +129,7 @@ final class DecodeTicket: @unchecked Sendable {
 final class WorkerPool: Sendable {
     struct State {
         /// Offered work not taken yet, oldest first from `head` (taken back work is skipped).
-        var queue: [(ticket: DecodeTicket, work: @Sendable () -> Void)?] = []
+        var queue: [DecodeTicket?] = []
         var head = 0
         /// Workers started and not exited.
         var running = 0
@@ -147,9 +156,9 @@ final class WorkerPool: Sendable {
     /// Workers started and not yet exited (for tests: zero once the executor is released).
     var runningThreads: Int { lock.withLock { $0.running } }
 
-    fileprivate func enqueue(_ ticket: DecodeTicket, _ work: @escaping @Sendable () -> Void) {
+    fileprivate func enqueue(_ ticket: DecodeTicket) {
         let startThread = lock.withLock { state -> Bool in
-            state.queue.append((ticket, work))
+            state.queue.append(ticket)
             // A new worker only when the work waiting outnumbers the idle workers.
             guard state.queue.count - state.head > state.idle, state.running < limit, !state.stopping else { return false }
             state.running += 1
@@ -202,17 +211,17 @@ final class WorkerPool: Sendable {
                 counted = false
             }
             while state.hasWork {
-                let entry = state.queue[state.head].take()!
+                let ticket = state.queue[state.head].take()!
                 state.head += 1
                 if state.head == state.queue.count {
                     state.queue.removeAll(keepingCapacity: true)
                     state.head = 0
                 }
                 // Work a caller took back is not run.
-                guard entry.ticket.state == .queued else { continue }
-                entry.ticket.state = .running
+                guard ticket.state == .queued, let work = ticket.work.take() else { continue }
+                ticket.state = .running
                 state.busy += 1
-                return .done((entry.ticket, entry.work))
+                return .done((ticket, work))
             }
             if state.stopping {
                 state.running -= 1
