@@ -137,13 +137,13 @@ public final class Cursor {
     }
 
     /// What ``countEntries(upTo:throughPrefix:limit:)`` found.
-    public struct EntryCount: Sendable, Equatable {
+    package struct EntryCount: Sendable, Equatable {
         /// Entries (values, duplicates included) under the keys counted.
-        public var entries = 0
+        package var entries = 0
         /// True when the count stopped at its limit with keys within the bound left.
-        public var reachedLimit = false
+        package var reachedLimit = false
         /// The length of the longest key counted.
-        public var longestKey = 0
+        package var longestKey = 0
     }
 
     /// Counts the entries from the current key on, key by key (`MDB_NEXT_NODUP`, with
@@ -152,7 +152,7 @@ public final class Cursor {
     /// reached with `limit` entries already counted. Reads no value and copies no key: a count of
     /// an index range costs LMDB's own moves and one comparison per key. The cursor is left where
     /// the count stopped.
-    public func countEntries(upTo upper: [UInt8]?, throughPrefix: Bool, limit: Int = .max) throws(LMDBError) -> EntryCount {
+    package func countEntries(upTo upper: [UInt8]?, throughPrefix: Bool, limit: Int = .max) throws(LMDBError) -> EntryCount {
         let cursor = usableHandle()
         let duplicates = database.options.contains(.sortedDuplicates)
         var key = currentKey, value = currentValue
@@ -234,7 +234,7 @@ public final class Cursor {
     ///
     /// One call per batch, with the cursor state in locals: no closure call, no exclusivity check
     /// and no transaction check per entry.
-    public func copyEntries(
+    package func copyEntries(
         limit: Int, upTo upper: [UInt8]?, inclusive: Bool,
         keys: inout [UInt8], keyEnds: inout [Int], values: inout [UInt8], valueEnds: inout [Int]
     ) throws(LMDBError) -> Bool {

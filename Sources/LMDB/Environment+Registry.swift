@@ -89,8 +89,7 @@ func closeUnderRegistryLock(_ handle: OpaquePointer) {
     }
 }
 
-/// The environments open in this process, by canonical path. A pthread-based lock rather than
-/// `Synchronization.Mutex`, which ThreadSanitizer reports falsely (see ``ConditionLock``).
+/// The environments open in this process, by canonical path.
 private let registry = ConditionLock<[String: RegisteredEnvironment]>([:])
 
 extension LMDBError {

@@ -25,7 +25,7 @@ import Synchronization
 /// must not have effects outside its transaction that cannot be repeated.
 public final class Environment: @unchecked Sendable {
     // @unchecked Sendable: `handle` is an MDB_env, whose functions LMDB documents as thread-safe for
-    // use with MDB_NOTLS; the only mutable state (`mapSize`) sits in a Mutex, and map resizing is
+    // use with MDB_NOTLS; the only mutable state (`mapSize`) sits in a ConditionLock, and map resizing is
     // made exclusive of every transaction by `mapLock`.
 
     /// How an environment is opened.
@@ -65,7 +65,7 @@ public final class Environment: @unchecked Sendable {
     /// `mdb_dbi_open` must not run in two transactions of one process at once.
     let databaseOpenLock = Mutex(())
     let gate: WriterGate?
-    private let mapSize: Mutex<Int>
+    private let mapSize: ConditionLock<Int>
     /// Where this process maps `data.mdb` (0: unknown), which transactions check the entries
     /// LMDB hands out against (``MapBounds``); read again whenever the map is resized.
     let mapAddress = Atomic<UInt>(0)
@@ -104,7 +104,7 @@ public final class Environment: @unchecked Sendable {
         self.options = options
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
-        mapSize = Mutex(info.me_mapsize)
+        mapSize = ConditionLock(info.me_mapsize)
         maxKeySize = Int(mdb_env_get_maxkeysize(env))
         noteMapAddress()
     }

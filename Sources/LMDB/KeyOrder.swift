@@ -6,11 +6,11 @@ import Darwin
 
 /// LMDB's default key order (bytewise, a key before every longer key it prefixes), for walks that
 /// stop at a bound: the cursor's counting loop and the callers' own walks decide the same way.
-public enum KeyOrder {
+package enum KeyOrder {
     /// -1, 0 or 1 as the first `min(key.count, other.count)` bytes of `key` sort before, equal to
     /// or after those of `other` (one `memcmp`).
     @inlinable
-    public static func compareCommon(_ key: UnsafeRawBufferPointer, _ other: UnsafeRawBufferPointer) -> Int {
+    package static func compareCommon(_ key: UnsafeRawBufferPointer, _ other: UnsafeRawBufferPointer) -> Int {
         let length = min(key.count, other.count)
         guard length > 0, let keyBase = key.baseAddress, let otherBase = other.baseAddress else { return 0 }
         let result = memcmp(keyBase, otherBase, length)
@@ -21,7 +21,7 @@ public enum KeyOrder {
     /// with `throughPrefix`, starts with it (so an inclusive bound that was cut short, or a prefix,
     /// takes every key it prefixes).
     @inlinable
-    public static func isKey(_ key: UnsafeRawBufferPointer, within upper: UnsafeRawBufferPointer, throughPrefix: Bool) -> Bool {
+    package static func isKey(_ key: UnsafeRawBufferPointer, within upper: UnsafeRawBufferPointer, throughPrefix: Bool) -> Bool {
         let common = compareCommon(key, upper)
         if common != 0 { return common < 0 }
         return key.count < upper.count || throughPrefix

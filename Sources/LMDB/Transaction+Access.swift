@@ -123,7 +123,7 @@ extension Transaction {
 
 extension Span where Element == UInt8 {
     /// A copy of the bytes as an array.
-    public var copiedBytes: [UInt8] {
+    package var copiedBytes: [UInt8] {
         // SAFETY: the buffer pointer lives only for this call; the array owns its copy.
         withUnsafeBufferPointer { Array($0) }
     }
@@ -131,7 +131,7 @@ extension Span where Element == UInt8 {
     /// Appends a copy of the bytes to `array`: a copy without an allocation of its own when `array`
     /// has the capacity, for readers that reuse one buffer for many values.
     @inline(__always)
-    public func appendBytes(to array: inout [UInt8]) {
+    package func appendBytes(to array: inout [UInt8]) {
         // SAFETY: the buffer pointer lives only for this call; the array owns its copy.
         withUnsafeBufferPointer { array.append(contentsOf: $0) }
     }

@@ -132,7 +132,7 @@ public final class Transaction {
     /// a throw undoes only what `body` did, a return folds its changes in. Unlike
     /// ``savepoint(_:)``, code holding this transaction goes on using it (its handle is the
     /// nested transaction's meanwhile), so layers built on it need no new objects to nest.
-    public func inPlaceSavepoint<R>(_ body: () throws -> R) throws -> R {
+    package func inPlaceSavepoint<R>(_ body: () throws -> R) throws -> R {
         precondition(!isReadOnly, "savepoints need a write transaction")
         let parentHandle = usableHandle()
         var childHandle: OpaquePointer?

@@ -4,18 +4,24 @@ import Glibc
 import Darwin
 #endif
 
-/// A value guarded by a `pthread_mutex_t`, with a condition variable for waiting until the value
-/// reaches some state.
+/// The one lock of Strata and its LMDB wrapper: a value guarded by a `pthread_mutex_t`, with a
+/// condition variable for waiting until the value reaches some state.
 ///
-/// ThreadSanitizer models pthread mutexes natively; `Synchronization.Mutex` (a futex on Linux) is
-/// reported as racing by the TSan of Swift 6.3 even when used correctly (its locking is not seen,
-/// so two threads' accesses under it look unordered), so code whose sanitizer runs must stay
-/// clean uses this lock. `package`: Strata's observation and async code use it too.
+/// Why this and not `Synchronization.Mutex`, written once for the whole package: both targets run
+/// under ThreadSanitizer (`tools/sanitize thread`), which models pthread mutexes natively but does
+/// not see `Mutex`'s locking (a futex on Linux) with the Swift 6.3.1 toolchain: two threads that
+/// change a value only inside `Mutex.withLock` are reported as a Swift access race, so a sanitizer
+/// run full of false reports would hide the real ones. And some callers must wait for a state
+/// (a worker for work, a caller for a decoded chunk, an import's reader for room), which `Mutex`
+/// cannot do; one type serves both, with no cost to callers that never wait (a broadcast with
+/// no waiter returns at once). Lock-free counters and flags use `Atomic`; LMDB keeps two locks
+/// for jobs this one does not do: the reader–writer ``MapLock`` around `mdb_env_set_mapsize`
+/// (with its per-thread count) and the cross-process ``WriterGate``. `package`: Strata uses it too.
 ///
 /// ```swift
 /// let counter = ConditionLock(0)
 /// counter.withLock { $0 += 1 }                                   // changes wake waiters
-/// counter.withLock { n in n > 0 ? .done(n) : .wait }             // waits until positive
+/// counter.withLock(untilDone: { n in n > 0 ? .done(n) : .wait }) // waits until positive
 /// ```
 // @unchecked Sendable: `value` is read and written only with `mutex` held; the mutex and condition
 // live at stable heap addresses owned by this object and are touched only through pthread calls.

@@ -1,4 +1,4 @@
-import Foundation
+import LMDB
 
 /// One record on its way from the parser to the writer: mapped, or failed with its reason.
 struct PipelineItem: Sendable {
@@ -23,79 +23,124 @@ enum PipelineBatch: Sendable {
     case failure(StrataError)
 }
 
-/// Parses and maps records on a thread of its own while the write transaction stores the
-/// previous ones: the two halves of an import take about the same time, so on two cores an
-/// import runs at nearly twice the speed of one thread doing both.
+/// Parses and maps records on one of the store's workers (``DecodeExecutor``) while the write
+/// transaction stores the previous ones: the two halves of an import take about the same time,
+/// so on two cores an import runs at nearly twice the speed of one thread doing both.
+///
+/// The reader is offered to the executor as one job. If no worker is free to start it when the
+/// consumer first asks for a batch (every one busy, or none on one core), the consumer takes it
+/// back and reads each batch itself when it needs it: the same batches, on one thread.
 ///
 /// At most `capacity` batches wait between the threads, so memory stays bounded. The consumer
-/// must call ``finish()`` (also when it fails), which stops the producer and waits for it: no
-/// thread outlives the transaction.
+/// must call ``finish()`` (also when it fails), which stops the reader and waits for it: no
+/// work outlives the transaction.
 final class ImportPipeline: Sendable {
     private let channel: HandoffChannel<PipelineBatch>
-    private let done = DispatchSemaphore(value: 0)
+    private let reader: ImportReader
+    private let ticket: DecodeTicket
+    /// Whether the consumer reads batches itself (the job was taken back); decided at the first
+    /// ``next()``, then read only by the consumer.
+    private let inline = ConditionLock<Bool?>(nil)
 
-    /// Starts the producer over `source`, mapping with a mapper made from these arguments.
+    /// Offers the reader over `source`, mapping with a mapper made from these arguments.
     init(source: ImportSource, description: EntityDescription, graph: ImportGraph, options: ImportOptions,
-         maximumKeySize: Int, batchSize: Int = 256, capacity: Int = 4) {
+         maximumKeySize: Int, executor: DecodeExecutor, batchSize: Int = 256, capacity: Int = 4) {
         let channel = HandoffChannel<PipelineBatch>(capacity: capacity)
+        let reader = ImportReader(source: source, description: description, graph: graph, options: options,
+                                  maximumKeySize: maximumKeySize, batchSize: batchSize)
         self.channel = channel
-        let done = self.done
-        let thread = Thread {
-            defer { done.signal() }
-            let mapper = RecordMapper(description: description, options: options, graph: graph)
-            do {
-                var parser = JSONParser(source: try source.open(), limits: options.limits)
-                var batch: [PipelineItem] = []
-                batch.reserveCapacity(batchSize)
-                var index = 0
-                while true {
-                    guard let (record, position) = try parser.nextPendingRecordWithStart(rootKey: options.rootKey) else { break }
-                    switch record {
-                    case .parsed(let value):
-                        batch.append(mapper.item(value, index: index, position: position, endOffset: parser.offset,
-                                                 maximumKeySize: maximumKeySize))
-                    case .atValue:
-                        // Straight from the parser's bytes, without a JSONValue tree.
-                        batch.append(try mapper.item(reading: &parser, index: index, position: position,
-                                                     maximumKeySize: maximumKeySize))
-                    }
-                    index += 1
-                    if batch.count == batchSize {
-                        guard channel.send(.records(batch)) else { return }
-                        batch.removeAll(keepingCapacity: true)
-                    }
-                }
-                if !batch.isEmpty { guard channel.send(.records(batch)) else { return } }
-                _ = channel.send(.end(ignoredKeys: mapper.allIgnoredKeys, offset: parser.offset))
-            } catch let error as StrataError {
-                _ = channel.send(.failure(error))
-            } catch {
-                _ = channel.send(.failure(StrataError(.storage, "the import's reader failed: \(error)", cause: error)))
+        self.reader = reader
+        ticket = executor.offer {
+            while let batch = reader.nextBatch() {
+                guard channel.send(batch) else { return }
             }
         }
-        thread.name = "strata.import.reader"
-        thread.start()
     }
 
-    /// The next batch, waiting for the producer; nil after the end or a failure was taken.
-    func next() -> PipelineBatch? { channel.receive() }
+    /// The next batch, waiting for the reader (or reading it here); nil after the end or a
+    /// failure was taken.
+    func next() -> PipelineBatch? {
+        let inline = self.inline.withLock { decided in
+            if let decided { return decided }
+            let taken = ticket.reclaimUnlessStarting()
+            decided = taken
+            return taken
+        }
+        return inline ? reader.nextBatch() : channel.receive()
+    }
 
-    /// Stops the producer if it still runs and waits until it has.
+    /// Stops the reader if it still runs and waits until it has.
     func finish() {
         channel.cancel()
-        done.wait()
+        if !ticket.reclaim() { ticket.wait() }
+    }
+}
+
+/// The producing half of an import: parses the source and maps its records, a batch at a time.
+///
+/// Used by one thread at a time: the worker that runs the pipeline's job, or the consumer that
+/// took the job back (the executor's lock orders the hand-over), hence `@unchecked Sendable`.
+final class ImportReader: @unchecked Sendable {
+    private let source: ImportSource
+    private let mapper: RecordMapper
+    private let options: ImportOptions
+    private let maximumKeySize: Int
+    private let batchSize: Int
+    private var parser: JSONParser?
+    private var index = 0
+    /// The end or a failure was handed out: nothing follows.
+    private var ended = false
+
+    init(source: ImportSource, description: EntityDescription, graph: ImportGraph, options: ImportOptions,
+         maximumKeySize: Int, batchSize: Int) {
+        self.source = source
+        self.options = options
+        self.maximumKeySize = maximumKeySize
+        self.batchSize = batchSize
+        mapper = RecordMapper(description: description, options: options, graph: graph)
+    }
+
+    /// The next batch of up to `batchSize` records, then the end (or a failure), then nil.
+    func nextBatch() -> PipelineBatch? {
+        guard !ended else { return nil }
+        do throws(StrataError) {
+            if parser == nil { parser = JSONParser(source: try source.open(), limits: options.limits) }
+            var batch: [PipelineItem] = []
+            batch.reserveCapacity(batchSize)
+            while batch.count < batchSize {
+                guard let (record, position) = try parser!.nextPendingRecordWithStart(rootKey: options.rootKey) else { break }
+                switch record {
+                case .parsed(let value):
+                    batch.append(mapper.item(value, index: index, position: position, endOffset: parser!.offset,
+                                             maximumKeySize: maximumKeySize))
+                case .atValue:
+                    // Straight from the parser's bytes, without a JSONValue tree.
+                    batch.append(try mapper.item(reading: &parser!, index: index, position: position,
+                                                 maximumKeySize: maximumKeySize))
+                }
+                index += 1
+            }
+            if !batch.isEmpty { return .records(batch) }
+            ended = true
+            return .end(ignoredKeys: mapper.allIgnoredKeys, offset: parser!.offset)
+        } catch {
+            ended = true
+            return .failure(error)
+        }
     }
 }
 
 /// A bounded queue between one producer thread and one consumer thread.
-final class HandoffChannel<Element: Sendable>: @unchecked Sendable {
-    // @unchecked: every stored property is guarded by `condition`.
-    private let condition = NSCondition()
-    /// Taken elements are cleared at once, so that a batch lives no longer than its consumer
-    /// holds it.
-    private var queue: [Element?] = []
-    private var head = 0
-    private var cancelled = false
+final class HandoffChannel<Element: Sendable>: Sendable {
+    private struct State {
+        /// Taken elements are cleared at once, so that a batch lives no longer than its consumer
+        /// holds it.
+        var queue: [Element?] = []
+        var head = 0
+        var cancelled = false
+    }
+
+    private let state = ConditionLock(State())
     private let capacity: Int
 
     init(capacity: Int) { self.capacity = capacity }
@@ -103,38 +148,35 @@ final class HandoffChannel<Element: Sendable>: @unchecked Sendable {
     /// Producer side: queues `element`, waiting while the queue is full. False when the consumer
     /// has cancelled: the producer should stop.
     func send(_ element: Element) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while queue.count - head >= capacity && !cancelled { condition.wait() }
-        guard !cancelled else { return false }
-        queue.append(element)
-        condition.broadcast()
-        return true
+        let capacity = self.capacity
+        return state.withLock(untilDone: { state -> ConditionLock<State>.Step<Bool> in
+            if state.cancelled { return .done(false) }
+            guard state.queue.count - state.head < capacity else { return .wait }
+            state.queue.append(element)
+            return .done(true)
+        })
     }
 
     /// Consumer side: the next element, waiting for one; nil once cancelled.
     func receive() -> Element? {
-        condition.lock()
-        defer { condition.unlock() }
-        while head == queue.count && !cancelled { condition.wait() }
-        guard head < queue.count else { return nil }
-        let element = queue[head].take()
-        head += 1
-        if head > 64 {
-            queue.removeFirst(head)
-            head = 0
-        }
-        condition.broadcast()
-        return element
+        state.withLock(untilDone: { state -> ConditionLock<State>.Step<Element?> in
+            guard state.head < state.queue.count else { return state.cancelled ? .done(nil) : .wait }
+            let element = state.queue[state.head].take()
+            state.head += 1
+            if state.head > 64 {
+                state.queue.removeFirst(state.head)
+                state.head = 0
+            }
+            return .done(element)
+        })
     }
 
     /// Either side: no more elements pass; a waiting peer is released.
     func cancel() {
-        condition.lock()
-        cancelled = true
-        queue.removeAll()
-        head = 0
-        condition.broadcast()
-        condition.unlock()
+        state.withLock { state in
+            state.cancelled = true
+            state.queue.removeAll()
+            state.head = 0
+        }
     }
 }

@@ -36,12 +36,23 @@ final class JSONImporter {
     private let source: ImportSource
     private let target: ImportTarget
     private let options: ImportOptions
+    /// Set when the task awaiting an async import is cancelled; checked between batches.
+    private let cancellation: CancellationFlag?
 
-    init(store: Store, source: ImportSource, target: ImportTarget, options: ImportOptions) {
+    init(store: Store, source: ImportSource, target: ImportTarget, options: ImportOptions,
+         cancellation: CancellationFlag? = nil) {
         self.store = store
         self.source = source
         self.target = target
         self.options = options
+        self.cancellation = cancellation
+    }
+
+    /// Throws `.cancelled` when the awaiting task was cancelled; the transaction then rolls back.
+    private func checkCancellation(_ records: Int) throws(StrataError) {
+        guard cancellation?.isCancelled == true else { return }
+        throw StrataError(.cancelled, "the import into \(target.description.name) was cancelled after \(records) records; its transaction was rolled back",
+                          entity: target.description.name)
     }
 
     /// Thrown to roll back a dry run, carrying its report out of the transaction.
@@ -60,12 +71,14 @@ final class JSONImporter {
                 report = try store.write(durability: options.durability) { tx in
                     let session = try ImportSession(tx, target, options)
                     let pipeline = ImportPipeline(source: source, description: target.description, graph: session.graph,
-                                                  options: options, maximumKeySize: session.maximumKeySize)
+                                                  options: options, maximumKeySize: session.maximumKeySize,
+                                                  executor: store.decodeExecutor)
                     defer { pipeline.finish() }
                     var report = ImportReport(entity: target.description.name)
                     var ignoredKeys: [String: Int] = [:]
                     var lastOffset = 0
                     loop: while let batch = pipeline.next() {
+                        try checkCancellation(report.records)
                         switch batch {
                         case .records(let items):
                             for item in items {
@@ -81,6 +94,7 @@ final class JSONImporter {
                             throw error
                         }
                     }
+                    try checkCancellation(report.records)
                     if report.records % 10_000 != 0 || report.records == 0 { reportProgress(report.records, lastOffset) }
                     report.ignoredKeys = ignoredKeys
                     try session.finish(into: &report)
@@ -112,6 +126,7 @@ final class JSONImporter {
             let isLast = batch.count < batchSize
             let batchStart = index
             let isFirst = first
+            try checkCancellation(index)
             report = try store.write(durability: options.durability) { tx in
                 let session = try ImportSession(tx, target, options, keepSeen: !isFirst)
                 let mapper = RecordMapper(description: target.description, options: options, graph: session.graph)

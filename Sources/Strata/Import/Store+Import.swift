@@ -35,16 +35,24 @@ extension Store {
         try runImport(.file(try Self.filePath(url)), try .record(type), options)
     }
 
-    /// Imports JSON `data` on the store's writer thread, without blocking the caller's.
+    /// Imports JSON `data` on the store's writer thread, without blocking the caller's, after
+    /// the async writes queued before it.
+    ///
+    /// Cancelling the calling task before the import starts throws `CancellationError` and
+    /// writes nothing; once it runs, cancellation is checked between batches of records and
+    /// throws `.cancelled`, rolling the import's transaction back (with
+    /// ``ImportOptions/batchSize``, the batches committed before stay).
     @discardableResult
     public func importJSON<T: Record>(_ data: Data, as type: T.Type, options: ImportOptions = ImportOptions()) async throws -> ImportReport {
-        try await onWriter { try self.importJSON(data, as: type, options: options) }
+        let source = ImportSource.bytes(Array(data))
+        return try await onWriter { flag in try self.runImport(source, try .record(type), options, flag) }
     }
 
-    /// Imports the JSON file at `url` on the store's writer thread.
+    /// Imports the JSON file at `url` on the store's writer thread (cancellation as above).
     @discardableResult
     public func importJSON<T: Record>(contentsOf url: URL, as type: T.Type, options: ImportOptions = ImportOptions()) async throws -> ImportReport {
-        try await onWriter { try self.importJSON(contentsOf: url, as: type, options: options) }
+        let source = ImportSource.file(try Self.filePath(url))
+        return try await onWriter { flag in try self.runImport(source, try .record(type), options, flag) }
     }
 
     /// Imports JSON from an async byte sequence (a network download, say). The bytes are spooled
@@ -55,7 +63,9 @@ extension Store {
         bytes: Bytes, as type: T.Type, options: ImportOptions = ImportOptions()
     ) async throws -> ImportReport where Bytes.Element == UInt8 {
         let spool = try await Self.spool(bytes)
-        return try await onWriter { try withExtendedLifetime(spool) { try self.runImport(.file(spool.path), try .record(type), options) } }
+        return try await onWriter { flag in
+            try withExtendedLifetime(spool) { try self.runImport(.file(spool.path), try .record(type), options, flag) }
+        }
     }
 
     // MARK: Described entities
@@ -72,10 +82,12 @@ extension Store {
         try runImport(.file(try Self.filePath(url)), .described(entity), options)
     }
 
-    /// Imports JSON `data` into a described entity on the store's writer thread.
+    /// Imports JSON `data` into a described entity on the store's writer thread (cancellation as
+    /// for record types).
     @discardableResult
     public func importJSON(_ data: Data, entity: EntityDescription, options: ImportOptions = ImportOptions()) async throws -> ImportReport {
-        try await onWriter { try self.importJSON(data, entity: entity, options: options) }
+        let source = ImportSource.bytes(Array(data))
+        return try await onWriter { flag in try self.runImport(source, .described(entity), options, flag) }
     }
 
     /// Imports JSON from an async byte sequence into a described entity (spooled as above).
@@ -84,19 +96,16 @@ extension Store {
         bytes: Bytes, entity: EntityDescription, options: ImportOptions = ImportOptions()
     ) async throws -> ImportReport where Bytes.Element == UInt8 {
         let spool = try await Self.spool(bytes)
-        return try await onWriter { try withExtendedLifetime(spool) { try self.runImport(.file(spool.path), .described(entity), options) } }
+        return try await onWriter { flag in
+            try withExtendedLifetime(spool) { try self.runImport(.file(spool.path), .described(entity), options, flag) }
+        }
     }
 
     // MARK: Running
 
-    private func runImport(_ source: ImportSource, _ target: ImportTarget, _ options: ImportOptions) throws -> ImportReport {
-        try JSONImporter(store: self, source: source, target: target, options: options).run()
-    }
-
-    private func onWriter<R: Sendable>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
-        try await withCheckedThrowingContinuation { continuation in
-            writerQueue.async { continuation.resume(with: Result { try body() }) }
-        }
+    private func runImport(_ source: ImportSource, _ target: ImportTarget, _ options: ImportOptions,
+                           _ cancellation: CancellationFlag? = nil) throws -> ImportReport {
+        try JSONImporter(store: self, source: source, target: target, options: options, cancellation: cancellation).run()
     }
 
     private static func filePath(_ url: URL) throws(StrataError) -> String {

@@ -107,11 +107,11 @@ extension QueryRequest where Root: Record {
     }
 
     /// Runs `query` and passes the results on in order, each moved out of its batch rather than
-    /// copied. Results are decoded while they are found, on a second thread (``DecodePipeline``),
+    /// copied. Results are decoded while they are found, on the store's workers (``DecodePipeline``),
     /// in segments of ``BatchDecoder/batchSize``, so memory stays bounded on any result count.
     private func run(_ query: Query<Root>, _ body: (consuming Root) throws -> Void) throws {
         guard let context = try resolvedContext() else { return }
-        var pipeline = DecodePipeline<Root>(fields: context.schema.fields, entity: context.name)
+        var pipeline = DecodePipeline<Root>(fields: context.schema.fields, entity: context.name, executor: transaction.store.decodeExecutor)
         // A query that throws stops the pipeline's helper thread.
         defer { pipeline.cancel() }
         let describe = { (key: [UInt8]) in transaction.describeStoredKey(key, of: Root.self) }

@@ -1,14 +1,13 @@
-import Dispatch
-import Foundation
-import Synchronization
 import LMDB
 
 /// Decodes batches of stored records on every core, keeping their order.
 ///
 /// A scan is bound by decoding, not by LMDB, which walks its pages in a fraction of the time. So a
 /// large scan copies the raw bytes on the transaction's own thread (into one buffer per batch, see
-/// ``RawBatch``) and decodes each batch of them in parallel. Only those copied bytes cross threads;
-/// the transaction never does. Small scans stay on one thread.
+/// ``RawBatch``) and decodes each batch of them in parallel on the store's ``DecodeExecutor``.
+/// Only those copied bytes cross threads; the transaction never does. Small scans stay on one
+/// thread, and so does everything when the executor's workers are busy (the calling thread takes
+/// its work back, see ``DecodeTicket/reclaim()``).
 struct BatchDecoder<T: Record> {
     /// Records gathered before a batch is decoded.
     static var batchSize: Int { 2048 }
@@ -17,9 +16,11 @@ struct BatchDecoder<T: Record> {
 
     let fields: FieldTable
     let entity: String
-    /// The processor count, read once per process (each read costs a system call and a parse,
-    /// about 30,000 instructions, which a small query felt).
-    var cores: Int { DecodeThreads.cores }
+    /// The store's workers.
+    let executor: DecodeExecutor
+
+    /// Whether any work can go to another thread.
+    var isParallel: Bool { executor.threadLimit > 0 }
 
     /// Decodes `batch` in order. On failure, throws the error of the first record, in batch order,
     /// that failed; `describeKey` renders that record's stored key for the message.
@@ -33,73 +34,74 @@ struct BatchDecoder<T: Record> {
 
     /// Decodes `batch` as ``decode(_:describeKey:)`` does, handing the records out one by one
     /// without copying them (see ``DecodedRecords``).
+    ///
+    /// A large batch is cut into one chunk per core; every chunk but the first is offered to the
+    /// executor, the first is decoded here, then each other chunk is taken back and decoded here
+    /// unless a worker has started it. A chunk that failed is decoded again here, so the error
+    /// thrown is that of the first failing record in batch order, with its key named.
     func decodeInOrder(_ batch: RawBatch, describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
         let decoder = RecordDecoder(for: T.self)
-        guard cores > 1, batch.count >= Self.parallelThreshold else {
+        guard isParallel, batch.count >= Self.parallelThreshold else {
             return DecodedRecords([try decodeChunk(decoder, batch, 0..<batch.count, describeKey: describeKey)])
         }
-        let chunks = min(cores, batch.count / (Self.parallelThreshold / 2))
+        let chunks = min(executor.threadLimit + 1, batch.count / (Self.parallelThreshold / 2))
         let chunkSize = (batch.count + chunks - 1) / chunks
-        let results = Mutex<[Result<RecordRun<T>, StrataError>?]>(Array(repeating: nil, count: chunks))
-        let fields = self.fields, entity = self.entity
-        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-            let range = chunk * chunkSize..<min(batch.count, (chunk + 1) * chunkSize)
-            // This thread's own copies (see `DecodeThreads`).
-            let outcome = Self.decodeRun(decoder, batch, range, fields: fields.unshared(), entity: entity.unshared())
-            results.withLock { $0[chunk] = outcome }
-        }
+        func range(_ chunk: Int) -> Range<Int> { chunk * chunkSize..<min(batch.count, (chunk + 1) * chunkSize) }
+        let offered = (1..<chunks).map { startDecoding(batch, range($0)) }
+        /// Offered chunks not collected yet: a throw leaves none running.
+        var collected = 0
+        defer { for pending in offered[collected...] { pending.abandon() } }
         var decoded: [RecordRun<T>] = []
         decoded.reserveCapacity(chunks)
-        let outcomes = results.withLock { outcomes in
-            var taken: [Result<RecordRun<T>, StrataError>?] = []
-            swap(&taken, &outcomes)
-            return taken
-        }
-        for (chunk, outcome) in outcomes.enumerated() {
-            switch outcome {
-            case .success(let records)?:
-                decoded.append(records)
-            case .failure?, nil:
-                // Decode the failed chunk again on this thread to throw its first error with the key named.
-                let range = chunk * chunkSize..<min(batch.count, (chunk + 1) * chunkSize)
-                decoded.append(try decodeChunk(decoder, batch, range, describeKey: describeKey))
-            }
+        decoded.append(try decodeChunk(decoder, batch, range(0), describeKey: describeKey))
+        for (index, pending) in offered.enumerated() {
+            collected = index + 1
+            decoded.append(try finish(pending, decoder, batch, range(index + 1), describeKey: describeKey))
         }
         return DecodedRecords(decoded)
     }
 
-    /// Starts decoding the first `count` records of `batch` on another thread; the caller gathers
-    /// the next batch meanwhile and decodes the rest of this one itself (``finishDecoding``).
-    func startDecoding(_ batch: RawBatch, count: Int) -> PendingDecode<T> {
-        let pending = PendingDecode<T>()
+    /// Offers the records of `range` of `batch` to the executor; the caller decodes other records
+    /// meanwhile and collects these with ``finishDecoding(_:_:count:describeKey:otherWasDone:)``
+    /// (or ``PendingDecode/abandon()``).
+    func startDecoding(_ batch: RawBatch, _ range: Range<Int>) -> PendingDecode<T> {
+        let slot = DecodeSlot<T>()
         let decoder = RecordDecoder(for: T.self)
         let fields = self.fields, entity = self.entity
-        DispatchQueue.global().async {
+        let ticket = executor.offer {
             // This thread's own copies (see `DecodeThreads`).
-            pending.finish(Self.decodeRun(decoder, batch, 0..<count, fields: fields.unshared(), entity: entity.unshared()))
+            slot.outcome = Self.decodeRun(decoder, batch, range, fields: fields.unshared(), entity: entity.unshared())
         }
-        return pending
+        return PendingDecode(ticket: ticket, slot: slot)
     }
 
-    /// Finishes a batch started with ``startDecoding(_:count:)``: decodes its records from `count`
-    /// on here, waits for the other thread's share, and hands out all in order. A failure is
-    /// thrown as ``decode(_:describeKey:)`` throws it, naming the key of the first bad record.
-    /// `otherWasDone` tells whether the other thread had finished its share by the time this
-    /// one finished the rest (the caller balances the shares with it).
+    /// Finishes a batch whose first `count` records went to ``startDecoding(_:_:)``: decodes its
+    /// records from `count` on here, then collects the offered share (decoding it here if no
+    /// worker started it), and hands out all in order. A failure is thrown as
+    /// ``decode(_:describeKey:)`` throws it, naming the key of the first bad record.
+    /// `otherWasDone` tells whether a worker had finished the share by the time this thread
+    /// finished the rest (the caller balances the shares with it, see ``ScanShare``).
     func finishDecoding(_ batch: RawBatch, _ pending: PendingDecode<T>, count: Int, describeKey: ([UInt8]) -> String,
                         otherWasDone: inout Bool) throws -> DecodedRecords<T> {
         let decoder = RecordDecoder(for: T.self)
         let tail = Self.decodeRun(decoder, batch, count..<batch.count, fields: fields, entity: entity)
-        otherWasDone = pending.isFinished
-        let head: RecordRun<T>
-        switch pending.wait() {
-        case .success(let records): head = records
-        case .failure: head = try decodeChunk(decoder, batch, 0..<count, describeKey: describeKey)
-        }
+        otherWasDone = pending.ticket.isDone
+        let head = try finish(pending, decoder, batch, 0..<count, describeKey: describeKey)
         switch tail {
         case .success(let records): return DecodedRecords([head, records])
         case .failure: return DecodedRecords([head, try decodeChunk(decoder, batch, count..<batch.count, describeKey: describeKey)])
         }
+    }
+
+    /// The records of an offered `range`: the worker's, or decoded here when no worker started it
+    /// or it failed (to throw the first failure with its key named).
+    private func finish(_ pending: PendingDecode<T>, _ decoder: RecordDecoder, _ batch: RawBatch, _ range: Range<Int>,
+                        describeKey: ([UInt8]) -> String) throws -> RecordRun<T> {
+        if !pending.ticket.reclaim() {
+            pending.ticket.wait()
+            if case .success(let records)? = pending.slot.outcome { return records }
+        }
+        return try decodeChunk(decoder, batch, range, describeKey: describeKey)
     }
 
     /// The records of `range` in order, or the first failure met. A thread decoding beside others
@@ -173,7 +175,7 @@ struct DecodedRecords<T> {
 
 /// Records decoded in order into one allocation, then moved out from the front one by one.
 ///
-/// Filled by one thread, then handed (through ``PendingDecode``'s or ``DecodePipeline``'s lock, or by returning) to the
+/// Filled by one thread, then handed (through the executor's lock, or by returning) to the
 /// thread that empties it: never used by two threads at once, hence `@unchecked Sendable`.
 final class RecordRun<T>: @unchecked Sendable {
     private let base: UnsafeMutablePointer<T>
@@ -209,26 +211,24 @@ final class RecordRun<T>: @unchecked Sendable {
     }
 }
 
-/// The result of a batch share decoded on another thread, once it is there.
-final class PendingDecode<T: Sendable>: Sendable {
-    private let result = Mutex<Result<RecordRun<T>, StrataError>?>(nil)
-    private let done = DispatchSemaphore(value: 0)
+/// Records offered to the executor: the ticket that says who decodes them, and where the
+/// worker leaves them.
+struct PendingDecode<T> {
+    let ticket: DecodeTicket
+    let slot: DecodeSlot<T>
 
-    func finish(_ outcome: Result<RecordRun<T>, StrataError>) {
-        result.withLock { $0 = outcome }
-        done.signal()
+    /// Stops caring for the result (a scan that ended early): takes the work back, or waits for
+    /// the worker that runs it, so that no decoding outlives the scan.
+    func abandon() {
+        if !ticket.reclaim() { ticket.wait() }
     }
+}
 
-    /// Whether the result is there, without waiting.
-    var isFinished: Bool {
-        result.withLock { if case .none = $0 { false } else { true } }
-    }
-
-    /// Waits for the result; call once.
-    func wait() -> Result<RecordRun<T>, StrataError> {
-        done.wait()
-        return result.withLock { $0! }
-    }
+/// Where a worker leaves the records it decoded. Written by the worker before its ticket is
+/// marked done and read by the caller after ``DecodeTicket/wait()`` (both under the executor's
+/// lock, which orders them): never used by two threads at once, hence `@unchecked Sendable`.
+final class DecodeSlot<T>: @unchecked Sendable {
+    var outcome: Result<RecordRun<T>, StrataError>?
 }
 
 /// The share of each full batch a scan hands to the other thread, in 64ths, adjusted after

@@ -1,17 +1,16 @@
-import Dispatch
-import Foundation
 import LMDB
 
-/// Decodes a query's results on a second thread while the query is still finding them.
+/// Decodes a query's results on the store's workers while the query is still finding them.
 ///
 /// The calling thread walks the access path and hands the matches' stored bytes over in chunks of
-/// ``chunkSize``; once ``startAfter`` chunks are out, a helper thread starts taking them, in order,
-/// and decoding them. When the walk ends, the calling thread takes the chunks still waiting too,
-/// and then waits only for a chunk the helper has taken and not yet finished. Most of a query's
-/// decoding (a `Codable` record costs microseconds) so overlaps its index walk and record
-/// lookups, instead of starting once the last match is found. Fewer than
-/// `chunkSize × startAfter` results are decoded on the calling thread alone: the hand-off would
-/// cost more.
+/// ``chunkSize``; once ``startAfter`` chunks are out, it offers a job to the store's
+/// ``DecodeExecutor`` that takes the waiting chunks, in order, and decodes them until none is
+/// left, then ends (it never waits for more); the next chunk published offers a job again. When
+/// the walk ends, the calling thread takes the chunks still waiting too, and then waits only for a
+/// chunk a worker has taken and not yet finished. Most of a query's decoding (a `Codable` record
+/// costs microseconds) so overlaps its index walk and record lookups, instead of starting once
+/// the last match is found. Fewer than `chunkSize × startAfter` results are decoded on the
+/// calling thread alone: the hand-off would cost more.
 ///
 /// Only copied bytes cross threads (``RawBatch``); the transaction stays on the calling thread.
 /// If any record fails to decode, every chunk is decoded again on the calling thread through
@@ -22,22 +21,26 @@ import LMDB
 struct DecodePipeline<T: Record> {
     /// Records a chunk holds.
     static var chunkSize: Int { 8 }
-    /// Chunks handed over before the helper thread is started.
+    /// Chunks handed over before the first job is offered.
     static var startAfter: Int { 3 }
 
     private let fields: FieldTable
     private let entity: String
+    private let executor: DecodeExecutor
     /// Made when the first chunk is full: a query of fewer results needs no lock.
     private var shared: Shared?
     /// The chunk being filled.
     private var current = RawBatch(capacity: chunkSize)
-    private var helperStarted = false
+    /// The job offered last, taken back when the pipeline finishes or is cancelled before a worker
+    /// started it.
+    private var ticket: DecodeTicket?
     /// Records appended so far.
     private(set) var count = 0
 
-    init(fields: FieldTable, entity: String) {
+    init(fields: FieldTable, entity: String, executor: DecodeExecutor) {
         self.fields = fields
         self.entity = entity
+        self.executor = executor
     }
 
     /// Adds a match's stored key and bytes.
@@ -58,33 +61,29 @@ struct DecodePipeline<T: Record> {
         guard current.count == Self.chunkSize else { return }
         if shared == nil { shared = Shared(fields: fields, entity: entity) }
         let shared = shared!
-        let published = shared.publish(current)
+        let offers = shared.publish(current, offering: executor.threadLimit > 0)
         current = RawBatch(capacity: Self.chunkSize)
-        if !helperStarted, published >= Self.startAfter, DecodeThreads.cores > 1 {
-            helperStarted = true
-            shared.helperStarts()
-            DispatchQueue.global(qos: .userInitiated).async {
-                shared.decodeChunks(waiting: true)
-                shared.helperReturns()
-            }
+        if offers {
+            ticket = executor.offer { shared.decodeChunks(asJob: true) }
         }
     }
 
     /// Every record, in the order appended. Decodes what is left on this thread, then waits for
-    /// the helper's last chunk.
+    /// the chunk a worker is still decoding.
     mutating func finish(describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
         guard let shared else {
             // Fewer results than a chunk: decoded here.
-            return try BatchDecoder<T>(fields: fields, entity: entity).decodeInOrder(current, describeKey: describeKey)
+            return try BatchDecoder<T>(fields: fields, entity: entity, executor: executor).decodeInOrder(current, describeKey: describeKey)
         }
         if !current.isEmpty {
-            _ = shared.publish(current)
+            _ = shared.publish(current, offering: false)
             current = RawBatch(capacity: 0)
         }
         shared.finishPublishing()
-        shared.decodeChunks(waiting: false)
+        takeBackJob()
+        shared.decodeChunks(asJob: false)
         guard let parts = shared.waitForResults() else {
-            return try BatchDecoder<T>(fields: shared.fields, entity: shared.entity)
+            return try BatchDecoder<T>(fields: shared.fields, entity: shared.entity, executor: executor)
                 .decodeInOrder(shared.allRecords(), describeKey: describeKey)
         }
         return DecodedRecords(parts)
@@ -95,16 +94,22 @@ struct DecodePipeline<T: Record> {
     /// ``BatchDecoder/batchSize`` records, so memory stays bounded however many there are.
     mutating func drain(describeKey: ([UInt8]) -> String, _ body: (consuming T) throws -> Void) throws {
         var decoded = try finish(describeKey: describeKey)
-        self = DecodePipeline(fields: fields, entity: entity)
+        self = DecodePipeline(fields: fields, entity: entity, executor: executor)
         _ = try decoded.forEach { (record: consuming T) in try body(consume record); return true }
     }
 
-    /// Stops the helper after the chunk it is decoding, for a query that ended early (a throw).
+    /// Stops the job after the chunk it is decoding, for a query that ended early (a throw).
     func cancel() {
         shared?.cancel()
+        takeBackJob()
     }
 
-    /// Whether the helper thread was started and has not returned yet.
+    /// Takes the last job offered back if no worker has started it.
+    private func takeBackJob() {
+        if let ticket, ticket.reclaim() { shared?.jobTakenBack() }
+    }
+
+    /// Whether a job was offered and has not ended (or been taken back) yet.
     var helperIsRunning: Bool { shared?.helperIsRunning ?? false }
 
     /// The chunks, the order they are taken in, and their results; shared by both threads.
@@ -124,10 +129,10 @@ struct DecodePipeline<T: Record> {
             /// No chunk will be added.
             var finished = false
             var cancelled = false
-            var helperRunning = false
+            /// A job is offered or running: publishing offers no other.
+            var jobActive = false
         }
 
-        /// A pthread lock (``ConditionLock``), not `Mutex`, which ThreadSanitizer reports as racing.
         private let state = ConditionLock(State())
 
         init(fields: FieldTable, entity: String) {
@@ -135,18 +140,21 @@ struct DecodePipeline<T: Record> {
             self.entity = entity
         }
 
-        /// Adds `chunk`; returns how many chunks there are.
-        func publish(_ chunk: RawBatch) -> Int {
+        /// Adds `chunk`; true when the caller should offer a job (`offering`, none active, and
+        /// ``startAfter`` chunks published), which is then counted as active.
+        func publish(_ chunk: RawBatch, offering: Bool) -> Bool {
             state.withLock { state in
                 state.chunks.append(chunk)
                 state.results.append(nil)
-                return state.chunks.count
+                guard offering, !state.jobActive, state.chunks.count >= startAfter else { return false }
+                state.jobActive = true
+                return true
             }
         }
 
-        func helperStarts() { state.withLock { $0.helperRunning = true } }
-        func helperReturns() { state.withLock { $0.helperRunning = false } }
-        var helperIsRunning: Bool { state.withLock { $0.helperRunning } }
+        /// The job offered last was taken back before it started.
+        func jobTakenBack() { state.withLock { $0.jobActive = false } }
+        var helperIsRunning: Bool { state.withLock { $0.jobActive } }
 
         func finishPublishing() {
             state.withLock { $0.finished = true }
@@ -156,13 +164,13 @@ struct DecodePipeline<T: Record> {
             state.withLock { $0.cancelled = true }
         }
 
-        /// Takes and decodes chunks until none is left; with `waiting`, waits for more until
-        /// publishing finishes (the helper), else returns when none is waiting (the caller at the end).
-        func decodeChunks(waiting: Bool) {
+        /// Takes and decodes chunks until none is waiting (or the work was stopped). `asJob`: run
+        /// by a worker, which marks the job ended when it finds nothing to take.
+        func decodeChunks(asJob: Bool) {
             let decoder = RecordDecoder(for: T.self)
             // This thread's own copies (see `DecodeThreads`).
             let fields = self.fields.unshared(), entity = self.entity.unshared()
-            while let (index, chunk) = take(waiting: waiting) {
+            while let (index, chunk) = take(asJob: asJob) {
                 let outcome = BatchDecoder<T>.decodeRun(decoder, chunk, 0..<chunk.count, fields: fields, entity: entity)
                 state.withLock { state in
                     switch outcome {
@@ -174,16 +182,18 @@ struct DecodePipeline<T: Record> {
             }
         }
 
-        /// The next chunk to decode, or nil when there is none to take (or the work was stopped).
-        private func take(waiting: Bool) -> (Int, RawBatch)? {
-            state.withLock(untilDone: { state -> ConditionLock<State>.Step<(Int, RawBatch)?> in
-                if state.cancelled || state.failed { return .done(nil) }
-                if state.next < state.chunks.count {
+        /// The next chunk to decode, or nil when there is none to take (or the work was stopped);
+        /// a job that gets nil is ended in the same step, so a chunk published after it offers
+        /// a new one.
+        private func take(asJob: Bool) -> (Int, RawBatch)? {
+            state.withLock { state in
+                if !state.cancelled, !state.failed, state.next < state.chunks.count {
                     state.next += 1
-                    return .done((state.next - 1, state.chunks[state.next - 1]))
+                    return (state.next - 1, state.chunks[state.next - 1])
                 }
-                return state.finished || !waiting ? .done(nil) : .wait
-            })
+                if asJob { state.jobActive = false }
+                return nil
+            }
         }
 
         /// Waits until every chunk taken is decoded; returns the results in chunk order, or nil

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What the threads that decode records side by side (``BatchDecoder``, ``DecodePipeline``) share.
+/// What the threads that decode records side by side (``DecodeExecutor``'s workers and the caller) share.
 ///
 /// Every decode retains the entity's field table and name and releases them. Shared by two
 /// threads, those reference counts are one cache line both cores take from each other several
@@ -8,8 +8,7 @@ import Foundation
 /// a thread that decodes beside another works on its own copies (``FieldTable/unshared()``,
 /// ``Swift/String/unshared()``), made once per share of work.
 enum DecodeThreads {
-    /// The processor count, read once (each read costs a system call and a parse, about 30,000
-    /// instructions, which a small query felt).
+    /// The processor count, read once (each read costs a system call and a parse).
     static let cores = ProcessInfo.processInfo.activeProcessorCount
 }
 

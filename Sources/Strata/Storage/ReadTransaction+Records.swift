@@ -38,7 +38,7 @@ extension ReadTransaction {
     public func get<T: Record>(_ type: T.Type, keys: some Sequence<T.PrimaryKey>) throws -> [T] {
         guard let context = try context(for: type) else { return [] }
         let entity = context.name, database = context.records
-        var pipeline = DecodePipeline<T>(fields: context.schema.fields, entity: entity)
+        var pipeline = DecodePipeline<T>(fields: context.schema.fields, entity: entity, executor: store.decodeExecutor)
         // A lookup that throws stops the pipeline's helper thread.
         defer { pipeline.cancel() }
         let describe = { (key: [UInt8]) in self.describeStoredKey(key, of: type) }
@@ -85,7 +85,7 @@ extension ReadTransaction {
         // (and copied) about twenty times on the way to a million records.
         records.reserveCapacity(try count(type))
         // Its pages are faulted in on another thread meanwhile (see `ResultPrefault`).
-        let prefault = ResultPrefault(reservedFor: records)
+        let prefault = ResultPrefault(reservedFor: records, executor: store.decodeExecutor)
         defer { prefault.wait() }
         // Each decoded record moves into the array (a `forEach` body would copy it).
         try scan(type, from: nil, to: nil) { (record: consuming T) in records.append(record); return true }
@@ -166,13 +166,13 @@ extension ReadTransaction {
         guard let context = try context(for: type) else { return }
         let lowerKey = try lower.map { bound throws(StrataError) in (try recordKey(bound.key, entity: context.name), bound.inclusive) }
         let upperKey = try upper.map { bound throws(StrataError) in (try recordKey(bound.key, entity: context.name), bound.inclusive) }
-        let decoder = BatchDecoder<T>(fields: context.schema.fields, entity: context.name)
+        let decoder = BatchDecoder<T>(fields: context.schema.fields, entity: context.name, executor: store.decodeExecutor)
         var batch = RawBatch(capacity: batchSize)
-        // Large scans overlap: while another thread decodes a share of a full batch, this one
+        // Large scans overlap: while a worker decodes a share of a full batch, this one
         // hands the previous batch's records to `body`, gathers the next batch, and decodes the
         // rest of the first. The share adapts (``ScanShare``) so that both threads finish together,
         // whatever `body` and gathering cost.
-        let overlaps = batchSize >= BatchDecoder<T>.batchSize && decoder.cores > 1
+        let overlaps = batchSize >= BatchDecoder<T>.batchSize && decoder.isParallel
         var pending: (batch: RawBatch, share: PendingDecode<T>, count: Int)?
         var share = ScanShare()
         let describe = { (key: [UInt8]) in self.describeStoredKey(key, of: type) }
@@ -195,7 +195,7 @@ extension ReadTransaction {
             if overlaps && !final {
                 // The other thread starts on this batch before `body` sees the previous one.
                 let count = share.count(of: batch.count)
-                pending = (batch, decoder.startDecoding(batch, count: count), count)
+                pending = (batch, decoder.startDecoding(batch, 0..<count), count)
                 if let reused = spare.take() { batch = reused } else { batch = RawBatch(capacity: batchSize, valueCapacity: batch.valueByteCount) }
                 return try previous?.forEach(body) ?? true
             }
@@ -204,7 +204,7 @@ extension ReadTransaction {
             var records = try decoder.decodeInOrder(batch, describeKey: describe)
             return try records.forEach(body)
         }
-        defer { if let (_, share, _) = pending { _ = share.wait() } }   // no decoding outlives the scan
+        defer { pending?.share.abandon() }   // no decoding outlives the scan
         try lmdb(entity: context.name) {
             try raw.withCursor(context.records) { cursor in
                 var more: Bool

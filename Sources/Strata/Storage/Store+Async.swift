@@ -42,9 +42,19 @@ extension Store {
     func write<R: Sendable>(
         durability: Durability, queued: @Sendable () -> Void, _ body: @escaping @Sendable (WriteTransaction) throws -> R
     ) async throws -> R {
-        try await runQueued(on: writerQueue, queued: queued) { flag in
+        try await onWriter(queued: queued) { flag in
             try self.write(durability: durability) { tx in tx.cancellation = flag; return try body(tx) }
         }
+    }
+
+    /// Runs `work` on the store's writer thread, after the async writes and imports queued before
+    /// it: the one way async writing work is dispatched (``write(durability:_:)`` and the async
+    /// `importJSON` go through it). Cancellation before `work` starts throws `CancellationError`;
+    /// once it runs, `work` sees it through the flag it is given.
+    func onWriter<R: Sendable>(
+        queued: @Sendable () -> Void = {}, _ work: @escaping @Sendable (CancellationFlag) throws -> R
+    ) async throws -> R {
+        try await runQueued(on: writerQueue, queued: queued, work)
     }
 
     /// Queues `work` on `queue` and returns its result; cancellation of the calling task before

@@ -1,3 +1,4 @@
+import LMDB
 import Logging
 
 extension Store {
@@ -18,3 +19,27 @@ extension Store {
         }
     }
 }
+
+extension DecodeExecutor {
+    /// The executor of the stores open on `environment`: the one they share while any is open,
+    /// else a new one (whose threads start when work is first offered).
+    static func shared(by environment: Environment) -> DecodeExecutor {
+        executors.withLock { executors in
+            let id = ObjectIdentifier(environment)
+            if let executor = executors[id]?.executor { return executor }
+            // Entries of released executors go (an environment's identifier may be reused later).
+            executors = executors.filter { $0.value.executor != nil }
+            let executor = DecodeExecutor()
+            executors[id] = WeakExecutor(executor: executor)
+            return executor
+        }
+    }
+}
+
+/// An executor held by the stores of its environment, not by the registry.
+private struct WeakExecutor {
+    weak var executor: DecodeExecutor?
+}
+
+/// The executors of the environments open in this process, by environment.
+private let executors = ConditionLock<[ObjectIdentifier: WeakExecutor]>([:])

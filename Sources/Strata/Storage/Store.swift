@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import LMDB
 import Logging
-import Synchronization
 
 /// A record store in one directory: Codable records in LMDB, read and written in transactions.
 ///
@@ -29,9 +28,12 @@ public final class Store: Sendable {
     public let configuration: Configuration
     let environment: Environment
     let catalog: Database
-    let published: Mutex<PublishedState>
+    let published: ConditionLock<PublishedState>
     /// The thread the async `write` runs writes on.
     let writerQueue: DispatchQueue
+    /// The worker threads that decode beside reading threads, shared by every `Store` of this
+    /// environment and ended when the last of them is released (see ``DecodeExecutor``).
+    let decodeExecutor: DecodeExecutor
     /// Who is told of commits (see ``observe(_:_:)``).
     let observers: ObservationCenter
 
@@ -78,7 +80,8 @@ public final class Store: Sendable {
             throw StrataError(error, path: path)
         }
         catalog = opened.0
-        published = Mutex(PublishedState())
+        published = ConditionLock(PublishedState())
+        decodeExecutor = DecodeExecutor.shared(by: environment)
         writerQueue = DispatchQueue(label: "strata.writer")
         observers = ObservationCenter { [environment] in environment.lastTransactionID }
         configuration.logger.debug("opened store", metadata: [

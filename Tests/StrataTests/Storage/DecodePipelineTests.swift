@@ -77,8 +77,9 @@ import TestSupport
     @Test func theHelperReturnsWhenThePipelineFinishesOrIsCancelled() throws {
         var fields = FieldTable()
         let records = try (1...Int64(Self.startAt + 20)).map { id in (id.orderedKey, try CodecHarness.encode(User.sample(id), fields: &fields)) }
+        let executor = DecodeExecutor(threads: 1)
         for cancels in [false, true] {
-            var pipeline = DecodePipeline<User>(fields: fields, entity: "User")
+            var pipeline = DecodePipeline<User>(fields: fields, entity: "User", executor: executor)
             for (key, bytes) in records { pipeline.append(key: key, value: bytes) }
             if cancels {
                 pipeline.cancel()
@@ -88,7 +89,7 @@ import TestSupport
                 _ = decoded.forEach { ids.append($0.id); return true }
                 #expect(ids == records.indices.map { Int64($0 + 1) })
             }
-            // The helper waits for chunks until told there are no more: it must not be left waiting.
+            // The helper job must end (or be taken back): it must not be left waiting.
             let deadline = Date().addingTimeInterval(10)
             while pipeline.helperIsRunning && Date() < deadline { usleep(1_000) }
             #expect(!pipeline.helperIsRunning, cancels ? "after cancel()" : "after finish")

@@ -110,7 +110,8 @@ import TestSupport
         // Large: the pages are faulted in on another thread while the array fills.
         var large: [UInt64] = []
         large.reserveCapacity(3 << 20)   // 24 MiB
-        let prefault = ResultPrefault(reservedFor: large)
+        let executor = DecodeExecutor(threads: 1)
+        let prefault = ResultPrefault(reservedFor: large, executor: executor)
         for value in 0..<UInt64(3 << 20) { large.append(value &* 2_654_435_761) }
         prefault.wait()
         #expect(large.count == 3 << 20)
@@ -118,8 +119,8 @@ import TestSupport
         #expect(large.last == UInt64((3 << 20) - 1) &* 2_654_435_761)
         // Small, empty: nothing to do, and waiting returns at once.
         let small: [String] = ["a"]
-        ResultPrefault(reservedFor: small).wait()
-        ResultPrefault(reservedFor: [Int]()).wait()
+        ResultPrefault(reservedFor: small, executor: executor).wait()
+        ResultPrefault(reservedFor: [Int](), executor: executor).wait()
     }
 
     @Test func decodedRecordsComeOutInOrderAndStopEarly() {

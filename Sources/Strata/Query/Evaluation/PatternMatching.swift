@@ -1,4 +1,4 @@
-import Synchronization
+import LMDB
 
 /// `LIKE` wildcards (``LikePattern``) and `MATCHES` regular expressions on (already folded)
 /// strings, and the size limits of every pattern operand.
@@ -90,5 +90,5 @@ enum PatternMatching {
     }
 
     /// Compiled expressions and refused patterns, so failures are cached too.
-    private static let cache = Mutex<[CacheKey: Result<RegularExpression, RegularExpression.SyntaxError>]>([:])
+    private static let cache = ConditionLock<[CacheKey: Result<RegularExpression, RegularExpression.SyntaxError>]>([:])
 }

@@ -31,7 +31,6 @@ struct FormatLexer {
     static var cacheableLength: Int { 4096 }
 
     /// Tokens of format strings split before, shared by every thread (errors are not kept).
-    /// A pthread lock (``ConditionLock``), not `Mutex`, which ThreadSanitizer reports as racing.
     private static let cache = ConditionLock<[String: [FormatToken]]>([:])
 
     private init(scalars: [Unicode.Scalar]) { self.scalars = scalars }

@@ -28,6 +28,6 @@ enum KeyPathNames {
         let keyPath: AnyKeyPath
     }
 
-    /// A pthread lock (``ConditionLock``), not `Mutex`, which ThreadSanitizer reports as racing.
+    /// Names found before, shared by every thread.
     private static let cache = ConditionLock<[Key: [String]]>([:])
 }
