@@ -9,7 +9,7 @@ extension ReadTransaction {
     /// write in this transaction); nil when nothing is known, and then nothing is checked.
     func fieldTypes(of context: EntityContext) -> FieldTypes? {
         if let description = context.schema.description { return FieldTypes(description) }
-        guard let records = try? lmdb(entity: context.name, { try raw.count(in: context.records) }) else { return nil }
+        guard let records = try? recordCount(context) else { return nil }
         let fields = context.schema.fields.names.count
         if let kept = context.sampledFieldTypes, kept.records == records, kept.fields == fields { return kept.types }
         let types = records == 0 ? nil : FieldTypes.sampled(context, in: self)
@@ -44,7 +44,7 @@ extension FieldTypes {
         var offsets: [Int] = []
         do {
             try transaction.lmdb(entity: context.name) {
-                try transaction.raw.withCursor(context.records) { cursor in
+                try transaction.withCursor(context.records) { cursor in
                     var more = try cursor.first(), sampled = 0
                     while more, sampled < limit {
                         let values = try selection.values(of: cursor.value, reusing: &offsets)

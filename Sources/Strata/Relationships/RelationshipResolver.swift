@@ -220,7 +220,7 @@ struct RelationshipResolver {
                let index = holderContext.schema.indexes.first(where: { $0.fields.first?.path == Self.path(relationship.keyField) }),
                let database = holderContext.indexes[index.name] {
                 try transaction.lmdb(entity: holder) {
-                    try transaction.raw.withCursor(database) { cursor in
+                    try transaction.withCursor(database) { cursor in
                         guard try cursor.first() else { return }
                         try cursor.forEachKey { key, entries in
                             var bytes: [UInt8] = []
@@ -238,7 +238,7 @@ struct RelationshipResolver {
             // The list's length, read from each record of this entity.
             through = "\(context.name).\(relationship.keyField)"
             try transaction.lmdb(entity: context.name) {
-                try transaction.raw.withCursor(context.records) { cursor in
+                try transaction.withCursor(context.records) { cursor in
                     var more = try cursor.first()
                     while more {
                         let fields = try StoredFieldValues(bytes: cursor.value, fields: context.schema.fields, entity: context.name)

@@ -60,6 +60,27 @@ extension ReadTransaction {
         try lmdb(entity: context.name) { try raw.withCursor(context.records, body) }
     }
 
+    // MARK: Read loops
+
+    /// Runs `body` with a cursor over a records or index database, for the read loops of the
+    /// query layer, which run inside an `lmdb` funnel of their own.
+    @inline(__always)
+    func withCursor<R>(_ database: Database, _ body: (Cursor) throws -> R) throws -> R {
+        try raw.withCursor(database, body)
+    }
+
+    /// Replaces `buffer` with the stored bytes of `key` in `records` and returns true, or returns
+    /// false when there is none (the query executor's per-candidate read, inside its funnel).
+    @inline(__always)
+    func copyStoredBytes(forKey key: UnsafeRawBufferPointer, in records: Database, into buffer: inout [UInt8]) throws -> Bool {
+        try raw.copyValue(forKey: key, in: records, into: &buffer)
+    }
+
+    /// How many entries a database holds, inside an `lmdb` funnel.
+    func entryCount(in database: Database) throws -> Int {
+        try raw.count(in: database)
+    }
+
     // MARK: Index databases
 
     /// Runs `body` with a cursor over an index database of `entity`.

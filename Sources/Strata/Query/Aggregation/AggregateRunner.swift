@@ -48,7 +48,7 @@ struct AggregateRunner<Root> {
         if case .and(let operands) = predicate, operands.count == 1 { predicate = operands[0] }
         switch predicate {
         case .constant(true):
-            let total = try transaction.lmdb(entity: entity) { try transaction.raw.count(in: context.records) }
+            let total = try transaction.recordCount(context)
             return (windowed(total), AggregateSource(kind: .recordCount, detail: entity))
         case .comparison(let only):
             guard only.quantifier == nil, let exact = Self.exactCondition(of: only) else { return nil }
@@ -167,7 +167,7 @@ struct AggregateRunner<Root> {
     }
 
     private func withCursor<R>(_ index: UsableIndex, _ body: (Cursor) throws -> R) throws -> R {
-        try transaction.lmdb(entity: entity) { try transaction.raw.withCursor(index.database, body) }
+        try transaction.withIndexCursor(index.database, entity: entity, body)
     }
 
     private func windowed(_ count: Int) -> Int { max(0, min(count - query.offset, query.limit ?? Int.max)) }

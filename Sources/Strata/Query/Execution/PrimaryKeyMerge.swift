@@ -20,10 +20,10 @@ struct PrimaryKeyMerge {
     /// Indices of streams with a current key, as a binary min-heap on those keys.
     private var heap: [Int] = []
     private var last: [UInt8]?
-    private let transaction: Transaction
+    private let transaction: ReadTransaction
 
     /// `chunk`: entries read per source at first (the query's offset + limit, say).
-    init(transaction: Transaction, sources: [Source], chunk: Int) throws {
+    init(transaction: ReadTransaction, sources: [Source], chunk: Int) throws {
         self.transaction = transaction
         streams = sources.map { Stream(source: $0, chunk: max(chunk, 16)) }
         for index in streams.indices where try streams[index].advance(transaction) { push(index) }
@@ -101,7 +101,7 @@ struct PrimaryKeyMerge {
         }
 
         /// Moves to the next key; false when there is none.
-        mutating func advance(_ transaction: Transaction) throws -> Bool {
+        mutating func advance(_ transaction: ReadTransaction) throws -> Bool {
             if position == buffer.count, !drained { try refill(transaction) }
             guard position < buffer.count else { current = nil; return false }
             current = buffer[position]
@@ -110,7 +110,7 @@ struct PrimaryKeyMerge {
         }
 
         /// Reads the next chunk of duplicates after the last key read, doubling the chunk.
-        private mutating func refill(_ transaction: Transaction) throws {
+        private mutating func refill(_ transaction: ReadTransaction) throws {
             guard case .duplicates(let database, let key) = source else { return }
             let after = buffer.last
             let sorted = database.options.contains(.sortedDuplicates)

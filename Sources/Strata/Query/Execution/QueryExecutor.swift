@@ -27,9 +27,7 @@ final class QueryExecutor {
     private let exact: Bool
     /// The kind of the entity's primary key values, for encoding looked-up keys.
     private let keyKind: ValueKind
-    /// The transaction's LMDB transaction and the entity's records, read once rather than through
-    /// `transaction` and `context` for every candidate.
-    private let raw: Transaction
+    /// The entity's records, read once rather than through `context` for every candidate.
     private let records: Database
     /// The query's time limit and cancellation, checked between candidates; nil when it has neither.
     private let budget: QueryBudget?
@@ -42,7 +40,6 @@ final class QueryExecutor {
         self.predicate = predicate
         selection = FieldSelection(predicate: predicate, orderings: plan.sort, fields: context.schema.fields)
         keyKind = try transaction.primaryKeyKind(of: context)
-        raw = transaction.raw
         records = context.records
         budget = QueryBudget.make(entity: context.name, timeout: timeout, transaction: transaction)
         var exact = plan.exactAccess
@@ -173,7 +170,7 @@ final class QueryExecutor {
     /// Every record in key order, each record's bytes in one reused buffer and its key copied only
     /// when asked for. Inside the transaction's `lmdb` funnel.
     private func scanRecords(_ body: (_ key: () -> [UInt8], _ bytes: [UInt8], _ cutKey: [UInt8]?) throws -> Bool) throws {
-        try transaction.raw.withCursor(context.records) { cursor in
+        try transaction.withCursor(context.records) { cursor in
             var buffer: [UInt8] = []
             guard try cursor.first() else { return }
             try cursor.forEachEntry(buffer: &buffer) { key, bytes in try body({ Self.copy(key) }, bytes, nil) }
@@ -244,7 +241,7 @@ extension QueryExecutor {
     /// caller kept is not overwritten (copy-on-write gives this one fresh storage).
     @inline(__always)
     private func record(_ key: [UInt8], into bytes: inout [UInt8]) throws -> Bool {
-        try key.withUnsafeBytes { key in try raw.copyValue(forKey: key, in: records, into: &bytes) }
+        try key.withUnsafeBytes { key in try transaction.copyStoredBytes(forKey: key, in: records, into: &bytes) }
     }
 
     /// The bytes of a lent key.
@@ -289,7 +286,7 @@ extension QueryExecutor {
     /// Calls `body` with the key and bytes of each record the merged sources name, in ascending
     /// primary key order, until it returns false. Inside the transaction's `lmdb` funnel.
     private func forEachMerged(_ sources: [PrimaryKeyMerge.Source], _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
-        var merge = try PrimaryKeyMerge(transaction: transaction.raw, sources: sources, chunk: plan.offset + (plan.limit ?? 64))
+        var merge = try PrimaryKeyMerge(transaction: transaction, sources: sources, chunk: plan.offset + (plan.limit ?? 64))
         var bytes: [UInt8] = []
         while let key = try merge.next() {
             guard try record(key, into: &bytes) else { continue }

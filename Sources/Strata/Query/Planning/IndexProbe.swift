@@ -27,7 +27,7 @@ struct IndexProbe {
     func countEntries(_ condition: QueryPlan.IndexCondition, limit: Int = .max) throws -> EntryCount {
         var result = EntryCount()
         try transaction.lmdb {
-            try transaction.raw.withCursor(database) { cursor in
+            try transaction.withCursor(database) { cursor in
                 for bounds in keyBounds(condition) where result.complete {
                     var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
                     if let skipped = bounds.skipped {
@@ -52,7 +52,7 @@ struct IndexProbe {
         let counted = try countEntries(condition, limit: limit)
         if counted.complete { return counted.entries }
         let fraction = try transaction.lmdb {
-            try transaction.raw.withCursor(database) { cursor -> Double in
+            try transaction.withCursor(database) { cursor -> Double in
                 guard try cursor.first() else { return 0 }
                 let first = cursor.key
                 guard try cursor.last() else { return 0 }
@@ -60,7 +60,7 @@ struct IndexProbe {
                 return keyBounds(condition).reduce(0.0) { $0 + space.fraction(of: $1) }
             }
         }
-        let entries = try transaction.lmdb { try transaction.raw.count(in: database) }
+        let entries = try transaction.lmdb { try transaction.entryCount(in: database) }
         return max(counted.entries, Int((fraction * Double(entries)).rounded()))
     }
 
@@ -69,7 +69,7 @@ struct IndexProbe {
     func walk(_ condition: QueryPlan.IndexCondition, reversed: Bool = false, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
         if reversed { return try walkBackward(condition, body) }
         try transaction.lmdb {
-            try transaction.raw.withCursor(database) { cursor in
+            try transaction.withCursor(database) { cursor in
                 // Each entry is copied into the same two arrays: no allocation per entry unless
                 // `body` keeps one (then copy-on-write gives the next entry fresh storage).
                 var key: [UInt8] = [], value: [UInt8] = []
@@ -128,7 +128,7 @@ struct IndexProbe {
     /// in ascending order, the tie-break every result order uses.
     private func walkBackward(_ condition: QueryPlan.IndexCondition, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
         try transaction.lmdb {
-            try transaction.raw.withCursor(database) { cursor in
+            try transaction.withCursor(database) { cursor in
                 switch condition {
                 case .all:
                     _ = try backward(cursor, before: nil, while: { _ in true }, body)
