@@ -21,7 +21,7 @@ struct QueryPlanner<Root> {
 
     func plan(_ query: Query<Root>) throws -> QueryPlan {
         try PatternMatching.validatePatterns(of: query.predicate, entity: context.name)
-        let total = try transaction.lmdb(entity: context.name) { try transaction.raw.count(in: context.records) }
+        let total = try transaction.recordCount(context)
         let conjuncts: [QueryPredicate]
         switch query.predicate {
         case .and(let operands): conjuncts = operands
