@@ -21,68 +21,109 @@
 struct KnownFields {
     /// What the messages call this level: the entity's name, or `Entity.field` for an object.
     let owner: String
-    /// The names a path may start with here (fields; relationships are in ``relationships``).
-    var names: Set<String>
-    /// Embedded objects whose fields are known, by field name.
-    var objects: [String: KnownFields] = [:]
-    /// Relationship name → the entity whose records it reaches (an own relationship's target,
-    /// an inverse's holder). Stored field names win over relationship names, as in the resolver.
-    var relationships: [String: String] = [:]
+    /// The fields records have stored (the entity's field table, looked up by its own index).
+    private var stored = FieldTable()
+    /// Names known by name only (a caller's plain list).
+    private var listed: Set<String> = []
+    /// The field lists of the descriptions that know this level (the catalog's, a record type's).
+    private var described: [[FieldDescription]] = []
+    /// The entity's own relationships, by name, and the relationships of other entities whose
+    /// inverse names reach this one (``ReadTransaction/incomingRelationships(of:)``).
+    private var own: [RelationshipDescriptor] = []
+    private var incoming: [(holder: String, relationship: RelationshipDescriptor)] = []
     /// Where related entities' fields are looked up; nil: paths through relationships are
-    /// checked up to the relationship's name only. Weak: contexts keep no transaction alive.
-    weak var transaction: ReadTransaction?
+    /// checked up to the relationship's name only. Weak: nothing here keeps a transaction alive.
+    private weak var transaction: ReadTransaction?
 
     /// Fields known by name only (no shapes, no relationships): what a caller with a plain list
     /// of names (a sync scope, a test) knows.
     init(owner: String, names: some Sequence<String>) {
         self.owner = owner
-        self.names = Set(names)
+        listed = Set(names)
     }
 
-    /// Fields from the stored names and the descriptions that list them: an embedded object's
-    /// fields are known when every description that lists the object says what they are.
-    init(owner: String, stored: some Sequence<String>, described: [[FieldDescription]]) {
-        self.init(owner: owner, names: stored)
-        var shapes: [String: [[FieldDescription]]] = [:]
-        var shapeless = Set<String>()
-        for fields in described {
-            for field in fields {
-                names.insert(field.name)
-                if case .object(let nested) = field.type.elementType { shapes[field.name, default: []].append(nested) } else { shapeless.insert(field.name) }
-            }
-        }
-        for (name, nested) in shapes where !shapeless.contains(name) {
-            objects[name] = KnownFields(owner: "\(owner).\(name)", stored: [], described: nested)
-        }
+    /// An entity's or embedded object's fields. Nothing is copied or hashed here: names are
+    /// looked up where they are kept, when a path is checked.
+    private init(owner: String, stored: FieldTable = FieldTable(), described: [[FieldDescription]]) {
+        self.owner = owner
+        self.stored = stored
+        self.described = described
+    }
+
+    /// The fields of `context`'s entity in `transaction`, and `type`'s (a record type's own,
+    /// from the schema probe) when given.
+    init(_ context: EntityContext, type: EntityDescription?, in transaction: ReadTransaction) {
+        self.init(owner: context.name, stored: context.schema.fields,
+                  described: [context.schema.description, type].compactMap { $0?.fields })
+        own = context.schema.relationships
+        // An unreadable catalog entry of another entity: its inverses are not known here, and
+        // the query itself reports the entry when it resolves the relationship.
+        incoming = (try? transaction.incomingRelationships(of: context.name)) ?? []
+        self.transaction = transaction
     }
 
     /// True when nothing is known, so nothing can be checked.
-    var isEmpty: Bool { names.isEmpty && relationships.isEmpty }
+    private var isEmpty: Bool {
+        stored.ids.isEmpty && listed.isEmpty && described.allSatisfy(\.isEmpty) && own.isEmpty && incoming.isEmpty
+    }
+
+    private func isField(_ name: String) -> Bool {
+        stored.id(for: name) != nil || listed.contains(name) || described.contains { $0.contains { $0.name == name } }
+    }
+
+    /// The fields of the embedded object `name`, when every description that lists it says
+    /// what they are; nil when no source knows its shape (then paths inside it are not checked).
+    private func object(_ name: String) -> KnownFields? {
+        var shapes: [[FieldDescription]] = []
+        for fields in described {
+            guard let field = fields.first(where: { $0.name == name }) else { continue }
+            guard case .object(let nested) = field.type.elementType else { return nil }
+            shapes.append(nested)
+        }
+        return shapes.isEmpty ? nil : KnownFields(owner: "\(owner).\(name)", described: shapes)
+    }
+
+    /// The entity the relationship `name` reaches: an own relationship's target, an inverse's holder.
+    private func relatedEntity(_ name: String) -> String? {
+        own.first { $0.name == name }?.target ?? incoming.first { $0.relationship.inverse == name }?.holder
+    }
+
+    /// Every name a path may start with here, for suggestions.
+    private var allNames: Set<String> {
+        var names = listed.union(stored.ids.keys).union(own.map(\.name)).union(incoming.compactMap(\.relationship.inverse))
+        for fields in described { names.formUnion(fields.map(\.name)) }
+        return names
+    }
 
     /// Throws `code` (`.invalidQuery` unless said otherwise) when `path` names no field this
     /// entity (or, through an embedded object or a relationship, the object or related entity)
     /// knows: "unknown field 'person.nmae' in Note: Person has no field 'nmae' (did you mean
     /// 'name'?) at column 7". `column` is the format string's, when there is one; `usage`, when
-    /// given, starts the message (`the index 'lastName' of User`).
+    /// given, starts the message (`the index on 'lastName' of User`). Stored field names win
+    /// over relationship names, as in the resolver.
     func check(_ path: [String], column: Int? = nil, for usage: String? = nil,
                code: StrataError.Code = .invalidQuery) throws(StrataError) {
-        var level = self
-        var hops = 0
-        for (position, name) in path.enumerated() {
-            if name.hasPrefix("@") { return }
-            let more = position + 1 < path.count
-            if level.names.contains(name) {
-                guard more, let object = level.objects[name] else { return }
-                level = object
-            } else if let target = level.relationships[name] {
-                // Relationship conditions nest at most 8 deep (the resolver says so when run).
-                guard more, hops < 8, let related = (try? level.transaction?.knownFields(ofEntity: target)) ?? nil else { return }
-                level = related
-                hops += 1
-            } else {
-                guard !level.isEmpty else { return }
-                throw unknown(name, at: position, of: path, in: level, column: column, usage: usage, code: code)
-            }
+        guard !path.isEmpty else { return }
+        try check(path, from: 0, root: self, column: column, usage: usage, code: code)
+    }
+
+    /// Checks the components of `path` from `position` on, at this level (`root`'s, or an
+    /// object's or related entity's below it); `hops` counts the relationships passed.
+    private func check(_ path: [String], from position: Int, hops: Int = 0, root: KnownFields,
+                       column: Int?, usage: String?, code: StrataError.Code) throws(StrataError) {
+        let name = path[position]
+        if name.hasPrefix("@") { return }
+        let more = position + 1 < path.count
+        if isField(name) {
+            guard more, let object = object(name) else { return }
+            try object.check(path, from: position + 1, hops: hops, root: root, column: column, usage: usage, code: code)
+        } else if let target = relatedEntity(name) {
+            // Relationship conditions nest at most 8 deep (the resolver says so when run).
+            guard more, hops < 8, let transaction, let related = (try? transaction.context(named: target)) ?? nil else { return }
+            try KnownFields(related, type: nil, in: transaction)
+                .check(path, from: position + 1, hops: hops + 1, root: root, column: column, usage: usage, code: code)
+        } else if !isEmpty {
+            throw root.unknown(name, at: position, of: path, in: self, column: column, usage: usage, code: code)
         }
     }
 
@@ -92,7 +133,7 @@ struct KnownFields {
         let whole = path.joined(separator: ".")
         var message = (usage.map { "\($0): " } ?? "") + "unknown field '\(whole)' in \(owner)"
         if position > 0 { message += ": \(level.owner) has no field '\(name)'" }
-        if let suggestion = FieldNameSuggestion.suggestion(for: name, among: level.names.union(level.relationships.keys)) {
+        if let suggestion = FieldNameSuggestion.suggestion(for: name, among: level.allNames) {
             message += " (did you mean '\(suggestion)'?)"
         }
         if let column { message += " at column \(column)" }
@@ -105,21 +146,7 @@ extension ReadTransaction {
     /// the catalog's description, relationships (own and inverse), and `type`'s own fields when
     /// given (a record type's query or index declaration).
     func knownFields(of context: EntityContext, adding type: EntityDescription? = nil) -> KnownFields {
-        let described = [context.schema.description, type].compactMap { $0?.fields }
-        var known = KnownFields(owner: context.name, stored: context.schema.fields.names.values, described: described)
-        for relationship in context.schema.relationships { known.relationships[relationship.name] = relationship.target }
-        // An unreadable catalog entry of another entity: its inverses are not known, and the
-        // query itself will report the entry when it resolves the relationship.
-        for (holder, relationship) in (try? incomingRelationships(of: context.name)) ?? [] {
-            if let inverse = relationship.inverse { known.relationships[inverse] = holder }
-        }
-        known.transaction = self
-        return known
-    }
-
-    /// What paths of the entity named `name` may name; nil when the store has no such entity.
-    func knownFields(ofEntity name: String) throws -> KnownFields? {
-        try context(named: name).map { knownFields(of: $0) }
+        KnownFields(context, type: type, in: self)
     }
 }
 

@@ -73,7 +73,8 @@ public struct QueryRequest<Root> {
 
     // MARK: Order and window
 
-    /// Orders by a field (after any earlier orderings).
+    /// Orders by a field (after any earlier orderings). A key path that names no stored field
+    /// makes the query throw `.invalidQuery` when it runs.
     public func sorted<Value>(by keyPath: KeyPath<Root, Value> & Sendable, _ direction: Direction = .ascending,
                               collation: IndexCollation = .binary) -> Self {
         var copy = self
@@ -167,7 +168,9 @@ extension QueryRequest where Root: Record {
         self.init(transaction: transaction, entity: transaction.store.entityName(of: Root.self), query: query)
     }
 
-    /// Adds a condition written with key paths.
+    /// Adds a condition written with key paths. A key path that names no stored field (a
+    /// computed property, a property renamed by `CodingKeys`) makes the query throw
+    /// `.invalidQuery` when it runs, with the field it most likely meant.
     public func `where`(_ predicate: TypedPredicate<Root>) -> Self {
         var copy = self
         copy.query = query.filtered(by: predicate.tree)

@@ -22,9 +22,6 @@ struct RelationshipResolver {
     /// The type the query's results are: a record type's own fields are known before any record
     /// stores them (see ``checkPath(_:)``).
     let root: Any.Type
-    /// The queried entity's known fields, made the first time a path is not a stored top-level
-    /// field.
-    private var known: KnownFields?
 
     init(transaction: ReadTransaction, context: EntityContext, depth: Int = 0, root: Any.Type = StoredRecord.self) {
         self.transaction = transaction
@@ -38,12 +35,9 @@ struct RelationshipResolver {
     /// the top level only: a related query's paths were checked as part of the whole path.
     /// This is where key-path predicates and orderings are checked (nowhere else: the compiler
     /// knows a type's properties, not what is stored), and the other front ends' paths again.
-    mutating func checkPath(_ path: [String]) throws(StrataError) {
-        guard depth == 0 else { return }
-        if known == nil {
-            known = transaction.knownFields(of: context, adding: (root as? any Record.Type).flatMap { FieldTypes.of($0)?.description })
-        }
-        try known?.check(path)
+    func checkPath(_ path: [String]) throws(StrataError) {
+        guard depth == 0, !path.isEmpty else { return }
+        try transaction.knownFields(of: context, adding: (root as? any Record.Type).flatMap { FieldTypes.of($0)?.description }).check(path)
     }
 
     /// `predicate` with every relationship condition replaced.
