@@ -59,8 +59,11 @@ struct IndexCommand: ParsableCommand {
                 configuration.indexBuildProgress = { progress in bar.update(fraction: progress.fractionCompleted, count: progress.completed) }
             }
             let total = try store.read { tx in try tx.count(entity: entity) }
-            defer { bar.finish() }
-            try store.write { tx in try tx.addIndex(index, toEntity: entity) }
+            do { try store.write { tx in try tx.addIndex(index, toEntity: entity) } } catch {
+                bar.finish(completed: false)
+                throw error
+            }
+            bar.finish(completed: true)   // the result goes on a line of its own
             Terminal.write("built index on \(names.joined(separator: ",")) of \(entity) (\(total) records)\n")
         }
     }
@@ -172,7 +175,7 @@ struct VerifyCommand: ParsableCommand {
                 let result = try tx.verifyIndexes(entity: entity) { checked in
                     bar.update(fraction: Double(checked) / Double(max(total, 1)), count: checked)
                 }
-                bar.finish()
+                bar.finish(completed: true)
                 Terminal.write("\(entity): \(result.recordsChecked.formatted()) records, \(result.entriesExpected.formatted()) index entries: "
                     + (result.isConsistent ? "ok" : "\(result.problems.count) problem\(result.problems.count == 1 ? "" : "s")") + "\n")
                 for problem in result.problems { Terminal.write("  \(problem)\n") }
@@ -200,12 +203,12 @@ struct BackupCommand: ParsableCommand {
         // LMDB's copy reports nothing while it runs: the bar follows the copy's file size.
         let expected = try store.statistics().usedBytes
         let bar = ProgressBar("backing up", unit: "bytes")
-        defer { bar.finish() }
+        defer { bar.finish(completed: false) }   // erased when the copy fails; a no-op after success
         let progress: @Sendable (Int) -> Void = { size in
             bar.update(fraction: min(Double(size) / Double(max(expected, 1)), 1), count: size)
         }
         try store.backup(to: destination, compact: compact, progress: Terminal.errorIsTerminal ? progress : nil)
-        bar.finish()
+        bar.finish(completed: true)
         let size = (try? FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.size] as? Int) ?? 0
         Terminal.write("backed up \(self.store) to \(destination): \(size.formatted()) bytes in \(String(format: "%.2f", Date().timeIntervalSince(start))) s\n")
     }
