@@ -10,14 +10,16 @@ struct SchemaCommand: ParsableCommand {
     )
 
     @Argument(help: "The store directory.") var store: String
-    @Flag(help: "Print the schema file as one line of JSON instead of indented.") var json = false
+    @Option(help: "json (indented, default) or jsonl (one line).") var format: OutputFormat = .json
+    @Flag(help: .hidden) var json = false
 
     func run() throws {
+        let format = try OutputFormat.check(json ? .jsonl : self.format, allowed: [.json, .jsonl])
         let file = try Store.existing(store).read { tx in
             SchemaFile(entities: try tx.entityNames().map { try tx.entityDescription(named: $0) })
         }
-        // The schema file is JSON either way: pretty for people, one line with --json.
-        Terminal.write((json ? file.jsonValue.jsonText : file.jsonText) + "\n")
+        // The schema file is JSON either way: indented for people, one line for programs.
+        Terminal.write((format == .jsonl ? file.jsonValue.jsonText : file.jsonText) + "\n")
     }
 }
 
@@ -84,20 +86,30 @@ struct IndexCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List an entity's indexes with their entries and sizes.")
         @Argument(help: "The store directory.") var store: String
         @Argument(help: "The entity.") var entity: String
-        @Flag(help: "Print a JSON array.") var json = false
+        @Option(help: "table (default), json, jsonl, csv or tsv.") var format: OutputFormat?
+        @Flag(help: .hidden) var json = false
 
         func run() throws {
+            let format = json ? .json : format ?? .table
             let statistics = try Store.existing(store).statistics()
             guard let found = statistics.entities.first(where: { $0.name == entity }) else {
                 throw CommandFailure(message: "the store has no entity '\(entity)'")
             }
-            if json {
-                Terminal.write(JSONValue.array(found.indexes.map(StatsCommand.json)).jsonText + "\n")
+            if format == .table {
+                Terminal.write(RecordOutput.table(header: ["index", "entries", "bytes", "unique", "multiValue"], rows: found.indexes.map {
+                    [$0.name, $0.entries.formatted(), $0.bytes.formatted(), $0.unique ? "yes" : "", $0.multiValue ? "yes" : ""]
+                }))
                 return
             }
-            Terminal.write(RecordOutput.table(header: ["index", "entries", "bytes", "unique", "multiValue"], rows: found.indexes.map {
-                [$0.name, $0.entries.formatted(), $0.bytes.formatted(), $0.unique ? "yes" : "", $0.multiValue ? "yes" : ""]
-            }))
+            // Each index as a record of its statistics, printed as records are.
+            let records = found.indexes.map { index in
+                guard case .object(let members) = StatsCommand.json(index) else { preconditionFailure("an object") }
+                return StoredRecord(key: .string(index.name), fields: members)
+            }
+            var output = RecordOutput(format: format, columns: records.first?.fields.map(\.key) ?? ["name"], everyField: true)
+            output.begin()
+            records.forEach { output.add($0) }
+            output.end()
         }
     }
 }
@@ -109,11 +121,13 @@ struct StatsCommand: ParsableCommand {
     )
 
     @Argument(help: "The store directory.") var store: String
-    @Flag(help: "Print one JSON object.") var json = false
+    @Option(help: "table (default) or json (one object).") var format: OutputFormat?
+    @Flag(help: .hidden) var json = false
 
     func run() throws {
+        let format = try OutputFormat.check(json ? .json : format ?? .table, allowed: [.table, .json])
         let statistics = try Store.existing(store).statistics()
-        if json {
+        if format == .json {
             Terminal.write(JSONValue.object([
                 JSONMember(key: "path", value: .string(statistics.path)),
                 JSONMember(key: "mapSize", value: .int(Int64(statistics.mapSize))),

@@ -36,7 +36,8 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "Commit every N records instead of once at the end.") var batchSize: Int?
     @Option(help: "abort: nothing is written when a record fails; skip: leave failing records out.") var onError: ErrorPolicyArgument = .abort
     @Flag(help: "Report what would change without writing.") var dryRun = false
-    @Flag(help: "Print the report as one JSON object.") var json = false
+    @Option(help: "table (the report as a line, default) or json (one object).") var format: OutputFormat?
+    @Flag(help: .hidden) var json = false
 
     func validate() throws {
         if scope != nil, !sync { throw ValidationError("--scope applies to --sync imports") }
@@ -44,6 +45,7 @@ struct ImportCommand: ParsableCommand {
     }
 
     func run() throws {
+        let format = try OutputFormat.check(json ? .json : format ?? .table, allowed: [.table, .json])
         let input = try InputFile(file)
         // The spooled standard input exists only while its descriptor is open.
         defer { withExtendedLifetime(input) {} }
@@ -65,7 +67,7 @@ struct ImportCommand: ParsableCommand {
             bar.finish(completed: false)
             throw error
         }
-        if json {
+        if format == .json {
             Terminal.write(Self.json(report).jsonText + "\n")
         } else {
             Terminal.write("\(report)\n")

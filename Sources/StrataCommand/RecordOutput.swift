@@ -50,7 +50,8 @@ struct RecordOutput {
     private var rows: [[String]] = []
     /// The output key of each column.
     private let keys: [String]
-    /// Whether the columns are the records' fields in stored order, so a record prints as it is.
+    /// Whether the columns are every field of the entity, so that a record holding exactly them in
+    /// their order prints as it is.
     private let everyField: Bool
 
     init(format: OutputFormat, columns: [String], renamed: [String: String] = [:], everyField: Bool = false) {
@@ -98,7 +99,9 @@ struct RecordOutput {
 
     /// The record's members in the chosen columns, renamed.
     private func object(_ record: StoredRecord) -> [JSONMember] {
-        if everyField, renamed.isEmpty { return record.fields }
+        // Usually the record holds just the columns, in their order: printed as it is.
+        if everyField, record.fields.count == columns.count,
+           zip(record.fields, keys).allSatisfy({ $0.key == $1 }) { return record.fields }
         return zip(columns, keys).compactMap { name, key in record[name].map { JSONMember(key: key, value: $0) } }
     }
 
