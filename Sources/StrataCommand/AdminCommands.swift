@@ -163,6 +163,7 @@ struct StatsCommand: ParsableCommand {
             JSONMember(key: "name", value: .string(index.name)),
             JSONMember(key: "entries", value: .int(Int64(index.entries))),
             JSONMember(key: "bytes", value: .int(Int64(index.bytes))),
+            JSONMember(key: "duplicateBytes", value: .int(Int64(index.duplicateBytes))),
             JSONMember(key: "unique", value: .bool(index.unique)),
             JSONMember(key: "multiValue", value: .bool(index.multiValue)),
         ])
