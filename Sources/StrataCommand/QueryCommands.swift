@@ -75,7 +75,7 @@ struct QueryCommand: ParsableCommand {
             let columns = try outputColumns(fields, entity: query.entity, tx)
             var output = RecordOutput(format: format ?? .automatic, columns: columns, everyField: fields == nil)
             output.begin()
-            try request.forEach { output.add($0) }
+            try output.addAll(request)
             output.end()
         }
     }
@@ -227,7 +227,7 @@ struct ExportCommand: ParsableCommand {
             }
             var output = RecordOutput(format: format, columns: description.fields.map(\.name), renamed: renamed, everyField: true)
             output.begin()
-            try tx.query(entity: entity).forEach { output.add($0) }
+            try output.addAll(tx.query(entity: entity))
             output.end()
         }
     }

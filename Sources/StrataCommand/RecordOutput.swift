@@ -50,8 +50,8 @@ struct RecordOutput {
     private var rows: [[String]] = []
     /// The output key of each column.
     private let keys: [String]
-    /// Whether the columns are every field of the entity, so that a record holding exactly them in
-    /// their order prints as it is.
+    /// Whether the columns are every field of the entity, so that a record prints as it is stored
+    /// (JSON formats: its fields in stored order, absent ones left out).
     private let everyField: Bool
 
     init(format: OutputFormat, columns: [String], renamed: [String: String] = [:], everyField: Bool = false) {
@@ -68,6 +68,28 @@ struct RecordOutput {
         case .csv, .tsv: Terminal.write(Self.delimitedLine(keys, separator: format.separator!))
         case .table, .jsonl: break
         }
+    }
+
+    /// Prints every record `request` matches: JSON straight from the stored bytes (members in
+    /// stored order), other formats record by record.
+    mutating func addAll(_ request: QueryRequest<StoredRecord>) throws {
+        guard format == .json || format == .jsonl else {
+            try request.forEach { add($0) }
+            return
+        }
+        var count = self.count
+        let format = self.format
+        try request.forEachJSONObject(fields: everyField ? nil : Set(columns), renaming: renamed) { object in
+            let first = count == 0
+            // JSON text escapes every control character, so it goes to the buffer as it is.
+            Terminal.append { bytes in
+                if format == .json { bytes.append(contentsOf: (first ? "\n  " : ",\n  ").utf8) }
+                bytes.append(contentsOf: object)
+                if format == .jsonl { bytes.append(UInt8(ascii: "\n")) }
+            }
+            count += 1
+        }
+        self.count = count
     }
 
     mutating func add(_ record: StoredRecord) {
@@ -99,9 +121,11 @@ struct RecordOutput {
 
     /// The record's members in the chosen columns, renamed.
     private func object(_ record: StoredRecord) -> [JSONMember] {
-        // Usually the record holds just the columns, in their order: printed as it is.
-        if everyField, record.fields.count == columns.count,
-           zip(record.fields, keys).allSatisfy({ $0.key == $1 }) { return record.fields }
+        // Every field: the record as it is stored (its fields are the entity's), renamed if asked.
+        if everyField {
+            guard !renamed.isEmpty else { return record.fields }
+            return record.fields.map { JSONMember(key: renamed[$0.key] ?? $0.key, value: $0.value) }
+        }
         return zip(columns, keys).compactMap { name, key in record[name].map { JSONMember(key: key, value: $0) } }
     }
 

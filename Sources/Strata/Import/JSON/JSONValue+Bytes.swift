@@ -46,42 +46,50 @@ extension JSONValue {
     /// and every other C0, DEL and C1 control character as `\u00XX`.
     public static func appendQuoted(_ string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        var string = string
-        string.withUTF8 { utf8 in
-            var runStart = 0
-            var index = 0
-            let count = utf8.count
-            while index < count {
-                let byte = utf8[index]
-                var escape: (UInt8, Int)?   // (the byte or C1 scalar value to escape, bytes it takes)
-                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F {
-                    escape = (byte, 1)
-                } else if byte == 0xC2, index + 1 < count, (0x80...0x9F).contains(utf8[index + 1]) {
-                    escape = (utf8[index + 1], 2)   // U+0080 ... U+009F
-                }
-                guard let (value, length) = escape else {
+        if string.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &bytes) }) == nil {
+            Array(string.utf8).withUnsafeBufferPointer { appendEscaped($0, to: &bytes) }   // a bridged string
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends UTF-8 text escaped for a JSON string: runs of plain bytes copied whole.
+    static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+        var runStart = 0
+        var index = 0
+        let count = utf8.count
+        while index < count {
+            let byte = utf8[index]
+            // One test for the common case: printable ASCII other than `"` and `\`, or a byte of
+            // a multi-byte character other than the lead byte of U+0080 ... U+00BF.
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F || byte == 0xC2 else {
+                index += 1
+                continue
+            }
+            var value = byte, length = 1
+            if byte == 0xC2 {
+                guard index + 1 < count, (0x80...0x9F).contains(utf8[index + 1]) else {
                     index += 1
                     continue
                 }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                switch value {
-                case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
-                case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
-                case UInt8(ascii: "\n"): bytes.append(contentsOf: #"\n"#.utf8)
-                case UInt8(ascii: "\r"): bytes.append(contentsOf: #"\r"#.utf8)
-                case UInt8(ascii: "\t"): bytes.append(contentsOf: #"\t"#.utf8)
-                default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: #"\u00"#.utf8)
-                    bytes.append(hex[Int(value >> 4)])
-                    bytes.append(hex[Int(value & 0xF)])
-                }
-                index += length
-                runStart = index
+                (value, length) = (utf8[index + 1], 2)   // U+0080 ... U+009F
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            switch value {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: #"\r"#.utf8)
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: #"\t"#.utf8)
+            default:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: #"\u00"#.utf8)
+                bytes.append(hex[Int(value >> 4)])
+                bytes.append(hex[Int(value & 0xF)])
+            }
+            index += length
+            runStart = index
         }
-        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
     }
 }
 
