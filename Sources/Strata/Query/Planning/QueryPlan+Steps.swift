@@ -12,6 +12,8 @@ extension QueryPlan {
         public var detail: String
         /// The index the step reads, if any.
         public var index: String?
+        /// The step walks its keys backwards (for a descending order it delivers).
+        public var reversed = false
         /// The rows the planner expects the step to give: the access path's estimate, which the
         /// later steps can only lower (a filter at most keeps them all); nil when unknown (the
         /// parts of a union or an intersection).
@@ -33,7 +35,7 @@ extension QueryPlan {
         }
 
         /// `operation(detail)`, as the one-line plan writes it.
-        var line: String { "\(operation)(\(detail))" }
+        var line: String { "\(operation)(\(detail))" + (reversed ? " reversed" : "") }
     }
 
     /// The plan's steps in the order rows flow through them: the semi-joins of relationship
@@ -65,8 +67,16 @@ extension QueryPlan {
 
     /// The step of an access path; `top` for the plan's own (which carries the estimate).
     private func step(for access: Access, estimate: Int, top: Bool) -> Step {
-        let direction = reversed ? " reversed" : ""
         let rows = top ? estimate : nil
+        var step = accessStep(access, estimate: estimate, rows: rows)
+        switch access {
+        case .fullScan, .primaryKeyRange, .indexScan: step.reversed = reversed
+        default: break
+        }
+        return step
+    }
+
+    private func accessStep(_ access: Access, estimate: Int, rows: Int?) -> Step {
         switch access {
         case .union(let parts):
             let children = parts.map { step(for: $0, estimate: estimate, top: false) }
@@ -75,27 +85,27 @@ extension QueryPlan {
             let children = parts.map { step(for: $0, estimate: estimate, top: false) }
             return Step(operation: "Intersection", detail: children.map(\.line).joined(separator: ", "), estimatedRows: rows, children: children)
         case .fullScan:
-            return Step(operation: "FullScan", detail: "\(entity)\(direction)", estimatedRows: rows)
+            return Step(operation: "FullScan", detail: "\(entity)", estimatedRows: rows)
         case .primaryKeyLookup(let field, let keys):
             return Step(operation: "KeyLookup", detail: keys.count == 1 ? "\(entity).\(field) = \(keys[0].explained)"
                         : "\(entity).\(field) IN \(QueryValue.list(keys).explained)", estimatedRows: rows)
         case .primaryKeyRange(let field, let range):
-            return Step(operation: "KeyRange", detail: "\(entity).\(field) \(range.explained)\(direction)", estimatedRows: rows)
+            return Step(operation: "KeyRange", detail: "\(entity).\(field) \(range.explained)", estimatedRows: rows)
         case .indexScan(let index, _, let condition):
             let target = "\(entity).\(index)"
             switch condition {
             case .points(let values) where values.count == 1:
-                return Step(operation: "IndexScan", detail: "\(target) = \(values[0].explained)\(direction)", index: index, estimatedRows: rows)
+                return Step(operation: "IndexScan", detail: "\(target) = \(values[0].explained)", index: index, estimatedRows: rows)
             case .points(let values):
                 return Step(operation: mergedByPrimaryKey ? "IndexMerge" : "IndexScan",
-                            detail: "\(target) IN \(QueryValue.list(values).explained)\(direction)", index: index, estimatedRows: rows)
+                            detail: "\(target) IN \(QueryValue.list(values).explained)", index: index, estimatedRows: rows)
             case .range(let range):
-                return Step(operation: "IndexScan", detail: "\(target) \(range.explained)\(direction)", index: index, estimatedRows: rows)
+                return Step(operation: "IndexScan", detail: "\(target) \(range.explained)", index: index, estimatedRows: rows)
             case .prefix(let prefix):
-                return Step(operation: "IndexScan", detail: "\(target) BEGINSWITH \(QueryValue.string(prefix).explained)\(direction)",
+                return Step(operation: "IndexScan", detail: "\(target) BEGINSWITH \(QueryValue.string(prefix).explained)",
                             index: index, estimatedRows: rows)
             case .all:
-                return Step(operation: "IndexOrder", detail: "\(target)\(direction)", index: index, estimatedRows: rows)
+                return Step(operation: "IndexOrder", detail: "\(target)", index: index, estimatedRows: rows)
             }
         }
     }
@@ -155,6 +165,7 @@ extension QueryPlan {
         if let rows = step.estimatedRows {
             notes.append("estimated \(step.operation == "Filter" ? "≤ " : "")\(rows) row\(rows == 1 ? "" : "s")")
         }
+        if step.reversed { notes.append("reversed") }
         if let rows = step.actualRows { notes.append("actual \(rows) row\(rows == 1 ? "" : "s")") }
         if let seconds = step.seconds { notes.append(String(format: "%.3f ms", seconds * 1000)) }
         // A union or an intersection lists its parts below it, not on its line.
@@ -186,6 +197,7 @@ extension QueryPlan.Step {
     public var jsonValue: JSONValue {
         var members = [JSONMember(key: "operation", value: .string(operation)), JSONMember(key: "detail", value: .string(detail))]
         if let index { members.append(JSONMember(key: "index", value: .string(index))) }
+        if reversed { members.append(JSONMember(key: "reversed", value: .bool(true))) }
         members.append(JSONMember(key: "estimatedRows", value: estimatedRows.map { .int(Int64($0)) } ?? .null))
         if let actualRows { members.append(JSONMember(key: "actualRows", value: .int(Int64(actualRows)))) }
         if let seconds { members.append(JSONMember(key: "seconds", value: .double((seconds * 1e6).rounded() / 1e6))) }
