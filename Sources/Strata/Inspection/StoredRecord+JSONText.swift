@@ -13,13 +13,19 @@ extension QueryRequest where Root == StoredRecord {
         guard let context = try resolvedContext() else { return }
         let table = context.schema.fields
         // Each field id's quoted output key and colon, or nil to leave the field out.
+        // Each field id's quoted output key and colon, as a range of one array; nil to leave it out.
+        var keyBytes: [UInt8] = []
+        func appendKey(_ name: String) -> Range<Int> {
+            let start = keyBytes.count
+            JSONValue.appendQuoted(keys[name] ?? name, to: &keyBytes)
+            keyBytes.append(UInt8(ascii: ":"))
+            return start..<keyBytes.count
+        }
         let largest = table.namesByID.count
-        let members: [[UInt8]?] = (0..<largest).map { id in
-            guard let name = table.name(for: id), fields?.contains(name) ?? true else { return nil }
-            var bytes: [UInt8] = []
-            JSONValue.appendQuoted(keys[name] ?? name, to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            return bytes
+        var members: [Range<Int>?] = []
+        for id in 0..<largest {
+            guard let name = table.name(for: id), fields?.contains(name) ?? true else { members.append(nil); continue }
+            members.append(appendKey(name))
         }
         var buffer: [UInt8] = []
         try execute(query) { match in
@@ -34,13 +40,11 @@ extension QueryRequest where Root == StoredRecord {
                 var first = true
                 for _ in 0..<count {
                     let id = try reader.readInteger(Int.self, at: &offset)
-                    let key: [UInt8]
+                    let key: Range<Int>
                     if id >= 0, id < largest, let known = members[id] {
                         key = known
                     } else if id >= largest, let name = table.name(for: id), fields?.contains(name) ?? true {
-                        var bytes: [UInt8] = []
-                        JSONValue.appendQuoted(keys[name] ?? name, to: &bytes)
-                        key = bytes + [UInt8(ascii: ":")]
+                        key = appendKey(name)   // a field added after the table was read (not in one transaction)
                     } else {
                         guard table.name(for: id) != nil else {
                             throw CBORReadFailure.corrupt(offset: offset, reason: "field id \(id) is not in the entity's field table")
@@ -50,7 +54,7 @@ extension QueryRequest where Root == StoredRecord {
                     }
                     if !first { buffer.append(UInt8(ascii: ",")) }
                     first = false
-                    buffer.append(contentsOf: key)
+                    keyBytes.withUnsafeBufferPointer { all in buffer.append(contentsOf: UnsafeBufferPointer(rebasing: all[key])) }
                     try reader.appendJSON(at: &offset, to: &buffer)
                 }
                 buffer.append(UInt8(ascii: "}"))
@@ -105,8 +109,8 @@ extension CBORReader {
         }
     }
 
-    /// Moves past the item at `offset`, checking it as ``jsonValue(at:depth:)`` does.
+    /// Moves past the item at `offset` (a field left out).
     func skipJSONValue(at offset: inout Int) throws(CBORReadFailure) {
-        _ = try jsonValue(at: &offset)
+        try skipItemQuickly(at: &offset)
     }
 }
