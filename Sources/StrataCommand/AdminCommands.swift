@@ -10,14 +10,16 @@ struct SchemaCommand: ParsableCommand {
     )
 
     @Argument(help: "The store directory.") var store: String
-    @Flag(help: "Print the schema file as one line of JSON instead of indented.") var json = false
+    @Option(help: "json (indented, default) or jsonl (one line).") var format: OutputFormat = .json
+    @Flag(help: .hidden) var json = false
 
     func run() throws {
+        let format = try OutputFormat.check(json ? .jsonl : self.format, allowed: [.json, .jsonl])
         let file = try Store.existing(store).read { tx in
             SchemaFile(entities: try tx.entityNames().map { try tx.entityDescription(named: $0) })
         }
-        // The schema file is JSON either way: pretty for people, one line with --json.
-        Terminal.write((json ? file.jsonValue.jsonText : file.jsonText) + "\n")
+        // The schema file is JSON either way: indented for people, one line for programs.
+        Terminal.write((format == .jsonl ? file.jsonValue.jsonText : file.jsonText) + "\n")
     }
 }
 
@@ -59,8 +61,11 @@ struct IndexCommand: ParsableCommand {
                 configuration.indexBuildProgress = { progress in bar.update(fraction: progress.fractionCompleted, count: progress.completed) }
             }
             let total = try store.read { tx in try tx.count(entity: entity) }
-            defer { bar.finish() }
-            try store.write { tx in try tx.addIndex(index, toEntity: entity) }
+            do { try store.write { tx in try tx.addIndex(index, toEntity: entity) } } catch {
+                bar.finish(completed: false)
+                throw error
+            }
+            bar.finish(completed: true)   // the result goes on a line of its own
             Terminal.write("built index on \(names.joined(separator: ",")) of \(entity) (\(total) records)\n")
         }
     }
@@ -81,20 +86,30 @@ struct IndexCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List an entity's indexes with their entries and sizes.")
         @Argument(help: "The store directory.") var store: String
         @Argument(help: "The entity.") var entity: String
-        @Flag(help: "Print a JSON array.") var json = false
+        @Option(help: "table (default), json, jsonl, csv or tsv.") var format: OutputFormat?
+        @Flag(help: .hidden) var json = false
 
         func run() throws {
+            let format = json ? .json : format ?? .table
             let statistics = try Store.existing(store).statistics()
             guard let found = statistics.entities.first(where: { $0.name == entity }) else {
                 throw CommandFailure(message: "the store has no entity '\(entity)'")
             }
-            if json {
-                Terminal.write(JSONValue.array(found.indexes.map(StatsCommand.json)).jsonText + "\n")
+            if format == .table {
+                Terminal.write(RecordOutput.table(header: ["index", "entries", "bytes", "unique", "multiValue"], rows: found.indexes.map {
+                    [$0.name, $0.entries.formatted(), $0.bytes.formatted(), $0.unique ? "yes" : "", $0.multiValue ? "yes" : ""]
+                }))
                 return
             }
-            Terminal.write(RecordOutput.table(header: ["index", "entries", "bytes", "unique", "multiValue"], rows: found.indexes.map {
-                [$0.name, $0.entries.formatted(), $0.bytes.formatted(), $0.unique ? "yes" : "", $0.multiValue ? "yes" : ""]
-            }))
+            // Each index as a record of its statistics, printed as records are.
+            let records = found.indexes.map { index in
+                guard case .object(let members) = StatsCommand.json(index) else { preconditionFailure("an object") }
+                return StoredRecord(key: .string(index.name), fields: members)
+            }
+            var output = RecordOutput(format: format, columns: records.first?.fields.map(\.key) ?? ["name"], everyField: true)
+            output.begin()
+            records.forEach { output.add($0) }
+            output.end()
         }
     }
 }
@@ -106,11 +121,13 @@ struct StatsCommand: ParsableCommand {
     )
 
     @Argument(help: "The store directory.") var store: String
-    @Flag(help: "Print one JSON object.") var json = false
+    @Option(help: "table (default) or json (one object).") var format: OutputFormat?
+    @Flag(help: .hidden) var json = false
 
     func run() throws {
+        let format = try OutputFormat.check(json ? .json : format ?? .table, allowed: [.table, .json])
         let statistics = try Store.existing(store).statistics()
-        if json {
+        if format == .json {
             Terminal.write(JSONValue.object([
                 JSONMember(key: "path", value: .string(statistics.path)),
                 JSONMember(key: "mapSize", value: .int(Int64(statistics.mapSize))),
@@ -146,6 +163,7 @@ struct StatsCommand: ParsableCommand {
             JSONMember(key: "name", value: .string(index.name)),
             JSONMember(key: "entries", value: .int(Int64(index.entries))),
             JSONMember(key: "bytes", value: .int(Int64(index.bytes))),
+            JSONMember(key: "duplicateBytes", value: .int(Int64(index.duplicateBytes))),
             JSONMember(key: "unique", value: .bool(index.unique)),
             JSONMember(key: "multiValue", value: .bool(index.multiValue)),
         ])
@@ -172,7 +190,7 @@ struct VerifyCommand: ParsableCommand {
                 let result = try tx.verifyIndexes(entity: entity) { checked in
                     bar.update(fraction: Double(checked) / Double(max(total, 1)), count: checked)
                 }
-                bar.finish()
+                bar.finish(completed: true)
                 Terminal.write("\(entity): \(result.recordsChecked.formatted()) records, \(result.entriesExpected.formatted()) index entries: "
                     + (result.isConsistent ? "ok" : "\(result.problems.count) problem\(result.problems.count == 1 ? "" : "s")") + "\n")
                 for problem in result.problems { Terminal.write("  \(problem)\n") }
@@ -200,12 +218,12 @@ struct BackupCommand: ParsableCommand {
         // LMDB's copy reports nothing while it runs: the bar follows the copy's file size.
         let expected = try store.statistics().usedBytes
         let bar = ProgressBar("backing up", unit: "bytes")
-        defer { bar.finish() }
+        defer { bar.finish(completed: false) }   // erased when the copy fails; a no-op after success
         let progress: @Sendable (Int) -> Void = { size in
             bar.update(fraction: min(Double(size) / Double(max(expected, 1)), 1), count: size)
         }
         try store.backup(to: destination, compact: compact, progress: Terminal.errorIsTerminal ? progress : nil)
-        bar.finish()
+        bar.finish(completed: true)
         let size = (try? FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.size] as? Int) ?? 0
         Terminal.write("backed up \(self.store) to \(destination): \(size.formatted()) bytes in \(String(format: "%.2f", Date().timeIntervalSince(start))) s\n")
     }

@@ -29,8 +29,12 @@ struct DemoCommand: ParsableCommand {
         let bar = ProgressBar("   importing", unit: "records")
         var options = ImportOptions()
         options.progress = { bar.update(fraction: $0.fractionCompleted, count: $0.recordsRead) }
-        let report = try store.importJSON(contentsOf: json, entity: DemoUsers.description, options: options)
-        bar.finish()
+        let report: ImportReport
+        do { report = try store.importJSON(contentsOf: json, entity: DemoUsers.description, options: options) } catch {
+            bar.finish(completed: false)
+            throw error
+        }
+        bar.finish(completed: true)
         Terminal.write("   \(report)\n")
         let again = try store.importJSON(contentsOf: json, entity: DemoUsers.description)
         Terminal.write("   the same file again: \(again)\n")

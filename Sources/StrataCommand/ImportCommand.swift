@@ -11,9 +11,16 @@ struct ImportCommand: ParsableCommand {
             the file (only those matching --scope, when given). JSON keys map to fields by convention \
             (first_name → firstName, id → the primary key) unless the schema names them.
 
-            The entity's description comes from --schema, else from the store (an entity imported \
-            before), else it is inferred from the data: primary key `id`, types from the values, \
-            optional where null or absent, no indexes. `strata schema STORE` prints it for editing.
+            The entity's description comes from the store (an entity imported before), else from \
+            the data: types from the values, optional where null or absent, no indexes. A --schema \
+            file may name only some fields (the key, a type, a date format, an index); the rest are \
+            inferred. `strata schema STORE` prints the result for editing.
+
+            The primary key is --primary-key FIELD (a JSON key such as alpha_2), else the schema's, \
+            else a field `id` or `_id`. Records without any are numbered by their position in the \
+            file (1, 2, …) as the key `id`: importing the same file again updates them, but a \
+            --sync needs a real key. A file that is one object holding the array of records needs \
+            --root-key NAME.
             """
     )
 
@@ -22,12 +29,15 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "The entity to import into.") var entity: String
     @Option(help: "A schema file describing the entity (see `strata schema`).") var schema: String?
     @Option(help: "Import the array under this key of a top-level object ({\"users\": [...]}).") var rootKey: String?
+    @Option(help: ArgumentHelp("The field that is the primary key, by its JSON key (default: id or _id, else records are numbered).", valueName: "field"))
+    var primaryKey: String?
     @Flag(help: "Also delete records missing from the file.") var sync = false
     @Option(help: "With --sync: delete only missing records matching this predicate.") var scope: String?
     @Option(help: "Commit every N records instead of once at the end.") var batchSize: Int?
     @Option(help: "abort: nothing is written when a record fails; skip: leave failing records out.") var onError: ErrorPolicyArgument = .abort
     @Flag(help: "Report what would change without writing.") var dryRun = false
-    @Flag(help: "Print the report as one JSON object.") var json = false
+    @Option(help: "table (the report as a line, default) or json (one object).") var format: OutputFormat?
+    @Flag(help: .hidden) var json = false
 
     func validate() throws {
         if scope != nil, !sync { throw ValidationError("--scope applies to --sync imports") }
@@ -35,6 +45,7 @@ struct ImportCommand: ParsableCommand {
     }
 
     func run() throws {
+        let format = try OutputFormat.check(json ? .json : format ?? .table, allowed: [.table, .json])
         let input = try InputFile(file)
         // The spooled standard input exists only while its descriptor is open.
         defer { withExtendedLifetime(input) {} }
@@ -51,36 +62,55 @@ struct ImportCommand: ParsableCommand {
         let report: ImportReport
         do {
             report = try store.importJSON(contentsOf: URL(fileURLWithPath: input.path), entity: description, options: options)
-            bar.finish()
+            bar.finish(completed: true)
         } catch {
-            bar.finish()
+            bar.finish(completed: false)
             throw error
         }
-        if json {
+        if format == .json {
             Terminal.write(Self.json(report).jsonText + "\n")
         } else {
             Terminal.write("\(report)\n")
         }
     }
 
-    /// The description to import with: the schema file's, the store's, or one inferred from the
-    /// data; with the schema file's other entities, which nested JSON may fill.
+    /// The description to import with: the store's, or one inferred from the data and completed
+    /// by the schema file's; with the schema file's other entities, which nested JSON may fill.
     private func describe(store: Store, input: String) throws -> (EntityDescription, [EntityDescription]) {
+        var partial: EntityDescription?
+        var others: [EntityDescription] = []
         if let schema {
             let data = try Self.readSchemaFile(schema)
-            let file = try SchemaFile(json: data)
+            let file = try SchemaFile(json: data, allowingPartial: true)
             guard let description = file.entity(entity) else {
                 throw CommandFailure(message: "the schema file \(schema) does not describe '\(entity)'; it describes "
                     + file.entities.map(\.name).joined(separator: ", "))
             }
-            return (description, file.entities.filter { $0.name != entity })
+            partial = description
+            others = file.entities.filter { $0.name != entity }
+            for other in others { try other.validate() }   // related entities are described whole
+        } else {
+            let stored = try store.read { tx in try tx.entityNames().contains(entity) ? try tx.entityDescription(named: entity) : nil }
+            if let stored {
+                if let primaryKey, primaryKey != stored.primaryKey, stored.field(stored.primaryKey)?.jsonKey != primaryKey {
+                    throw CommandFailure(message: "\(entity) is stored with the primary key '\(stored.primaryKey)', not '\(primaryKey)'; "
+                        + "import into another entity to key it differently")
+                }
+                return (stored, [])
+            }
         }
-        let stored = try store.read { tx in try tx.entityNames().contains(entity) ? try tx.entityDescription(named: entity) : nil }
-        if let stored { return (stored, []) }
-        let inferred = try EntityDescription.inferred(name: entity, fromJSONFile: input, rootKey: rootKey)
-        Terminal.error("note: no schema given: inferred one from the data (\(inferred.fields.count) fields, primary key '\(inferred.primaryKey)'); "
-            + "`strata schema \(store.path)` prints it")
-        return (inferred, [])
+        let described = try EntityDescription.inferred(name: entity, fromJSONFile: input, rootKey: rootKey, primaryKey: primaryKey,
+                                                       generatingKey: true, completing: partial, related: others)
+        let named = partial?.fields.count ?? 0
+        if partial == nil || described.fields.count > named {
+            Terminal.error("note: " + (partial == nil ? "no schema given: inferred one from the data" : "completed the schema from the data")
+                + " (\(described.fields.count) fields, primary key '\(described.primaryKey)'); `strata schema \(store.path)` prints it")
+        }
+        if described.primaryKeyIsGenerated {
+            Terminal.error("note: the records have no 'id' field: each record's position in the file (1, 2, …) is its primary key "
+                + "'\(described.primaryKey)'; importing the same file again updates the same records; --primary-key FIELD names a real key")
+        }
+        return (described, others)
     }
 
     /// The bytes of the schema file at `path`: a regular file of at most 64 MiB, so that a device

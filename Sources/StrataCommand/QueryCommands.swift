@@ -62,7 +62,7 @@ struct QueryCommand: ParsableCommand {
     @OptionGroup var limit: TimeoutOption
     @Flag(help: "Print only the number of matching records.") var count = false
     @Option(help: "The fields to print, comma-separated (default: all).") var fields: String?
-    @Option(help: "table (default on a terminal), json (default otherwise), jsonl or csv.") var format: OutputFormat?
+    @Option(help: "table (default on a terminal), json (default otherwise), jsonl, csv or tsv.") var format: OutputFormat?
 
     func run() throws {
         let store = try limit.openStore(query.store)
@@ -73,9 +73,9 @@ struct QueryCommand: ParsableCommand {
                 return
             }
             let columns = try outputColumns(fields, entity: query.entity, tx)
-            var output = RecordOutput(format: format ?? .automatic, columns: columns)
+            var output = RecordOutput(format: format ?? .automatic, columns: columns, everyField: fields == nil)
             output.begin()
-            try request.forEach { output.add($0) }
+            try output.addAll(request)
             output.end()
         }
     }
@@ -100,11 +100,28 @@ struct ExplainCommand: ParsableCommand {
     )
 
     @OptionGroup var query: QueryArguments
-    @Flag(help: "Print the plan as one JSON object.") var json = false
+    @Flag(help: "Draw the plan as an indented tree, one step a line, with each step's estimated rows.") var tree = false
+    @Flag(help: "Run the query and add each step's actual rows and time (implies --tree unless --format json).") var analyze = false
+    @Option(help: "table (the plan as text, default) or json (the plan as one structured object).") var format: OutputFormat?
+    @Flag(help: .hidden) var json = false
 
     func run() throws {
-        let plan = try query.openStore().read { tx in try query.request(tx).explain() }
-        Terminal.write(json ? plan.jsonSummary.jsonText + "\n" : "\(plan)\nestimated rows: \(plan.estimatedRows)\n")
+        let format = try OutputFormat.check(json ? .json : format ?? .table, allowed: [.table, .json])
+        let (plan, steps) = try query.openStore().read { tx in
+            let request = try query.request(tx)
+            if analyze { return try request.analyze() }
+            let plan = try request.explain()
+            return (plan, plan.steps)
+        }
+        switch format {
+        case .json: Terminal.write(plan.jsonObject(steps).jsonText + "\n")
+        default:
+            if tree || analyze {
+                Terminal.write(plan.tree(steps))
+            } else {
+                Terminal.write("\(plan)\nestimated rows: \(plan.estimatedRows)\n")
+            }
+        }
     }
 }
 
@@ -119,7 +136,7 @@ struct GetCommand: ParsableCommand {
     /// An array only so that a negative key (`-5`) is taken as the key, not as an unknown option.
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The primary key value (a negative number needs no --).", valueName: "key"))
     var keys: [String] = []
-    @Option(help: "json (default) or table.") var format: SingleRecordFormat = .json
+    @Option(help: "json (default), jsonl (one line) or table.") var format: OutputFormat = .json
 
     var key: String { keys.first ?? "" }
 
@@ -130,17 +147,17 @@ struct GetCommand: ParsableCommand {
     }
 
     func run() throws {
+        let format = try OutputFormat.check(self.format, allowed: [.json, .jsonl, .table])
         let record = try Store.existing(store).read { tx in try tx.record(entity: entity, key: .string(key)) }
         guard let record else { throw CommandFailure(message: "\(entity) has no record with key \(key)") }
         switch format {
-        case .json: Terminal.write(record.jsonObject().prettyText + "\n")
         case .table:
             Terminal.write(RecordOutput.table(header: ["field", "value"], rows: record.fields.map { [$0.key, RecordOutput.cell($0.value)] }))
+        case .jsonl: Terminal.write(record.jsonObject().jsonText + "\n")
+        default: Terminal.write(record.jsonObject().prettyText + "\n")
         }
     }
 }
-
-enum SingleRecordFormat: String, ExpressibleByArgument, CaseIterable { case json, table }
 
 struct DeleteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -180,18 +197,19 @@ struct DeleteCommand: ParsableCommand {
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Print every record of an entity as JSON, in primary key order.",
+        abstract: "Print every record of an entity as JSON, JSON lines, CSV or TSV, in primary key order.",
         discussion: "With --json-keys, fields are named by the JSON keys they were imported from, so the export imports again."
     )
 
     @Argument(help: "The store directory.") var store: String
     @Argument(help: "The entity.") var entity: String
-    @Option(help: "json (an array, default) or jsonl (one object a line).") var format: ExportFormat = .json
+    @Option(help: "json (an array, default), jsonl (one object a line), csv or tsv (a header line, then one line a record).") var format: OutputFormat = .json
     @Flag(help: "Name fields by their JSON keys, the import's mapping reversed.") var jsonKeys = false
     @Flag(help: "Nest each record's related records (to-one as an object, to-many as arrays), one level deep.") var nested = false
     @OptionGroup var limit: TimeoutOption
 
     func run() throws {
+        let format = try OutputFormat.check(self.format, allowed: nested ? [.json, .jsonl] : [.json, .jsonl, .csv, .tsv])
         try limit.openStore(store).read { tx in
             let description = try tx.entityDescription(named: entity, sampleLimit: 1_000)
             let renamed = jsonKeys ? description.exportedKeys : [:]
@@ -207,12 +225,10 @@ struct ExportCommand: ParsableCommand {
                 if format == .json { Terminal.write(count == 0 ? "]\n" : "\n]\n") }
                 return
             }
-            var output = RecordOutput(format: format == .json ? .json : .jsonl, columns: description.fields.map(\.name), renamed: renamed)
+            var output = RecordOutput(format: format, columns: description.fields.map(\.name), renamed: renamed, everyField: true)
             output.begin()
-            try tx.query(entity: entity).forEach { output.add($0) }
+            try output.addAll(tx.query(entity: entity))
             output.end()
         }
     }
 }
-
-enum ExportFormat: String, ExpressibleByArgument, CaseIterable { case json, jsonl }

@@ -2,16 +2,44 @@ import Foundation
 import ArgumentParser
 import Strata
 
-/// How records are printed.
+/// How records and reports are printed: the one `--format` option of every command that prints
+/// them (each accepts the formats that fit it, ``OutputFormat/check(_:allowed:)``).
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case table, json, jsonl, csv
+    /// Columns for people, measured by display width.
+    case table
+    /// One JSON array (records) or object (a report).
+    case json
+    /// One JSON object a line.
+    case jsonl
+    /// RFC 4180: a header line, then one line a record; fields quoted when they hold a comma, a
+    /// quote, a line break or another control character, or start or end with a space.
+    case csv
+    /// As `csv`, with tabs between fields.
+    case tsv
 
     /// `table` when a person reads standard output, `json` otherwise.
     static var automatic: OutputFormat { Terminal.outputIsTerminal ? .table : .json }
+
+    /// `format`, when it is one of `allowed`; else a usage error listing them.
+    static func check(_ format: OutputFormat, allowed: [OutputFormat]) throws -> OutputFormat {
+        guard allowed.contains(format) else {
+            throw ValidationError("--format \(format.rawValue) does not apply here; use " + allowed.map(\.rawValue).joined(separator: ", "))
+        }
+        return format
+    }
+
+    /// The field separator of a delimited format.
+    var separator: UInt8? {
+        switch self {
+        case .csv: UInt8(ascii: ",")
+        case .tsv: UInt8(ascii: "\t")
+        default: nil
+        }
+    }
 }
 
 /// Prints records one at a time in a format, keeping memory flat except for tables, whose column
-/// widths need every row.
+/// widths need every row. Output goes through standard output's buffer.
 struct RecordOutput {
     let format: OutputFormat
     /// The fields printed, in order; records' other fields are left out.
@@ -20,29 +48,63 @@ struct RecordOutput {
     var renamed: [String: String] = [:]
     private var count = 0
     private var rows: [[String]] = []
+    /// The output key of each column.
+    private let keys: [String]
+    /// Whether the columns are every field of the entity, so that a record prints as it is stored
+    /// (JSON formats: its fields in stored order, absent ones left out).
+    private let everyField: Bool
 
-    init(format: OutputFormat, columns: [String], renamed: [String: String] = [:]) {
+    init(format: OutputFormat, columns: [String], renamed: [String: String] = [:], everyField: Bool = false) {
         self.format = format
         self.columns = columns
         self.renamed = renamed
+        self.keys = columns.map { renamed[$0] ?? $0 }
+        self.everyField = everyField
     }
 
     mutating func begin() {
         switch format {
         case .json: Terminal.write("[")
-        case .csv: Terminal.write(columns.map { Self.csvField(renamed[$0] ?? $0) }.joined(separator: ",") + "\n")
+        case .csv, .tsv: Terminal.write(Self.delimitedLine(keys, separator: format.separator!))
         case .table, .jsonl: break
         }
     }
 
+    /// Prints every record `request` matches: JSON straight from the stored bytes (members in
+    /// stored order), other formats record by record.
+    mutating func addAll(_ request: QueryRequest<StoredRecord>) throws {
+        guard format == .json || format == .jsonl else {
+            try request.forEach { add($0) }
+            return
+        }
+        var count = self.count
+        let format = self.format
+        try request.forEachJSONObject(fields: everyField ? nil : Set(columns), renaming: renamed) { object in
+            let first = count == 0
+            // JSON text escapes every control character, so it goes to the buffer as it is.
+            Terminal.append { bytes in
+                if format == .json { bytes.append(contentsOf: (first ? "\n  " : ",\n  ").utf8) }
+                bytes.append(contentsOf: object)
+                if format == .jsonl { bytes.append(UInt8(ascii: "\n")) }
+            }
+            count += 1
+        }
+        self.count = count
+    }
+
     mutating func add(_ record: StoredRecord) {
         switch format {
-        case .json:
-            Terminal.write((count == 0 ? "\n" : ",\n") + "  " + object(record).jsonText)
-        case .jsonl:
-            Terminal.write(object(record).jsonText + "\n")
-        case .csv:
-            Terminal.write(columns.map { Self.csvField(Self.cell(record[$0])) }.joined(separator: ",") + "\n")
+        case .json, .jsonl:
+            let first = count == 0
+            let members = object(record)
+            // JSON text escapes every control character, so it goes to the buffer as it is.
+            Terminal.append { bytes in
+                if format == .json { bytes.append(contentsOf: (first ? "\n  " : ",\n  ").utf8) }
+                JSONMember.appendObject(members, to: &bytes)
+                if format == .jsonl { bytes.append(UInt8(ascii: "\n")) }
+            }
+        case .csv, .tsv:
+            Terminal.write(Self.delimitedLine(columns.map { Self.cell(record[$0]) }, separator: format.separator!))
         case .table:
             rows.append(columns.map { Self.cell(record[$0]) })
         }
@@ -52,14 +114,19 @@ struct RecordOutput {
     mutating func end() {
         switch format {
         case .json: Terminal.write(count == 0 ? "]\n" : "\n]\n")
-        case .table: Terminal.write(Self.table(header: columns.map { renamed[$0] ?? $0 }, rows: rows) + "(\(count) record\(count == 1 ? "" : "s"))\n")
-        case .jsonl, .csv: break
+        case .table: Terminal.write(Self.table(header: keys, rows: rows) + "(\(count) record\(count == 1 ? "" : "s"))\n")
+        case .jsonl, .csv, .tsv: break
         }
     }
 
-    /// The record as a JSON object of the chosen columns.
-    private func object(_ record: StoredRecord) -> JSONValue {
-        .object(columns.compactMap { name in record[name].map { JSONMember(key: renamed[name] ?? name, value: $0) } })
+    /// The record's members in the chosen columns, renamed.
+    private func object(_ record: StoredRecord) -> [JSONMember] {
+        // Every field: the record as it is stored (its fields are the entity's), renamed if asked.
+        if everyField {
+            guard !renamed.isEmpty else { return record.fields }
+            return record.fields.map { JSONMember(key: renamed[$0.key] ?? $0.key, value: $0.value) }
+        }
+        return zip(columns, keys).compactMap { name, key in record[name].map { JSONMember(key: key, value: $0) } }
     }
 
     /// A value as a table or CSV cell: text as it is, null empty, containers as JSON.
@@ -71,29 +138,66 @@ struct RecordOutput {
         }
     }
 
-    /// A CSV field, quoted when it holds a separator, a quote or any control character (CSV has
-    /// no escapes: quoting keeps such a value one field, whole).
-    static func csvField(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || String.isControl($0) }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    /// One line of delimited text (RFC 4180), ended by a line feed.
+    static func delimitedLine(_ fields: [String], separator: UInt8) -> String {
+        var bytes: [UInt8] = []
+        for (position, field) in fields.enumerated() {
+            if position > 0 { bytes.append(separator) }
+            appendDelimited(field, separator: separator, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "\n"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Left-aligned columns separated by two spaces, with a rule under the header; cells longer
-    /// than 60 characters are cut with an ellipsis.
+    /// A field of delimited text, quoted when it holds the separator, a quote, a line break (CR,
+    /// LF or both: bytes, never `Character`s, where "\r\n" is one) or another control character,
+    /// or starts or ends with a space; quotes inside are doubled. Delimited text has no other
+    /// escapes, so a quoted field keeps every byte of the value.
+    static func appendDelimited(_ text: String, separator: UInt8, to bytes: inout [UInt8]) {
+        let utf8 = text.utf8
+        let needsQuotes = utf8.first == UInt8(ascii: " ") || utf8.last == UInt8(ascii: " ")
+            || utf8.contains { $0 == separator || $0 == UInt8(ascii: "\"") || $0 < 0x20 || $0 == 0x7F }
+        guard needsQuotes else {
+            bytes.append(contentsOf: utf8)
+            return
+        }
+        bytes.append(UInt8(ascii: "\""))
+        for byte in utf8 {
+            bytes.append(byte)
+            if byte == UInt8(ascii: "\"") { bytes.append(byte) }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// The widest a table cell is printed, in columns; longer values end in `…`.
+    static let maximumCellWidth = 60
+
+    /// Left-aligned columns separated by two spaces, with a rule under the header, measured by
+    /// display width (``String/displayWidth``); every control character escaped (line breaks and
+    /// tabs too, which would break the columns); cells wider than ``maximumCellWidth`` cut.
     static func table(header: [String], rows: [[String]]) -> String {
-        // Every control character escaped (line breaks and tabs too, which would break the columns).
         let header = header.map { $0.escapingControlCharacters() }
-        let clipped = rows.map { $0.map { cell in
-            let visible = cell.escapingControlCharacters()
-            return visible.count > 60 ? String(visible.prefix(59)) + "…" : visible
-        } }
+        let cells = rows.map { $0.map { $0.escapingControlCharacters().clipped(toColumns: maximumCellWidth) } }
+        let headerWidths = header.map(\.displayWidth)
+        let cellWidths = cells.map { $0.map(\.displayWidth) }
         let widths = header.indices.map { column in
-            max(header[column].count, clipped.map { $0[column].count }.max() ?? 0)
+            max(headerWidths[column], cellWidths.map { $0[column] }.max() ?? 0)
         }
-        func line(_ cells: [String]) -> String {
-            zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
-                .replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) + "\n"
+        func line(_ cells: [String], _ cellWidths: [Int]) -> String {
+            var text = ""
+            // Padding only between values: a line ends with its last non-empty value, whole.
+            let last = cells.lastIndex { !$0.isEmpty } ?? 0
+            for column in cells.indices where column <= last {
+                text += cells[column]
+                if column < last {
+                    text += String(repeating: " ", count: widths[column] - cellWidths[column] + 2)
+                }
+            }
+            return text + "\n"
         }
-        return line(header) + line(widths.map { String(repeating: "-", count: $0) }) + clipped.map(line).joined()
+        var text = line(header, headerWidths)
+        text += line(widths.map { String(repeating: "-", count: $0) }, widths)
+        for (row, rowWidths) in zip(cells, cellWidths) { text += line(row, rowWidths) }
+        return text
     }
 }

@@ -45,6 +45,7 @@ struct StrataTool: ParsableCommand {
         do {
             var runnable = command
             try runnable.run()
+            Terminal.flush()
         } catch let failure as CommandFailure {
             if !failure.message.isEmpty { Terminal.error("error: " + failure.message) }
             Foundation.exit(1)
@@ -52,10 +53,12 @@ struct StrataTool: ParsableCommand {
             Terminal.error("error: " + error.message)   // positions of parse errors are in the message
             Foundation.exit(1)
         } catch let error as ValidationError {
-            Terminal.error("error: \(error)\n" + type(of: command).helpMessage(columns: nil).split(separator: "\n").prefix(3).joined(separator: "\n"))
+            // A usage error found while running (a bad --fields): the message whole, and where the help is.
+            Terminal.error("error: \(error)\nsee 'strata \(type(of: command)._commandName) --help'")
             Foundation.exit(2)
         } catch {
             // `strata help ...` and `--help` arrive here as a clean exit that prints the help.
+            Terminal.flush()
             if exitCode(for: error) == .success { exit(withError: error) }
             Terminal.error("error: \(error)")
             Foundation.exit(1)

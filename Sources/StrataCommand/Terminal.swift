@@ -10,17 +10,25 @@ enum Terminal {
     /// Writes a line to standard error, control characters other than line breaks made visible
     /// (messages quote names and values from the data).
     static func error(_ text: String) {
+        StandardOutput.shared.flush()
         let visible = text.escapingControlCharacters(keeping: ["\n"])
         FileHandle.standardError.write(Data((visible.hasSuffix("\n") ? visible : visible + "\n").utf8))
     }
 
-    /// Writes text to standard output without buffering surprises (mixing `print` and
-    /// `FileHandle` writes can reorder output). On a terminal, control characters other than
-    /// line breaks and tabs are made visible, whatever the format.
+    /// Writes text to standard output through its buffer (``StandardOutput``). On a terminal,
+    /// control characters other than line breaks and tabs are made visible, whatever the format.
     static func write(_ text: String) {
-        let visible = outputIsTerminal ? text.escapingControlCharacters(keeping: ["\n", "\t"]) : text
-        FileHandle.standardOutput.write(Data(visible.utf8))
+        StandardOutput.shared.write(outputIsTerminal ? text.escapingControlCharacters(keeping: ["\n", "\t"]) : text)
     }
+
+    /// Appends bytes to standard output's buffer directly: only for text that holds no control
+    /// characters (JSON, whose writer escapes them) or when standard output is not a terminal.
+    static func append(_ body: (inout [UInt8]) -> Void) {
+        StandardOutput.shared.append(body)
+    }
+
+    /// Writes what standard output holds.
+    static func flush() { StandardOutput.shared.flush() }
 }
 
 /// A progress bar on standard error with rate and ETA, drawn only when it is a terminal and at
@@ -33,6 +41,9 @@ final class ProgressBar: @unchecked Sendable {
     private var lastDraw = Date.distantPast
     private let lock = NSLock()
     private var drawn = false
+    /// The last values drawn or asked for, which ``finish(completed:)`` draws at 100 %.
+    private var lastFraction: Double?
+    private var lastCount = 0
 
     init(_ label: String, unit: String) {
         self.label = label
@@ -44,10 +55,13 @@ final class ProgressBar: @unchecked Sendable {
         guard Terminal.errorIsTerminal else { return }
         lock.lock()
         defer { lock.unlock() }
+        lastFraction = fraction
+        lastCount = count
         let now = Date()
         guard force || now.timeIntervalSince(lastDraw) >= 0.1 else { return }
         lastDraw = now
         drawn = true
+        Terminal.flush()   // what the command printed so far comes before the bar
         let elapsed = max(now.timeIntervalSince(start), 0.001)
         let rate = Double(count) / elapsed
         var line = "\r\(label) "
@@ -62,11 +76,17 @@ final class ProgressBar: @unchecked Sendable {
         FileHandle.standardError.write(Data(line.utf8))
     }
 
-    /// Ends the bar's line.
-    func finish() {
+    /// Ends the bar: when the work `completed`, drawn once more at 100 % (the last throttled
+    /// update may not have been drawn) and its line ended, so that what the command prints next
+    /// starts a line of its own; when it failed, the bar is erased for the error message.
+    func finish(completed: Bool) {
+        guard Terminal.errorIsTerminal else { return }
+        if completed, drawn || lastCount > 0 {
+            update(fraction: lastFraction.map { _ in 1 }, count: lastCount, force: true)
+        }
         lock.lock()
         defer { lock.unlock() }
-        if drawn { FileHandle.standardError.write(Data("\n".utf8)) }
+        if drawn { FileHandle.standardError.write(Data((completed ? "\n" : "\r\u{1B}[2K").utf8)) }
         drawn = false
     }
 

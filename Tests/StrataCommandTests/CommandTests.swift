@@ -200,7 +200,9 @@ import TestSupport
         let plan = try #require(try StrataCLI.json(json.output) as? [String: Any])
         #expect(plan["indexes"] as? [String] == ["lastName[cd]"])
         #expect(plan["estimatedRows"] as? Int == 5)
-        #expect(plan["plan"] as? String == "IndexScan(User.lastName[cd] = \"bluth\")")
+        #expect(plan["text"] as? String == "IndexScan(User.lastName[cd] = \"bluth\")")
+        let steps = try #require(plan["steps"] as? [[String: Any]], "the plan is a structured object")
+        #expect(steps.first?["operation"] as? String == "IndexScan" && steps.first?["index"] as? String == "lastName[cd]")
         let bad = try StrataCLI.run(["explain", store, "User", "lastNme == 'x'"])
         #expect(bad.status == 1 && bad.error.contains("lastNme") && bad.error.contains("lastName"))
     }

@@ -63,6 +63,12 @@ final class JSONImporter {
         if let size = options.batchSize, size <= 0 {
             throw StrataError(.invalidValue, "the import batch size must be positive, not \(size)")
         }
+        if target.description.primaryKeyIsGenerated, options.mode.deletesMissing {
+            let name = target.description.name
+            throw StrataError(.invalidValue, "\(name): a sync deletes the records the input lacks, but \(name)'s primary key "
+                + "'\(target.description.primaryKey)' is generated from each record's position in the input, which says nothing "
+                + "about which record is missing; import with a real primary key (a field of the records) to sync", entity: name)
+        }
         var report: ImportReport
         if let batchSize = options.batchSize, !options.dryRun {
             report = try runBatched(batchSize)

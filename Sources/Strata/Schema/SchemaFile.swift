@@ -25,6 +25,8 @@ import Foundation
 /// Types: `string int double float bool date data uuid url decimal any`, arrays `[T]`, `object`
 /// (with `fields`, an embedded value; without, any JSON object). Fields keep the order they are
 /// written in. Collations: `binary`, `caseInsensitive`, `caseDiacriticInsensitive`.
+/// `"generatedKey": true` marks a primary key the importer numbers (``EntityDescription/primaryKeyIsGenerated``).
+/// A partial file (``init(json:allowingPartial:)``) may leave out `primaryKey`, `fields` or any field.
 public struct SchemaFile: Sendable, Hashable {
     public var entities: [EntityDescription]
 
@@ -35,15 +37,20 @@ public struct SchemaFile: Sendable, Hashable {
 
     /// Reads a schema file. Throws `.malformedJSON` with the position for bad JSON and
     /// `.invalidValue` naming the entity, field and problem for a schema that is not valid.
-    public init(json data: Data) throws {
+    ///
+    /// - Parameter allowingPartial: an entity may name only some fields, and no `primaryKey` (its
+    ///   description's is then empty); such descriptions are not validated here, but once completed
+    ///   from the data by ``EntityDescription/inferred(name:fromJSONFile:rootKey:primaryKey:generatingKey:completing:related:limits:)``,
+    ///   which is what `strata import --schema` does.
+    public init(json data: Data, allowingPartial: Bool = false) throws {
         var parser = JSONParser(source: InMemoryByteSource(Array(data)))
         guard let root = try parser.nextRecord(rootKey: nil), try parser.nextRecord(rootKey: nil) == nil,
               case .object = root, case .object(let entities)? = root["entities"] else {
             throw Self.invalid("a schema file is an object with an \"entities\" object of entity descriptions")
         }
         self.entities = try entities.map { member in
-            let description = try Self.entity(member.key, member.value)
-            try description.validate()
+            let description = try Self.entity(member.key, member.value, partial: allowingPartial)
+            if !allowingPartial { try description.validate() }
             return description
         }
     }
@@ -63,10 +70,26 @@ public struct SchemaFile: Sendable, Hashable {
         return StrataError(.invalidValue, "schema file\(place.isEmpty ? "" : ", " + place): \(message)", entity: entity, field: field)
     }
 
-    private static func entity(_ name: String, _ value: JSONValue) throws -> EntityDescription {
-        guard case .string(let primaryKey)? = value["primaryKey"] else { throw invalid("\"primaryKey\" must name a field", entity: name) }
-        guard case .object(let fieldMembers)? = value["fields"] else { throw invalid("\"fields\" must be an object of field descriptions", entity: name) }
+    private static func entity(_ name: String, _ value: JSONValue, partial: Bool) throws -> EntityDescription {
+        guard case .object = value else { throw invalid("an entity description is an object", entity: name) }
+        let primaryKey: String
+        switch value["primaryKey"] {
+        case .string(let key)?: primaryKey = key
+        case nil where partial: primaryKey = ""
+        default: throw invalid("\"primaryKey\" must name a field", entity: name)
+        }
+        let fieldMembers: [JSONMember]
+        switch value["fields"] {
+        case .object(let members)?: fieldMembers = members
+        case nil where partial: fieldMembers = []
+        default: throw invalid("\"fields\" must be an object of field descriptions", entity: name)
+        }
         let fields = try fieldMembers.map { try field($0.key, $0.value, entity: name) }
+        var generated = false
+        if let flag = value["generatedKey"] {
+            guard case .bool(let set) = flag else { throw invalid("\"generatedKey\" must be true or false", entity: name) }
+            generated = set
+        }
         var indexes: [IndexDescription] = []
         if let list = value["indexes"] {
             guard case .array(let elements) = list else { throw invalid("\"indexes\" must be an array", entity: name) }
@@ -77,7 +100,9 @@ public struct SchemaFile: Sendable, Hashable {
             guard case .object(let members) = declared else { throw invalid("\"relationships\" must be an object", entity: name) }
             relationships = try members.map { try relationship($0.key, $0.value, entity: name) }
         }
-        return EntityDescription(name: name, primaryKey: primaryKey, fields: fields, indexes: indexes, relationships: relationships)
+        var description = EntityDescription(name: name, primaryKey: primaryKey, fields: fields, indexes: indexes, relationships: relationships)
+        description.primaryKeyIsGenerated = generated
+        return description
     }
 
     private static func relationship(_ name: String, _ value: JSONValue, entity: String) throws -> RelationshipDescription {
@@ -196,6 +221,7 @@ public struct SchemaFile: Sendable, Hashable {
             JSONMember(key: "primaryKey", value: .string(entity.primaryKey)),
             JSONMember(key: "fields", value: .object(entity.fields.map { JSONMember(key: $0.name, value: json($0)) })),
         ]
+        if entity.primaryKeyIsGenerated { members.append(JSONMember(key: "generatedKey", value: .bool(true))) }
         if !entity.indexes.isEmpty {
             members.append(JSONMember(key: "indexes", value: .array(entity.indexes.map { index in
                 var parts = [JSONMember(key: "fields", value: .array(index.fields.map(JSONValue.string)))]

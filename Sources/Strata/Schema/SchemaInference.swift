@@ -2,40 +2,102 @@ import Foundation
 
 extension EntityDescription {
     /// A description inferred from JSON records, for importing JSON without writing a schema (what
-    /// `strata import` does without `--schema`, and says so).
+    /// `strata import` does without `--schema`, and says so), or completing a partial one.
     ///
     /// Reads every record once: each JSON key becomes a field named by the convention mapping
-    /// (`first_name` → `firstName`), typed from all its values (integers, numbers when any value
-    /// has a fraction, booleans, dates when every string is an ISO 8601 date and time, UUIDs when
-    /// every string is one, strings; arrays by their elements; objects and mixed values as `any`),
-    /// optional when any record has null or lacks the key. The primary key is `id` (or `_id`),
-    /// which every record must have. No indexes.
+    /// (`first_name` → `firstName`, the key recorded as the field's ``FieldDescription/jsonKey``
+    /// so that an export gives it back), typed from all its values (integers, numbers when any
+    /// value has a fraction, booleans, dates when every string is an ISO 8601 date and time, UUIDs
+    /// when every string is one, strings; arrays by their elements; objects and mixed values as
+    /// `any`), optional when any record has null or lacks the key. No indexes.
+    ///
+    /// The primary key, in this order: the partial description's, `primaryKey` (a JSON key or the
+    /// field name it becomes: `alpha_2` or `alpha2`), a field `id` (or `_id`), which every record
+    /// must have; else, with `generatingKey`, an integer `id` numbered by each record's position
+    /// in the input (``primaryKeyIsGenerated``).
+    ///
+    /// - Parameter partial: a description naming only some fields (a schema file read with
+    ///   ``SchemaFile/init(json:allowingPartial:)``): its fields, key, indexes and relationships are
+    ///   kept as written; JSON keys that fill none of its fields or relationships are inferred.
+    /// - Parameter related: the other entities of the schema: keys named after their inverse
+    ///   relationships to this entity are nested records, not fields.
     ///
     /// Throws `.malformedJSON` with the position for bad JSON, `.invalidRecord` for a record that
-    /// is not an object or lacks the key, `.invalidValue` when no primary key can be chosen.
-    public static func inferred(name: String, fromJSONFile path: String, rootKey: String? = nil,
-                                limits: JSONLimits = JSONLimits()) throws -> EntityDescription {
-        try infer(name: name, parser: JSONParser(source: try FileByteSource(path: path), limits: limits), rootKey: rootKey)
+    /// is not an object or lacks the key, `.invalidValue` when no primary key can be chosen (saying
+    /// so when the document is one object holding arrays of records, which a root key would pick).
+    public static func inferred(name: String, fromJSONFile path: String, rootKey: String? = nil, primaryKey: String? = nil,
+                                generatingKey: Bool = false, completing partial: EntityDescription? = nil,
+                                related: [EntityDescription] = [], limits: JSONLimits = JSONLimits()) throws -> EntityDescription {
+        try infer(name: name, parser: JSONParser(source: try FileByteSource(path: path), limits: limits), rootKey: rootKey,
+                  key: KeyRequest(requested: primaryKey, generating: generatingKey), partial: partial, related: related)
     }
 
-    /// As ``inferred(name:fromJSONFile:rootKey:limits:)``, from bytes in memory.
-    public static func inferred(name: String, fromJSON data: Data, rootKey: String? = nil,
-                                limits: JSONLimits = JSONLimits()) throws -> EntityDescription {
-        try infer(name: name, parser: JSONParser(source: InMemoryByteSource(Array(data)), limits: limits), rootKey: rootKey)
+    /// As ``inferred(name:fromJSONFile:rootKey:primaryKey:generatingKey:completing:related:limits:)``, from bytes in memory.
+    public static func inferred(name: String, fromJSON data: Data, rootKey: String? = nil, primaryKey: String? = nil,
+                                generatingKey: Bool = false, completing partial: EntityDescription? = nil,
+                                related: [EntityDescription] = [], limits: JSONLimits = JSONLimits()) throws -> EntityDescription {
+        try infer(name: name, parser: JSONParser(source: InMemoryByteSource(Array(data)), limits: limits), rootKey: rootKey,
+                  key: KeyRequest(requested: primaryKey, generating: generatingKey), partial: partial, related: related)
     }
 
-    private static func infer(name: String, parser: JSONParser, rootKey: String?) throws -> EntityDescription {
+    /// How the primary key is to be chosen.
+    private struct KeyRequest {
+        var requested: String?
+        var generating: Bool
+    }
+
+    /// Where the primary key comes from.
+    private enum KeyChoice {
+        /// A field the partial description names.
+        case described(String)
+        /// A JSON key of the records.
+        case json(String)
+        /// Numbered by position.
+        case generated
+    }
+
+    private static func infer(name: String, parser: JSONParser, rootKey: String?, key request: KeyRequest,
+                              partial: EntityDescription?, related: [EntityDescription]) throws -> EntityDescription {
         var parser = parser
+        let described = partial?.fields ?? []
+        let partialKey = partial.flatMap { $0.primaryKey.isEmpty ? nil : $0.primaryKey }
+        // The JSON keys the partial description's fields and relationships take.
+        // (`company_id` fills the key field of the relationship `company`, as the importer maps it.)
+        var aliases: [String: String] = [:]
+        for relationship in partial?.relationships ?? [] where !relationship.keyField.contains(".") {
+            aliases[KeyMapping.normalize(relationship.name) + (relationship.kind == .toOne ? "id" : "ids")] = relationship.keyField
+        }
+        let mapping = KeyMapping(fields: described, primaryKey: partialKey.flatMap { key in described.contains { $0.name == key } ? key : nil },
+                                 aliases: aliases)
+        let inverses = related.flatMap { $0.relationships.filter { $0.target == name }.compactMap(\.inverse) }
+        let relationshipKeys = Set(((partial?.relationships ?? []).map(\.name) + inverses).map(KeyMapping.normalize))
         var fields: [String: InferredField] = [:]
         var order: [String] = []
+        var describedKeys: [String: Int] = [:]
         var records = 0
+        /// The arrays of objects of a document that is one object: what a root key would import.
+        var arraysOfRecords: [(key: String, count: Int)] = []
         while let record = try parser.nextRecord(rootKey: rootKey) {
             guard case .object(let members) = record else {
                 var error = StrataError(.invalidRecord, "\(name) record \(records): expected an object, found \(record.kind)", entity: name)
                 error.record = records
                 throw error
             }
+            if records == 0, rootKey == nil, parser.documentIsOneObject {
+                arraysOfRecords = members.compactMap { member in
+                    guard case .array(let elements) = member.value, case .object? = elements.first else { return nil }
+                    return (member.key, elements.count)
+                }
+            }
             for member in members {
+                if let field = mapping.field(for: member.key) {
+                    if describedKeys[member.key] == nil {
+                        describedKeys[member.key] = field
+                        order.append(member.key)
+                    }
+                    continue
+                }
+                if relationshipKeys.contains(KeyMapping.normalize(member.key)) { continue }
                 if fields[member.key] == nil {
                     fields[member.key] = InferredField(firstSeenIn: records)
                     order.append(member.key)
@@ -46,43 +108,111 @@ extension EntityDescription {
         }
         // A field missing from some record is optional: found once, after the records are read,
         // rather than by looking for every known field in every record.
-        for key in order { fields[key]!.finish(records: records) }
-        guard let keyName = ["id", "_id"].first(where: { fields[$0] != nil }) else {
-            throw StrataError(.invalidValue, records == 0
-                ? "\(name): the JSON holds no records to infer a schema from; give a schema"
-                : "\(name): no record field is named 'id' or '_id' to be the primary key; give a schema that names one", entity: name)
+        for key in order where fields[key] != nil { fields[key]!.finish(records: records) }
+        let choice = try chooseKey(name: name, request: request, partialKey: partialKey, described: described,
+                                   inferredKeys: order.filter { fields[$0] != nil }, records: records, arraysOfRecords: arraysOfRecords)
+
+        var result: [FieldDescription] = []
+        var usedNames = Set(described.map(\.name))
+        var keyFieldName = ""
+        if case .generated = choice {
+            let taken = usedNames.union(order.map(conventionalName)).union(order)
+            keyFieldName = ["id", "rowID", "recordNumber"].first { !taken.contains($0) } ?? "strataRowID"
+            usedNames.insert(keyFieldName)
+            result.append(FieldDescription(keyFieldName, .integer))
         }
-        var described: [FieldDescription] = []
-        var usedNames = Set<String>()
-        for key in order {
+        if case .described(let field) = choice { keyFieldName = field }
+        // The described fields in the order they are written, then the inferred ones in the data's.
+        result += described
+        for key in order where describedKeys[key] == nil {
             let field = fields[key]!
-            var fieldName = key == keyName ? "id" : Self.conventionalName(key)
+            var isKey = false
+            var fieldName = Self.conventionalName(key)
+            if case .json(let keyJSON) = choice, keyJSON == key {
+                isKey = true
+                // `id` and `_id` chosen by convention name the field `id`, as they always have.
+                if request.requested == nil, partialKey == nil { fieldName = "id" }
+            }
             if fieldName.isEmpty || usedNames.contains(fieldName) { fieldName = key }
             usedNames.insert(fieldName)
-            let isKey = key == keyName
-            described.append(FieldDescription(fieldName, field.type ?? .any, optional: !isKey && (field.isOptional || field.firstSeenIn > 0),
-                                              jsonKey: fieldName == key || Self.conventionalName(key) == fieldName || isKey ? nil : key))
+            if isKey { keyFieldName = fieldName }
+            result.append(FieldDescription(fieldName, field.type ?? .any, optional: !isKey && (field.isOptional || field.firstSeenIn > 0),
+                                           jsonKey: fieldName == key ? nil : key))
         }
-        let description = EntityDescription(name: name, primaryKey: "id", fields: described)
-        let keyField = fields[keyName]!
-        guard !keyField.isOptional, keyField.firstSeenIn == 0, description.field("id")?.type.isKeyType == true else {
-            let reason: String, record: Int
-            if keyField.firstSeenIn > 0 {
-                (reason, record) = ("some records lack it or have null: record 0 lacks it", 0)
-            } else if let missing = keyField.firstMissingIn, missing < (keyField.firstNullIn ?? .max) {
-                (reason, record) = ("some records lack it or have null: record \(missing) lacks it", missing)
-            } else if let null = keyField.firstNullIn {
-                (reason, record) = ("some records lack it or have null: record \(null) has null", null)
-            } else {
-                record = keyField.firstNonKeyTypeIn ?? 0
-                reason = "its values are \(keyField.type.map { "\($0)" } ?? "mixed"), not integers, strings or UUIDs (from record \(record) on)"
-            }
-            var error = StrataError(.invalidValue, "\(name): '\(keyName)' cannot be the primary key: \(reason)", entity: name, field: keyName)
-            error.record = record
-            throw error
-        }
+        var description = EntityDescription(name: name, primaryKey: keyFieldName, fields: result,
+                                            indexes: partial?.indexes ?? [], relationships: partial?.relationships ?? [])
+        if case .generated = choice { description.primaryKeyIsGenerated = true }
+        if case .json(let keyName) = choice { try checkKey(fields[keyName]!, named: keyName, entity: name, type: description.field(keyFieldName)?.type) }
         try description.validate()
         return description
+    }
+
+    /// The primary key's source, or an error saying why none can be chosen.
+    private static func chooseKey(name: String, request: KeyRequest, partialKey: String?, described: [FieldDescription],
+                                  inferredKeys: [String], records: Int, arraysOfRecords: [(key: String, count: Int)]) throws -> KeyChoice {
+        func matches(_ jsonKey: String, _ asked: String) -> Bool {
+            jsonKey == asked || conventionalName(jsonKey) == asked
+        }
+        if let partialKey, let requested = request.requested, requested != partialKey,
+           !inferredKeys.contains(where: { matches($0, requested) && matches($0, partialKey) }),
+           !described.contains(where: { $0.name == partialKey && $0.jsonKey == requested }) {
+            throw StrataError(.invalidValue, "\(name): the schema names '\(partialKey)' as the primary key, not '\(requested)'", entity: name)
+        }
+        let hint = rootKeyHint(arraysOfRecords)
+        if let asked = partialKey ?? request.requested {
+            if let field = described.first(where: { $0.name == asked || $0.jsonKey == asked }) { return .described(field.name) }
+            if inferredKeys.contains(asked) { return .json(asked) }
+            if let key = inferredKeys.first(where: { matches($0, asked) }) { return .json(key) }
+            let listed = inferredKeys.prefix(20).joined(separator: ", ") + (inferredKeys.count > 20 ? ", …" : "")
+            throw StrataError(.invalidValue, "\(name): no record has a field '\(asked)' to be the primary key; "
+                + (hint ?? (records == 0 ? "the JSON holds no records" : "the records' fields are \(listed)")), entity: name, field: asked)
+        }
+        if let field = described.first(where: { $0.name == "id" || $0.name == "_id" }) { return .described(field.name) }
+        if let key = ["id", "_id"].first(where: inferredKeys.contains) { return .json(key) }
+        if let hint { throw StrataError(.invalidValue, "\(name): no record field is named 'id' or '_id' to be the primary key; \(hint)", entity: name) }
+        guard records > 0 else {
+            throw StrataError(.invalidValue, "\(name): the JSON holds no records to infer a schema from; give a schema", entity: name)
+        }
+        guard request.generating else {
+            throw StrataError(.invalidValue, "\(name): no record field is named 'id' or '_id' to be the primary key; give a schema that names one", entity: name)
+        }
+        return .generated
+    }
+
+    /// What to say when the document is one object holding arrays of records.
+    private static func rootKeyHint(_ arrays: [(key: String, count: Int)]) -> String? {
+        func records(_ count: Int) -> String { "\(count) record\(count == 1 ? "" : "s")" }
+        switch arrays.count {
+        case 0: return nil
+        case 1:
+            let (key, count) = arrays[0]
+            return "the JSON is one object holding an array of \(records(count)) under \(JSONValue.quoted(key)); "
+                + "import that array with the root key \(JSONValue.quoted(key)) (strata import --root-key \(key))"
+        default:
+            return "the JSON is one object holding arrays of records under "
+                + arrays.map { "\(JSONValue.quoted($0.key)) (\(records($0.count)))" }.joined(separator: ", ")
+                + "; import one of them with its root key (strata import --root-key NAME)"
+        }
+    }
+
+    /// Checks that the JSON key `keyName` can be the primary key: every record has it, not null,
+    /// with values of a type with an ordered key encoding.
+    private static func checkKey(_ keyField: InferredField, named keyName: String, entity name: String, type: FieldType?) throws {
+        if !keyField.isOptional, keyField.firstSeenIn == 0, type?.isKeyType == true { return }
+        let reason: String, record: Int
+        if keyField.firstSeenIn > 0 {
+            (reason, record) = ("some records lack it or have null: record 0 lacks it", 0)
+        } else if let missing = keyField.firstMissingIn, missing < (keyField.firstNullIn ?? .max) {
+            (reason, record) = ("some records lack it or have null: record \(missing) lacks it", missing)
+        } else if let null = keyField.firstNullIn {
+            (reason, record) = ("some records lack it or have null: record \(null) has null", null)
+        } else {
+            record = keyField.firstNonKeyTypeIn ?? 0
+            reason = "its values are \(keyField.type.map { "\($0)" } ?? "mixed"), not integers, strings or UUIDs (from record \(record) on)"
+        }
+        var error = StrataError(.invalidValue, "\(name): '\(keyName)' cannot be the primary key: \(reason)", entity: name, field: keyName)
+        error.record = record
+        throw error
     }
 
     /// `first_name` → `firstName`, `Avatar-URL` → `avatarURL`: lower camel case from `_`, `-`

@@ -69,10 +69,10 @@ import Testing
         #expect(description.primaryKey == "id")
         #expect(description.fields == [
             FieldDescription("id", .integer),
-            FieldDescription("firstName", .string),
-            FieldDescription("luckyNumber", .integer, optional: true),
+            FieldDescription("firstName", .string, jsonKey: "first_name"),
+            FieldDescription("luckyNumber", .integer, optional: true, jsonKey: "lucky_number"),
             FieldDescription("score", .double),
-            FieldDescription("createdAt", .date),
+            FieldDescription("createdAt", .date, jsonKey: "created_at"),
             FieldDescription("tags", .array(.string)),
             FieldDescription("token", .string),
             FieldDescription("address", .any, optional: true),

@@ -35,6 +35,8 @@ struct JSONParser {
     /// Bytes of a string or number that spans chunks, or of a string with escapes.
     private(set) var scratch: [UInt8] = []
     private var state = DocumentState.start
+    /// The document is one object read as the single record (no root key asked for it).
+    private(set) var documentIsOneObject = false
 
     private enum DocumentState {
         case start
@@ -95,6 +97,7 @@ struct JSONParser {
                 index += 1
                 state = .inArray(first: true, wrapped: false)
             } else if byte == UInt8(ascii: "{") {
+                documentIsOneObject = true
                 state = .single(try parseValue(depth: 0))
                 try expectEnd()
             } else {
@@ -147,10 +150,19 @@ struct JSONParser {
     /// Reads members of the top-level object up to the value of `rootKey`, skipping the others.
     private mutating func enterRootMember(_ rootKey: String) throws(StrataError) {
         var first = true
+        var seen: [String] = []
+        var members = 0
         while true {
             guard let key = try nextMemberKey(first: &first) else {
-                throw failure("the top-level object has no member \(JSONValue.quoted(rootKey))")
+                // Well-formed JSON without the member: a wrong root key, not malformed input.
+                let listed = seen.map(JSONValue.quoted).joined(separator: ", ") + (members > seen.count ? ", … (\(members) in all)" : "")
+                var error = StrataError(.invalidValue, "the top-level object has no member \(JSONValue.quoted(rootKey)) (the root key); "
+                    + (seen.isEmpty ? "it has no members" : (members == 1 ? "its member is " : "its members are ") + listed))
+                error.position = position
+                throw error
             }
+            members += 1
+            if seen.count < 20 { seen.append(key) }
             if key == rootKey {
                 try skipWhitespace()
                 switch try peek() {

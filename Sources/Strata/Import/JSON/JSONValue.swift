@@ -41,35 +41,19 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         return text.count > 60 ? String(text.prefix(57)) + "…" : text
     }
 
-    /// The value as compact JSON text.
+    /// The value as compact JSON text (``appendJSON(to:)``'s bytes).
     public var jsonText: String {
-        switch self {
-        case .null: return "null"
-        case .bool(let value): return value ? "true" : "false"
-        case .int(let value): return String(value)
-        case .double(let value): return value.isFinite ? String(value) : "null"
-        case .string(let value): return JSONValue.quoted(value)
-        case .array(let elements): return "[" + elements.map(\.jsonText).joined(separator: ",") + "]"
-        case .object(let members):
-            return "{" + members.map { JSONValue.quoted($0.key) + ":" + $0.value.jsonText }.joined(separator: ",") + "}"
-        }
+        var bytes: [UInt8] = []
+        appendJSON(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// `string` as a JSON string literal (``appendQuoted(_:to:)``'s bytes): control characters
+    /// escaped, so that JSON shown on a terminal cannot drive it.
     static func quoted(_ string: String) -> String {
-        var text = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            // C0, DEL and C1 control characters, so that JSON shown on a terminal cannot drive it.
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value): text += String(format: "\\u%04x", scalar.value)
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        return text + "\""
+        var bytes: [UInt8] = []
+        appendQuoted(string, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -64,6 +64,7 @@ extension RecordMapper {
     /// a failed item.
     func item(reading parser: inout JSONParser, index: Int, position: InputPosition,
               maximumKeySize: Int) throws(StrataError) -> PipelineItem {
+        recordIndex = index
         try parser.skipWhitespace()
         guard try parser.peek() == UInt8(ascii: "{") else {
             let record = try parser.parseValue(depth: 1)

@@ -21,6 +21,10 @@ final class RecordMapper {
     let primaryKeyKind: ValueKind
     /// The primary key field is an integer.
     let primaryKeyIsInteger: Bool
+    /// A record without the key gets its position in the input (``EntityDescription/primaryKeyIsGenerated``).
+    let generatesKey: Bool
+    /// The position (0-based) in the input of the record being mapped, for a generated key.
+    @exclusivity(unchecked) var recordIndex = 0
     /// JSON keys that filled no field, with how often they occurred.
     @exclusivity(unchecked) var ignoredKeys: [String: Int] = [:]
     /// How many per-field steps (resets, conversions) mapping has taken, so that tests can tell
@@ -114,6 +118,7 @@ final class RecordMapper {
         self.primaryKeyIndex = description.fields.firstIndex { $0.name == description.primaryKey } ?? 0
         self.primaryKeyKind = ValueKind(description.fields[primaryKeyIndex].type)
         self.primaryKeyIsInteger = description.fields[primaryKeyIndex].type == .integer
+        self.generatesKey = description.primaryKeyIsGenerated
         chosen = Array(repeating: nil, count: description.fields.count)
         pending = Array(repeating: .absent, count: description.fields.count)
         failures = Array(repeating: nil, count: description.fields.count)
@@ -127,6 +132,7 @@ final class RecordMapper {
 
     /// The pipeline item of one record: mapped, or failed with the reason.
     func item(_ record: JSONValue, index: Int, position: InputPosition, endOffset: Int, maximumKeySize: Int) -> PipelineItem {
+        recordIndex = index
         let content: PipelineItem.Content
         do {
             content = .mapped(try map(record, maximumKeySize: maximumKeySize))
@@ -225,7 +231,17 @@ final class RecordMapper {
 
     /// The mapped record of converted fields, with the primary key from `chosen`.
     func finish(slots: Slots, values: CBORWriter, maximumKeySize: Int) throws -> Mapped {
-        guard let (key, value) = chosen[primaryKeyIndex], value != .null else {
+        var slots = slots, values = values
+        var given = chosen[primaryKeyIndex]
+        if generatesKey, given == nil {
+            // The record's position in the input, 1-based, stored in the key field as well.
+            let generated = Int64(recordIndex) + 1
+            let start = values.count
+            values.writeInteger(generated)
+            slots[primaryKeyIndex] = .value(start..<values.count)
+            given = (description.primaryKey, .int(generated))
+        }
+        guard let (key, value) = given, value != .null else {
             throw ConversionFailure(message: "has no primary key (field '\(description.primaryKey)', JSON key 'id' or '\(description.primaryKey)')")
         }
         let bytes: [UInt8]

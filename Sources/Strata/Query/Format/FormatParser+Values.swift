@@ -25,6 +25,10 @@ extension FormatParser {
 
     private func missingOperand(after previous: FormatToken?) -> StrataError {
         if let previous {
+            // `IN ("Berlin", "Bern")`, as SQL writes a list: the format language's lists are braces.
+            if previous.isKeyword("IN"), current.kind == .leftParen {
+                return error("expected a value after 'IN'", at: current, detail: "a list is written in braces: IN {\"a\", \"b\"}, not in parentheses")
+            }
             return error("expected a value after '\(previous.text)'", at: current)
         }
         return error("expected a field or a value", at: current, detail: "found \(current.quoted)")

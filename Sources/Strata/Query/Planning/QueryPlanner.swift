@@ -171,7 +171,7 @@ struct QueryPlanner<Root> {
                                            rows: keys.count, cost: Double(keys.count) * Self.lookupCost, used: [], ordered: nil, exact: true))
                 }
             default:
-                if let range = range ?? Self.range(of: comparison) {
+                if let range = range ?? Self.range(of: comparison) ?? Self.prefixRange(of: comparison) {
                     // A key range reads records in place; assume a third of them without a probe.
                     let rows = max(1, total / 3)
                     paths.append(Candidate(access: .primaryKeyRange(field: comparison.fieldName, range: range),
@@ -310,6 +310,25 @@ struct QueryPlanner<Root> {
         case (.beginsWith, .string(let prefix)): return .prefix(prefix)
         default: return range(of: comparison).map { .range($0) }
         }
+    }
+
+    /// The key range holding exactly the strings a `BEGINSWITH` prefix matches: from the prefix
+    /// up to the next string past every one that starts with it (the last character moved up one
+    /// code point; ordered string keys sort by code point). Nil for an empty prefix or a prefix of
+    /// only U+10FFFF, which bound nothing.
+    static func prefixRange(of comparison: FieldComparison) -> QueryPlan.ValueRange? {
+        guard comparison.op == .beginsWith, case .string(let prefix) = comparison.value else { return nil }
+        var scalars = Array(prefix.unicodeScalars)
+        while let last = scalars.popLast() {
+            var next = last.value + 1
+            if next == 0xD800 { next = 0xE000 }   // past the surrogates, which are not scalars
+            guard let successor = Unicode.Scalar(next) else { continue }
+            scalars.append(successor)
+            var upper = String.UnicodeScalarView()
+            upper.append(contentsOf: scalars)
+            return QueryPlan.ValueRange(lower: .string(prefix), upper: .string(String(upper)), upperInclusive: false)
+        }
+        return nil
     }
 
     static func range(of comparison: FieldComparison) -> QueryPlan.ValueRange? {

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Standard output through one buffer: bytes collect until 64 KiB and then go out in one
+/// `write(2)`; ``flush()`` writes the rest (at the end of a command, and before anything is
+/// written to standard error, so that a progress line or a message never lands in the middle
+/// of buffered output on a shared terminal).
+///
+/// A reader that goes away (`strata query … | head`) ends the command quietly with status 0;
+/// any other failed write ends it with an error and status 1.
+final class StandardOutput: @unchecked Sendable {
+    // @unchecked: `buffer` is only touched under `lock`.
+    static let shared = StandardOutput()
+    /// Bytes held before a write.
+    static let capacity = 64 << 10
+
+    private let lock = NSLock()
+    private var buffer: [UInt8] = []
+
+    private init() { buffer.reserveCapacity(Self.capacity + 4096) }
+
+    /// Appends the UTF-8 of `text`.
+    func write(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= Self.capacity { drain() }
+    }
+
+    /// Lets `body` append bytes to the buffer directly.
+    func append(_ body: (inout [UInt8]) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        body(&buffer)
+        if buffer.count >= Self.capacity { drain() }
+    }
+
+    /// Writes whatever is buffered.
+    func flush() {
+        lock.lock()
+        defer { lock.unlock() }
+        drain()
+    }
+
+    /// Writes the buffer out, in as many `write` calls as the system needs; called under `lock`.
+    private func drain() {
+        var written = 0
+        while written < buffer.count {
+            let result = buffer.withUnsafeBytes { raw in
+                Glibc.write(STDOUT_FILENO, raw.baseAddress! + written, raw.count - written)
+            }
+            if result >= 0 {
+                written += result
+                continue
+            }
+            let code = errno
+            if code == EINTR { continue }
+            buffer.removeAll(keepingCapacity: true)
+            if code == EPIPE { _exit(0) }
+            let message = "error: cannot write to standard output: \(String(cString: strerror(code)))\n"
+            _ = message.withCString { Glibc.write(STDERR_FILENO, $0, strlen($0)) }
+            _exit(1)
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

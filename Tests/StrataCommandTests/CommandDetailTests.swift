@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The small things a new user meets: usage errors printed whole, progress bars that finish,
+/// index sizes that count duplicate pages, prefix queries on string keys, SQL-style lists.
+@Suite struct CommandDetailTests {
+    let dir: TemporaryDirectory
+    var store: String { dir.path("store") }
+
+    init() throws { dir = try TemporaryDirectory("strata-details") }
+
+    func importRecords(_ records: [[String: Any]], entity: String) throws {
+        let path = dir.path("\(entity).json")
+        try JSONSerialization.data(withJSONObject: records).write(to: URL(fileURLWithPath: path))
+        let result = try StrataCLI.run(["import", store, path, "--entity", entity])
+        try #require(result.status == 0, "\(result.error)")
+    }
+
+    func importCountries() throws {
+        let path = dir.path("iso.json")
+        try Data(ISO3166Fixture.json.utf8).write(to: URL(fileURLWithPath: path))
+        let result = try StrataCLI.run(["import", store, path, "--entity", "Country", "--root-key", "3166-1", "--primary-key", "alpha_2"])
+        try #require(result.status == 0, "\(result.error)")
+    }
+
+    @Test func aBadFieldsListPrintsTheErrorWithoutAHelpFragment() throws {
+        let path = dir.path("t.json")
+        try Data(#"[{"id": 1, "name": "a"}]"#.utf8).write(to: URL(fileURLWithPath: path))
+        try #require(try StrataCLI.run(["import", store, path, "--entity", "T"]).status == 0)
+        let result = try StrataCLI.run(["query", store, "T", "--fields", "id,nope"])
+        #expect(result.status == 2)
+        #expect(result.error == "error: --fields names 'nope', which T does not have; it has id, name\nsee 'strata query --help'\n", "\(result.error)")
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) for a terminal"))
+    func theProgressBarEndsAtAHundredPercentAndTheResultHasItsOwnLine() throws {
+        try importRecords((0..<3_000).map { ["id": $0, "group": $0 % 5] }, entity: "T")
+        // script(1) gives the command a terminal, where the bar is drawn.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", "'\(StrataCLI.binary)' index add '\(store)' T group", "/dev/null"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        // Each redraw starts with a carriage return, which splits lines here too.
+        let lines = text.split(whereSeparator: \.isNewline).map(String.init)
+        let bar = try #require(lines.last { $0.contains("indexing T") }, "no progress bar drawn: \(text.debugDescription)")
+        #expect(bar.contains("100%"), "the bar ends at 100 %: \(text.debugDescription)")
+        #expect(lines.contains("built index on group of T (3000 records)"), "the result on a line of its own: \(text.debugDescription)")
+    }
+
+    @Test func statsCountsThePagesOfAnIndexsDuplicates() throws {
+        try importRecords((0..<30_000).map { ["id": $0, "group": $0 % 3] }, entity: "T")
+        func stats() throws -> [String: Any] {
+            let result = try StrataCLI.run(["stats", store, "--format", "json"])
+            return try #require(try StrataCLI.json(result.output) as? [String: Any], "\(result.output) \(result.error)")
+        }
+        let before = try #require(try stats()["usedBytes"] as? Int)
+        try #require(try StrataCLI.run(["index", "add", store, "T", "group"]).status == 0)
+        let after = try stats()
+        let grown = try #require(after["usedBytes"] as? Int) - before
+        let entity = try #require((after["entities"] as? [[String: Any]])?.first)
+        let index = try #require((entity["indexes"] as? [[String: Any]])?.first)
+        let bytes = try #require(index["bytes"] as? Int)
+        // Three keys of 10,000 primary keys each: sub-databases LMDB's mdb_stat leaves out.
+        #expect(Double(bytes) > Double(grown) * 0.8 && Double(bytes) < Double(grown) * 1.2, "index \(bytes) bytes, the map grew \(grown)")
+        #expect(index["duplicateBytes"] as? Int ?? 0 > 0)
+    }
+
+    @Test func beginsWithOnAStringPrimaryKeyIsAKeyRange() throws {
+        try importCountries()
+        let plan = try StrataCLI.run(["explain", store, "Country", #"alpha2 BEGINSWITH "A""#])
+        #expect(plan.output.hasPrefix(#"KeyRange(Country.alpha2 ["A", "B"))"#), "\(plan.output)")
+        let found = try StrataCLI.run(["query", store, "Country", #"alpha2 BEGINSWITH "A""#, "--format", "csv", "--fields", "alpha2"])
+        #expect(found.output == "alpha2\nAF\nAW\n", "\(found.output)")
+    }
+
+    @Test func aListInParenthesesGetsAHintToUseBraces() throws {
+        try importCountries()
+        let result = try StrataCLI.run(["query", store, "Country", #"name IN ("Germany", "Aruba")"#])
+        #expect(result.status == 1)
+        #expect(result.error.contains(#"a list is written in braces: IN {"a", "b"}"#), "\(result.error)")
+        let braces = try StrataCLI.run(["query", store, "Country", #"name IN {"Germany", "Aruba"}"#, "--count"])
+        #expect(braces.output == "2\n")
+    }
+}
