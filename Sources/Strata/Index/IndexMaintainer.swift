@@ -113,11 +113,24 @@ final class IndexMaintainer {
                         guard try fullKeys(index, try fieldValues(other, reusing: &otherOffsets), other, holder).contains(fullKey) else { continue }
                     }
                     throw StrataError(.uniqueViolation,
-                        "\(context.name): the unique index '\(descriptor.name)' already holds this value, for the record with key \(transaction.describeStoredKey(holder))",
+                        "\(context.name): the unique index '\(descriptor.name)' already holds \(Self.describe(fields, descriptor)), for the record with key \(transaction.describeStoredKey(holder))",
                         entity: context.name, field: descriptor.name, key: describeKey())
                 }
             }
         }
+    }
+
+    /// The values of `descriptor`'s fields in a record, for messages: `'a@example.com'`, or
+    /// `lastName 'Bluth', luckyNumber 7` for a compound index.
+    private static func describe(_ fields: SelectedFieldValues, _ descriptor: IndexDescriptor) -> String {
+        func shown(_ field: IndexedField) -> String {
+            switch fields.value(at: field.path) ?? .null {
+            case .string(let text): "'\(text)'"
+            case let value: value.plainDescription
+            }
+        }
+        if descriptor.fields.count == 1, let only = descriptor.fields.first { return "the value \(shown(only))" }
+        return "the values " + descriptor.fields.map { "\($0.path.joined(separator: ".")) \(shown($0))" }.joined(separator: ", ")
     }
 
     /// Applies one record change to every index: `old` nil for an insert, `new` nil for a delete.

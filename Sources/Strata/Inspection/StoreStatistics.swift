@@ -44,12 +44,12 @@ extension Store {
         let entities = try read { tx in
             try tx.entityNames().map { name in
                 let context = try tx.existingContext(named: name)
-                let records = try tx.lmdb(entity: name) { try tx.raw.statistics(of: context.records) }
+                let records = try tx.statistics(of: context.records, entity: name)
                 let indexes = try context.schema.indexes.map { descriptor in
                     let database = context.indexes[descriptor.name]
-                    let stats = try database.map { database in try tx.lmdb(entity: name) { try tx.raw.statistics(of: database) } }
+                    let stats = try database.map { database in try tx.statistics(of: database, entity: name) }
                     let duplicates = try database.map { database in
-                        try tx.lmdb(entity: name) { try Self.duplicateBytes(in: database, tx.raw, pageSize: stats?.pageSize ?? 4096) }
+                        try tx.withIndexCursor(database, entity: name) { try Self.duplicateBytes(in: database, $0, pageSize: stats?.pageSize ?? 4096) }
                     } ?? 0
                     return IndexStatistics(name: descriptor.name, entries: stats?.entries ?? 0, bytes: (stats?.bytes ?? 0) + duplicates,
                                            duplicateBytes: duplicates, unique: descriptor.isUnique, multiValue: descriptor.isMultiValue)
@@ -67,12 +67,12 @@ extension Store {
     /// node fits half a page; past that they move to a sub-database of their own, whose pages
     /// hold the values as nodes of 8 bytes of header plus the value (rounded up to even) and a
     /// 2-byte pointer each, in pages of `pageSize` less a 16-byte header.
-    static func duplicateBytes(in database: Database, _ raw: Transaction, pageSize: Int) throws -> Int {
+    static func duplicateBytes(in database: Database, _ cursor: Cursor, pageSize: Int) throws -> Int {
         guard database.options.contains(.sortedDuplicates) else { return 0 }
         let usable = pageSize - 16
         let nodeLimit = (usable / 2) & ~1 - 2
         var pages = 0
-        try raw.withCursor(database) { cursor in
+        do {
             var more = try cursor.first()
             while more {
                 let values = try cursor.duplicateCount()

@@ -123,6 +123,8 @@ func sameEntries(_ a: [([UInt8], [UInt8])], _ b: [([UInt8], [UInt8])]) -> Bool {
                 #expect(error.code == .uniqueViolation)
                 #expect(error.field == "email")
                 #expect(error.message.contains("email") && error.message.contains("key 1"))
+                // The clashing value itself is named.
+                #expect(error.message.contains("the value 'user1@example.com'"), "\(error.message)")
             }
             #expect(try tx.exists(IndexedUser.self, key: 2) == false)
             // The same record may change its own unique value, and keep it.
