@@ -112,7 +112,7 @@ extension QueryRequest where Root: Record {
     private func run(_ query: Query<Root>, _ body: (consuming Root) throws -> Void) throws {
         guard let context = try resolvedContext() else { return }
         var pipeline = DecodePipeline<Root>(fields: context.schema.fields, entity: context.name, executor: transaction.store.decodeExecutor)
-        // A query that throws stops the pipeline's helper thread.
+        // A query that throws stops the pipeline's decoding job.
         defer { pipeline.cancel() }
         let describe = { (key: [UInt8]) in transaction.describeStoredKey(key, of: Root.self) }
         try execute(query) { match in

@@ -39,7 +39,7 @@ extension ReadTransaction {
         guard let context = try context(for: type) else { return [] }
         let entity = context.name, database = context.records
         var pipeline = DecodePipeline<T>(fields: context.schema.fields, entity: entity, executor: store.decodeExecutor)
-        // A lookup that throws stops the pipeline's helper thread.
+        // A lookup that throws stops the pipeline's decoding job.
         defer { pipeline.cancel() }
         let describe = { (key: [UInt8]) in self.describeStoredKey(key, of: type) }
         var records: [T] = []
@@ -84,7 +84,7 @@ extension ReadTransaction {
         // The count is O(1) and exact in this snapshot: the array is allocated once, not regrown
         // (and copied) about twenty times on the way to a million records.
         records.reserveCapacity(try count(type))
-        // Its pages are faulted in on another thread meanwhile (see `ResultPrefault`).
+        // Its pages are faulted in by a worker meanwhile (see `ResultPrefault`).
         let prefault = ResultPrefault(reservedFor: records, executor: store.decodeExecutor)
         defer { prefault.wait() }
         // Each decoded record moves into the array (a `forEach` body would copy it).
@@ -193,7 +193,7 @@ extension ReadTransaction {
         func drain(final: Bool) throws -> Bool {
             var previous = try finishPending()
             if overlaps && !final {
-                // The other thread starts on this batch before `body` sees the previous one.
+                // A worker starts on this batch before `body` sees the previous one.
                 let count = share.count(of: batch.count)
                 pending = (batch, decoder.startDecoding(batch, 0..<count), count)
                 if let reused = spare.take() { batch = reused } else { batch = RawBatch(capacity: batchSize, valueCapacity: batch.valueByteCount) }
