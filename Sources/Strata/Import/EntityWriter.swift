@@ -82,7 +82,12 @@ final class EntityWriter {
         } else if !options.insertsNew {
             return .notInserted
         }
-        try tx.writeRecord(bytes, forKey: key, context, replacing: true, prior: stored.map { .stored($0) } ?? .absent) { mapped.keyText }
+        // The key's text only for an error, from its JSON value alone: a closure over `mapped`
+        // would copy the whole record for every write.
+        let keyValue = mapped.keyValue
+        try tx.writeRecord(bytes, forKey: key, context, replacing: true, prior: stored.map { .stored($0) } ?? .absent) {
+            RecordMapper.Mapped.keyText(of: keyValue)
+        }
         return stored == nil ? .inserted : .updated
     }
 

@@ -25,7 +25,8 @@ extension WriteTransaction {
     /// The maintainer of `context`'s indexes, made again when the field ids change or the
     /// indexes do (``migrate(_:to:build:)``, the one place that changes them, forgets it).
     func indexMaintainer(for context: EntityContext) throws -> IndexMaintainer {
-        if let cached = context.indexMaintainer, cached.transaction === self, cached.fieldCount == context.schema.fields.count {
+        // `decoding.fields`, not `schema.fields`: read without an exclusivity check or a copy of the schema.
+        if let cached = context.indexMaintainer, cached.transaction === self, cached.fieldCount == context.decoding.fields.count {
             return cached
         }
         let maintainer = try IndexMaintainer(self, context)

@@ -83,7 +83,10 @@ final class RecordMapper {
         /// The primary key's JSON value.
         var keyValue: JSONValue
         /// The primary key as the JSON gave it, for messages and the report (made when asked).
-        var keyText: String {
+        var keyText: String { Self.keyText(of: keyValue) }
+
+        /// A primary key's JSON value as text for messages: strings without quotes.
+        static func keyText(of keyValue: JSONValue) -> String {
             if case .string(let string) = keyValue { return string }
             return keyValue.jsonText
         }
