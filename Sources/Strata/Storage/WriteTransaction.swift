@@ -17,8 +17,11 @@ public final class WriteTransaction: ReadTransaction {
     }
 
     private let encoder = { var encoder = RecordEncoder(); encoder.refusesUnstorableDates = true; return encoder }()
-    /// What this transaction changed, for observers (see ``ChangeSet``).
-    var changes = ChangeSet()
+    /// What this transaction changed, for observers (see ``ChangeSet``), noted by the record writer.
+    // Exclusivity: every access is a short one made by this transaction's own code (a note, a
+    // merge of a savepoint's changes, a read at the commit), none spanning a call into other code,
+    // so accesses cannot overlap; the runtime check would run on every record written.
+    @exclusivity(unchecked) var changes = ChangeSet()
 
     /// The entity of `type`, created in the store when it has none yet.
     func writableContext<T: Record>(for type: T.Type) throws -> EntityContext {
