@@ -63,7 +63,7 @@ public final class Environment: @unchecked Sendable {
     public let options: Options
     let mapLock = MapLock()
     /// `mdb_dbi_open` must not run in two transactions of one process at once.
-    let databaseOpenLock = Mutex(())
+    let databaseOpenLock = ConditionLock(())
     let gate: WriterGate?
     private let mapSize: ConditionLock<Int>
     /// Where this process maps `data.mdb` (0: unknown), which transactions check the entries

@@ -1,4 +1,5 @@
 import Foundation
+import LMDB
 
 /// Standard output through one buffer: bytes collect until 64 KiB and then go out in one
 /// `write(2)`; ``flush()`` writes the rest (at the end of a command, and before anything is
@@ -7,42 +8,44 @@ import Foundation
 ///
 /// A reader that goes away (`strata query … | head`) ends the command quietly with status 0;
 /// any other failed write ends it with an error and status 1.
-final class StandardOutput: @unchecked Sendable {
-    // @unchecked: `buffer` is only touched under `lock`.
+final class StandardOutput: Sendable {
     static let shared = StandardOutput()
     /// Bytes held before a write.
     static let capacity = 64 << 10
 
-    private let lock = NSLock()
-    private var buffer: [UInt8] = []
+    /// The bytes held before a write, under the package's one lock.
+    private let buffer: ConditionLock<[UInt8]>
 
-    private init() { buffer.reserveCapacity(Self.capacity + 4096) }
+    private init() {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Self.capacity + 4096)
+        buffer = ConditionLock(bytes)
+    }
 
     /// Appends the UTF-8 of `text`.
     func write(_ text: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        buffer.append(contentsOf: text.utf8)
-        if buffer.count >= Self.capacity { drain() }
+        buffer.withLock { buffer in
+            buffer.append(contentsOf: text.utf8)
+            if buffer.count >= Self.capacity { Self.drain(&buffer) }
+        }
     }
 
     /// Lets `body` append bytes to the buffer directly.
     func append(_ body: (inout [UInt8]) -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
-        body(&buffer)
-        if buffer.count >= Self.capacity { drain() }
+        buffer.withLock { buffer in
+            body(&buffer)
+            if buffer.count >= Self.capacity { Self.drain(&buffer) }
+        }
     }
 
     /// Writes whatever is buffered.
     func flush() {
-        lock.lock()
-        defer { lock.unlock() }
-        drain()
+        buffer.withLock { Self.drain(&$0) }
     }
 
-    /// Writes the buffer out, in as many `write` calls as the system needs; called under `lock`.
-    private func drain() {
+    /// Writes `buffer` out, in as many `write` calls as the system needs, and empties it; called
+    /// with the lock held.
+    private static func drain(_ buffer: inout [UInt8]) {
         var written = 0
         while written < buffer.count {
             let result = buffer.withUnsafeBytes { raw in

@@ -1,4 +1,5 @@
 import Foundation
+import LMDB
 
 /// Where output goes, and whether a person is watching it.
 enum Terminal {
@@ -33,17 +34,19 @@ enum Terminal {
 
 /// A progress bar on standard error with rate and ETA, drawn only when it is a terminal and at
 /// most ten times a second.
-final class ProgressBar: @unchecked Sendable {
-    // @unchecked: every mutable property is read and written under `lock`.
+final class ProgressBar: Sendable {
     private let label: String
     private let unit: String
     private let start = Date()
-    private var lastDraw = Date.distantPast
-    private let lock = NSLock()
-    private var drawn = false
-    /// The last values drawn or asked for, which ``finish(completed:)`` draws at 100 %.
-    private var lastFraction: Double?
-    private var lastCount = 0
+    /// What the bar has drawn and was last asked for, under the package's one lock.
+    private struct State {
+        var lastDraw = Date.distantPast
+        var drawn = false
+        /// The last values drawn or asked for, which ``finish(completed:)`` draws at 100 %.
+        var lastFraction: Double?
+        var lastCount = 0
+    }
+    private let state = ConditionLock(State())
 
     init(_ label: String, unit: String) {
         self.label = label
@@ -53,27 +56,27 @@ final class ProgressBar: @unchecked Sendable {
     /// Redraws with `done` of `total` (nil when unknown) and `count` items so far.
     func update(fraction: Double?, count: Int, force: Bool = false) {
         guard Terminal.errorIsTerminal else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        lastFraction = fraction
-        lastCount = count
-        let now = Date()
-        guard force || now.timeIntervalSince(lastDraw) >= 0.1 else { return }
-        lastDraw = now
-        drawn = true
-        Terminal.flush()   // what the command printed so far comes before the bar
-        let elapsed = max(now.timeIntervalSince(start), 0.001)
-        let rate = Double(count) / elapsed
-        var line = "\r\(label) "
-        if let fraction {
-            let width = 30
-            let filled = Int((fraction * Double(width)).rounded(.down))
-            line += "[" + String(repeating: "#", count: min(filled, width)) + String(repeating: "-", count: max(width - filled, 0)) + "] "
-            line += String(format: "%3.0f%% ", fraction * 100)
-            if fraction > 0.01, fraction < 1 { line += "ETA \(Self.duration(elapsed / fraction - elapsed)) " }
+        state.withLock { state in
+            state.lastFraction = fraction
+            state.lastCount = count
+            let now = Date()
+            guard force || now.timeIntervalSince(state.lastDraw) >= 0.1 else { return }
+            state.lastDraw = now
+            state.drawn = true
+            Terminal.flush()   // what the command printed so far comes before the bar
+            let elapsed = max(now.timeIntervalSince(start), 0.001)
+            let rate = Double(count) / elapsed
+            var line = "\r\(label) "
+            if let fraction {
+                let width = 30
+                let filled = Int((fraction * Double(width)).rounded(.down))
+                line += "[" + String(repeating: "#", count: min(filled, width)) + String(repeating: "-", count: max(width - filled, 0)) + "] "
+                line += String(format: "%3.0f%% ", fraction * 100)
+                if fraction > 0.01, fraction < 1 { line += "ETA \(Self.duration(elapsed / fraction - elapsed)) " }
+            }
+            line += "\(count.formatted()) \(unit) \(Int(rate).formatted())/s   "
+            FileHandle.standardError.write(Data(line.utf8))
         }
-        line += "\(count.formatted()) \(unit) \(Int(rate).formatted())/s   "
-        FileHandle.standardError.write(Data(line.utf8))
     }
 
     /// Ends the bar: when the work `completed`, drawn once more at 100 % (the last throttled
@@ -81,13 +84,14 @@ final class ProgressBar: @unchecked Sendable {
     /// starts a line of its own; when it failed, the bar is erased for the error message.
     func finish(completed: Bool) {
         guard Terminal.errorIsTerminal else { return }
+        let (drawn, lastFraction, lastCount) = state.withLock { ($0.drawn, $0.lastFraction, $0.lastCount) }
         if completed, drawn || lastCount > 0 {
             update(fraction: lastFraction.map { _ in 1 }, count: lastCount, force: true)
         }
-        lock.lock()
-        defer { lock.unlock() }
-        if drawn { FileHandle.standardError.write(Data((completed ? "\n" : "\r\u{1B}[2K").utf8)) }
-        drawn = false
+        state.withLock { state in
+            if state.drawn { FileHandle.standardError.write(Data((completed ? "\n" : "\r\u{1B}[2K").utf8)) }
+            state.drawn = false
+        }
     }
 
     private static func duration(_ seconds: Double) -> String {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LMDB
 
 /// The declared field types of an entity, against which every comparison's constant is checked
 /// when a condition is given (format strings, dictionaries, `#Predicate`s, sync scopes), before
@@ -29,7 +29,7 @@ package struct FieldTypes: Sendable {
         return types
     }
 
-    private static let probed = Mutex<[ObjectIdentifier: FieldTypes?]>([:])
+    private static let probed = ConditionLock<[ObjectIdentifier: FieldTypes?]>([:])
 
     /// Checks every comparison of `predicate`.
     func check(_ predicate: QueryPredicate) throws(StrataError) {
