@@ -23,7 +23,7 @@ public final class Cursor {
     // is a short one inside this class's own methods: the C calls they are passed to never call
     // back, and no method holds an access while it runs a caller's closure (`withCurrent` and the
     // walks lend copies kept in locals). Accesses cannot overlap, so the runtime checks (two per
-    // move, about 90 instructions each, on every entry an index walk passes) are switched off.
+    // move, on every entry an index walk passes) are switched off.
     @exclusivity(unchecked) private var currentKey = MDB_val()
     @exclusivity(unchecked) private var currentValue = MDB_val()
     @exclusivity(unchecked) private var positioned = false

@@ -148,7 +148,7 @@ struct BatchDecoder<T: Record> {
 /// Decoded records handed out in batch order by moving each out of its run, never copying it.
 /// (Iterating an array of a generic record type copies every element, retaining each of its
 /// strings and arrays, and then destroys the array's own copies; removing elements one by one
-/// from an array costs a generic call of about 200 instructions each.)
+/// from an array costs a generic call each.)
 struct DecodedRecords<T> {
     /// The runs in batch order.
     private let runs: [RecordRun<T>]

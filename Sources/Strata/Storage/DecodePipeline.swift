@@ -8,7 +8,7 @@ import LMDB
 /// left, then ends (it never waits for more); the next chunk published offers a job again. When
 /// the walk ends, the calling thread takes the chunks still waiting too, and then waits only for a
 /// chunk a worker has taken and not yet finished. Most of a query's decoding (a `Codable` record
-/// costs microseconds) so overlaps its index walk and record lookups, instead of starting once
+/// is the costly part) so overlaps its index walk and record lookups, instead of starting once
 /// the last match is found. Fewer than `chunkSize × startAfter` results are decoded on the
 /// calling thread alone: the hand-off would cost more.
 ///

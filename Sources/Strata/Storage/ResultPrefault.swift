@@ -7,7 +7,7 @@ import Glibc
 ///
 /// `all` reserves its array at the exact record count: a million records are over a hundred MiB
 /// of fresh memory, which the kernel hands out one zeroed page per fault as the records are
-/// appended, on the scan's own thread (about half of its time in a million-record `all`). Asked
+/// appended, on the scan's own thread (a large share of a large `all`). Asked
 /// ahead with `madvise(MADV_POPULATE_WRITE)` (Linux 5.14), the kernel maps the pages in one call,
 /// in parallel with the scan. The call reads and writes nothing a program can see (pages of an
 /// anonymous mapping are zero whether faulted now or later), so it is safe while the scan

@@ -1,7 +1,7 @@
 import LMDB
 
 /// The stored field paths of key paths, remembered: ``FieldPath/components(of:)`` builds them
-/// from the key path's description, which costs microseconds each time (the description walks
+/// from the key path's description, which is slow each time (the description walks
 /// the runtime's metadata and looks up conformances), and queries name the same few key paths
 /// again and again. Shared by every thread; bounded (it starts over when full), so key paths
 /// made on the fly cannot grow it without end.
