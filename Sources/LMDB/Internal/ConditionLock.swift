@@ -63,6 +63,17 @@ package final class ConditionLock<Value>: @unchecked Sendable {
         return try body(&value)
     }
 
+    /// Runs `body` with the lock held and wakes no waiter: for a look at the value, or a change
+    /// that no waiter waits for. A waiter woken for nothing takes the lock only to wait again,
+    /// which the thread that woke it then queues behind.
+    package func withLockWakingNone<Result, Failure: Error>(
+        _ body: (inout Value) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+
     /// Runs `step` with the lock held until it returns ``Step/done(_:)``; after ``Step/wait`` the
     /// lock is released until another call changes the value (no access to the value is open then).
     package func withLock<Result, Failure: Error>(

@@ -78,7 +78,8 @@ final class DecodeTicket: @unchecked Sendable {
     /// Takes the work back unless a worker has started it: true when it will never run and the
     /// caller must do it itself; false when it is running or done (then ``wait()`` for it).
     func reclaim() -> Bool {
-        pool.lock.withLock { _ in
+        // Waiters wait for work to appear or to end; taking work back does neither.
+        pool.lock.withLockWakingNone { _ in
             switch state {
             case .queued, .reclaimed:
                 state = .reclaimed
@@ -112,7 +113,7 @@ final class DecodeTicket: @unchecked Sendable {
     }
 
     /// Whether a worker has run the work to its end.
-    var isDone: Bool { pool.lock.withLock { _ in state == .done } }
+    var isDone: Bool { pool.lock.withLockWakingNone { _ in state == .done } }
 
     /// Waits until the work a worker started has ended; returns at once for work taken back.
     func wait() {
@@ -192,13 +193,22 @@ final class WorkerPool: Sendable {
     /// A worker's life: takes queued work in order and runs it, waits while there is none, and
     /// exits when the pool stops.
     private func work() {
-        while let (ticket, job) = take() {
-            job()
+        while let ticket = takeAndRun() {
             lock.withLock { state in
                 ticket.state = .done
                 state.busy -= 1
             }
         }
+    }
+
+    /// Takes the next work, runs it and lets it go; nil once the pool stops. The work (and what it
+    /// captured, a batch's buffers) is released when this returns, before the ticket says done:
+    /// a caller that reuses the buffers after ``DecodeTicket/wait()`` then holds the only
+    /// reference, and its `removeAll(keepingCapacity:)` keeps their storage instead of copying it.
+    private func takeAndRun() -> DecodeTicket? {
+        guard let (ticket, job) = take() else { return nil }
+        job()
+        return ticket
     }
 
     /// The next work to run, marked running; nil once the pool stops.
