@@ -15,7 +15,7 @@ private struct ScopedMember: Record, Equatable {
 
 /// What `verify` detects and what it cannot: LMDB keeps no checksums and neither does the record
 /// format, so a flipped byte that still spells a valid value of the field's type is data, not
-/// damage. The README's Reliability section says the same; these tests keep it true.
+/// damage. The README's Reliability section and docs/reliability.md say the same; these tests keep it true.
 @Suite struct VerifyScopeTests {
     let dir: TemporaryDirectory
     let store: Store
