@@ -49,7 +49,7 @@ extension QueryRequest where Root == StoredRecord {
                         guard table.name(for: id) != nil else {
                             throw CBORReadFailure.corrupt(offset: offset, reason: "field id \(id) is not in the entity's field table")
                         }
-                        try reader.skipJSONValue(at: &offset)
+                        try reader.skipItemQuickly(at: &offset)   // a field left out
                         continue
                     }
                     if !first { buffer.append(UInt8(ascii: ",")) }
@@ -107,10 +107,5 @@ extension CBORReader {
             offset = start
             try jsonValue(at: &offset, depth: depth).appendJSON(to: &buffer)
         }
-    }
-
-    /// Moves past the item at `offset` (a field left out).
-    func skipJSONValue(at offset: inout Int) throws(CBORReadFailure) {
-        try skipItemQuickly(at: &offset)
     }
 }

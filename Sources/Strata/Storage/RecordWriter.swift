@@ -62,7 +62,7 @@ extension WriteTransaction {
         let maintainer = try indexMaintainer(for: context)
         let isIndexed = !maintainer.isEmpty
         if isIndexed, maintainer.hasUniqueIndexes { try maintainer.checkUnique(bytes, primaryKey: key, describeKey: describeKey) }
-        let (outcome, old) = try store(bytes, forKey: key, context, replacing: replacing, prior: prior)
+        let (outcome, old) = try putRecord(bytes, forKey: key, context, replacing: replacing, prior: prior)
         guard outcome != .unchanged, old != nil || outcome == .inserted else { return outcome }
         changes.note(context.name, key: key, bytes: bytes)
         if isIndexed { try maintainer.update(old: old, new: bytes, primaryKey: key) }
@@ -72,7 +72,7 @@ extension WriteTransaction {
     /// Puts `bytes` under `key`: appended when the key is beyond every stored key, otherwise in
     /// one search that also returns the stored value (unless `prior` gave it). Returns the
     /// replaced bytes with `.updated`; `.updated` with nil when not `replacing` and the key exists.
-    private func store(_ bytes: [UInt8], forKey key: [UInt8], _ context: EntityContext, replacing: Bool,
+    private func putRecord(_ bytes: [UInt8], forKey key: [UInt8], _ context: EntityContext, replacing: Bool,
                        prior: PriorRecord) throws -> (Outcome, [UInt8]?) {
         try lmdb(entity: context.name) { () throws -> (Outcome, [UInt8]?) in
             switch prior {
