@@ -68,3 +68,17 @@ extension UInt64: IndexableValue {
         try OrderedKey.readInteger(UInt64.self, from: key, at: &position)
     }
 }
+
+extension Int128: IndexableValue {
+    public func appendOrderedKey(to key: inout [UInt8]) { OrderedKey.appendInteger(self, to: &key) }
+    public static func readOrderedKey(from key: [UInt8], at position: inout Int) throws(StrataError) -> Int128 {
+        try OrderedKey.readInteger(Int128.self, from: key, at: &position)
+    }
+}
+
+extension UInt128: IndexableValue {
+    public func appendOrderedKey(to key: inout [UInt8]) { OrderedKey.appendInteger(self, to: &key) }
+    public static func readOrderedKey(from key: [UInt8], at position: inout Int) throws(StrataError) -> UInt128 {
+        try OrderedKey.readInteger(UInt128.self, from: key, at: &position)
+    }
+}

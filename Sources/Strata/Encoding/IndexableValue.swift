@@ -13,8 +13,10 @@ import Foundation
 /// |--------|----------------------------------------|-----------------------------------------------------------|
 /// | `0x00` | `nil` (Optional)                       | none: nil sorts before every value                        |
 /// | `0x10` | `Bool`                                 | `0x00` false, `0x01` true                                 |
+/// | `0x1F` | integer below `Int64.min` (`Int128`)   | 16 bytes big-endian, sign bit flipped (before every `0x20`) |
 /// | `0x20` | every integer type, value in Int64 range | 8 bytes big-endian, sign bit flipped                    |
 /// | `0x21` | unsigned integer above `Int64.max`     | 8 bytes big-endian (sorts after every `0x20` integer)      |
+/// | `0x22` | integer above `UInt64.max` (`Int128`, `UInt128`) | 16 bytes big-endian (after every `0x21`)       |
 /// | `0x30` | `Double`, `Float`                      | 8 bytes: IEEE bits, sign-flipped (-0.0 = +0.0, NaN last)  |
 /// | `0x40` | `Date`                                 | as `Double`, of `timeIntervalSinceReferenceDate`          |
 /// | `0x50` | `String`                               | UTF-8, `0x00` written as `0x00 0xFF`, then `0x00 0x00`    |
@@ -42,8 +44,10 @@ extension IndexableValue {
 enum OrderedKey {
     static let nilTag: UInt8 = 0x00
     static let boolTag: UInt8 = 0x10
+    static let wideNegativeTag: UInt8 = 0x1F
     static let integerTag: UInt8 = 0x20
     static let largeUnsignedTag: UInt8 = 0x21
+    static let wideUnsignedTag: UInt8 = 0x22
     static let doubleTag: UInt8 = 0x30
     static let dateTag: UInt8 = 0x40
     static let stringTag: UInt8 = 0x50
@@ -97,29 +101,69 @@ enum OrderedKey {
         if let signed = Int64(exactly: value) {
             key.append(integerTag)
             appendBigEndian(UInt64(bitPattern: signed) ^ (1 << 63), to: &key)
-        } else {
+        } else if let unsigned = UInt64(exactly: value) {
             key.append(largeUnsignedTag)
-            appendBigEndian(UInt64(truncatingIfNeeded: value), to: &key)
+            appendBigEndian(unsigned, to: &key)
+        } else {
+            appendWideInteger(WideInteger(value), to: &key)
         }
+    }
+
+    /// An integer beyond 64 bits: `0x1F` and its `Int128` bits sign-flipped below `Int64.min`,
+    /// `0x22` and its `UInt128` bits above `UInt64.max`.
+    static func appendWideInteger(_ value: WideInteger, to key: inout [UInt8]) {
+        if let signed = value.exactly(Int64.self) { return appendInteger(signed, to: &key) }
+        if let unsigned = value.exactly(UInt64.self) { return appendInteger(unsigned, to: &key) }
+        let bits: UInt128
+        if value.isNegative {
+            key.append(wideNegativeTag)
+            bits = UInt128(bitPattern: value.exactly(Int128.self)!) ^ (1 << 127)
+        } else {
+            key.append(wideUnsignedTag)
+            bits = value.magnitude
+        }
+        appendBigEndian(UInt64(truncatingIfNeeded: bits >> 64), to: &key)
+        appendBigEndian(UInt64(truncatingIfNeeded: bits), to: &key)
     }
 
     static func readInteger<I: FixedWidthInteger>(_: I.Type, from key: [UInt8], at position: inout Int) throws(StrataError) -> I {
         let start = position
+        if position < key.count, key[position] == integerTag {   // the common case, without the wide value
+            position += 1
+            let value = Int64(bitPattern: try readBigEndian(from: key, at: &position) ^ (1 << 63))
+            guard let exact = I(exactly: value) else { throw corrupt("integer out of range for \(I.self)", at: start) }
+            return exact
+        }
+        guard let value = try readWideInteger(from: key, at: &position).exactly(I.self) else {
+            throw corrupt("integer out of range for \(I.self)", at: start)
+        }
+        return value
+    }
+
+    /// Reads an integer key of any width (tags `0x1F` through `0x22`).
+    static func readWideInteger(from key: [UInt8], at position: inout Int) throws(StrataError) -> WideInteger {
+        let start = position
         guard position < key.count else { throw corrupt("missing integer value", at: position) }
         let tag = key[position]
         position += 1
-        let value: I?
         switch tag {
         case integerTag:
-            value = I(exactly: Int64(bitPattern: try readBigEndian(from: key, at: &position) ^ (1 << 63)))
+            return WideInteger(Int64(bitPattern: try readBigEndian(from: key, at: &position) ^ (1 << 63)))
         case largeUnsignedTag:
             let raw = try readBigEndian(from: key, at: &position)
-            value = raw > UInt64(Int64.max) ? I(exactly: raw) : nil
+            guard raw > UInt64(Int64.max) else { throw corrupt("a large unsigned integer within Int64's range", at: start) }
+            return WideInteger(raw)
+        case wideNegativeTag, wideUnsignedTag:
+            let high = try readBigEndian(from: key, at: &position), low = try readBigEndian(from: key, at: &position)
+            let bits = UInt128(high) << 64 | UInt128(low)
+            let value = tag == wideUnsignedTag ? WideInteger(bits) : WideInteger(Int128(bitPattern: bits ^ (1 << 127)))
+            guard value.exactly(Int64.self) == nil, value.exactly(UInt64.self) == nil, tag == wideUnsignedTag || value.isNegative else {
+                throw corrupt("a wide integer within 64 bits", at: start)
+            }
+            return value
         default:
             throw corrupt("tag 0x\(String(tag, radix: 16)) where an integer was expected", at: start)
         }
-        guard let value else { throw corrupt("integer out of range for \(I.self)", at: start) }
-        return value
     }
 
     /// The sign-flip transform: IEEE bits ordered like the numbers, -0.0 as +0.0, every NaN as one, last.

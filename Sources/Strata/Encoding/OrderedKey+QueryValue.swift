@@ -8,8 +8,8 @@ extension OrderedKey {
         switch key[position] {
         case nilTag: position += 1; return .null
         case boolTag: return .bool(try Bool.readOrderedKey(from: key, at: &position))
-        case integerTag: return .int(try Int64.readOrderedKey(from: key, at: &position))
-        case largeUnsignedTag: return .uint(try UInt64.readOrderedKey(from: key, at: &position))
+        case wideNegativeTag, integerTag, largeUnsignedTag, wideUnsignedTag:
+            return try readWideInteger(from: key, at: &position).queryValue
         case doubleTag: return .double(try Double.readOrderedKey(from: key, at: &position))
         case dateTag: return .date(try Date.readOrderedKey(from: key, at: &position))
         case stringTag: return .string(try String.readOrderedKey(from: key, at: &position))
@@ -22,7 +22,7 @@ extension OrderedKey {
     static func kind(of key: [UInt8]) -> ValueKind? {
         switch key.first {
         case boolTag: .bool
-        case integerTag, largeUnsignedTag: .integer
+        case wideNegativeTag, integerTag, largeUnsignedTag, wideUnsignedTag: .integer
         case doubleTag: .double
         case dateTag: .date
         case stringTag: .string

@@ -178,6 +178,26 @@ struct RecordUnkeyedDecodingContainer: UnkeyedDecodingContainer {
             throw state.failure(error, parent: frame, component: .index(currentIndex), expected: "UInt64")
         }
     }
+    mutating func decode(_: Int128.Type) throws -> Int128 {
+        try checkNotAtEnd()
+        do throws(CBORReadFailure) {
+            let value = try state.reader.readInteger128(Int128.self, at: &offset)
+            currentIndex += 1
+            return value
+        } catch {
+            throw state.failure(error, parent: frame, component: .index(currentIndex), expected: "Int128")
+        }
+    }
+    mutating func decode(_: UInt128.Type) throws -> UInt128 {
+        try checkNotAtEnd()
+        do throws(CBORReadFailure) {
+            let value = try state.reader.readInteger128(UInt128.self, at: &offset)
+            currentIndex += 1
+            return value
+        } catch {
+            throw state.failure(error, parent: frame, component: .index(currentIndex), expected: "UInt128")
+        }
+    }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try checkNotAtEnd()
@@ -281,6 +301,14 @@ struct RecordSingleValueDecodingContainer: SingleValueDecodingContainer {
     func decode(_: UInt64.Type) throws -> UInt64 {
         var offset = offset
         do throws(CBORReadFailure) { return try state.reader.readInteger(UInt64.self, at: &offset) } catch { throw state.failure(error, parent: parent, component: component, expected: "UInt64") }
+    }
+    func decode(_: Int128.Type) throws -> Int128 {
+        var offset = offset
+        do throws(CBORReadFailure) { return try state.reader.readInteger128(Int128.self, at: &offset) } catch { throw state.failure(error, parent: parent, component: component, expected: "Int128") }
+    }
+    func decode(_: UInt128.Type) throws -> UInt128 {
+        var offset = offset
+        do throws(CBORReadFailure) { return try state.reader.readInteger128(UInt128.self, at: &offset) } catch { throw state.failure(error, parent: parent, component: component, expected: "UInt128") }
     }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {

@@ -27,6 +27,8 @@ struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
     mutating func encode(_ value: UInt16, forKey key: Key) throws { try entry(key); state.writer.writeInteger(value) }
     mutating func encode(_ value: UInt32, forKey key: Key) throws { try entry(key); state.writer.writeInteger(value) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { try entry(key); state.writer.writeInteger(value) }
+    mutating func encode(_ value: Int128, forKey key: Key) throws { try entry(key); state.writer.writeInteger(WideInteger(value)) }
+    mutating func encode(_ value: UInt128, forKey key: Key) throws { try entry(key); state.writer.writeInteger(WideInteger(value)) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try entry(key); try state.encodeValue(value) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
@@ -90,6 +92,8 @@ struct RecordUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt16) throws { try entry(); state.writer.writeInteger(value) }
     mutating func encode(_ value: UInt32) throws { try entry(); state.writer.writeInteger(value) }
     mutating func encode(_ value: UInt64) throws { try entry(); state.writer.writeInteger(value) }
+    mutating func encode(_ value: Int128) throws { try entry(); state.writer.writeInteger(WideInteger(value)) }
+    mutating func encode(_ value: UInt128) throws { try entry(); state.writer.writeInteger(WideInteger(value)) }
     mutating func encode<T: Encodable>(_ value: T) throws { try entry(); try state.encodeValue(value) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
@@ -146,5 +150,7 @@ struct RecordSingleValueEncodingContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt16) throws { try begin(); state.writer.writeInteger(value) }
     mutating func encode(_ value: UInt32) throws { try begin(); state.writer.writeInteger(value) }
     mutating func encode(_ value: UInt64) throws { try begin(); state.writer.writeInteger(value) }
+    mutating func encode(_ value: Int128) throws { try begin(); state.writer.writeInteger(WideInteger(value)) }
+    mutating func encode(_ value: UInt128) throws { try begin(); state.writer.writeInteger(WideInteger(value)) }
     mutating func encode<T: Encodable>(_ value: T) throws { try begin(); try state.encodeValue(value) }
 }

@@ -30,6 +30,7 @@ enum IndexKey {
         case .bool(let value): value.appendOrderedKey(to: &key)
         case .int(let value): value.appendOrderedKey(to: &key)
         case .uint(let value): value.appendOrderedKey(to: &key)
+        case .wideInt(let value): OrderedKey.appendWideInteger(value, to: &key)
         case .double(let value): value.appendOrderedKey(to: &key)
         case .string(let value): append(value, collation: collation, to: &key)
         case .date(let value): value.appendOrderedKey(to: &key)

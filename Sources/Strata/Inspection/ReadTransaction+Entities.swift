@@ -60,7 +60,7 @@ extension QueryValue {
     func converted(toKind kind: ValueKind) -> QueryValue? {
         guard case .string(let text) = self else { return nil }
         switch kind {
-        case .integer: return (Int64(text) ?? ValueConverter.integer(.string(text))).map(QueryValue.int)   // "1.0" as import takes it
+        case .integer: return ValueConverter.integer(.string(text))?.queryValue   // "1.0" as import takes it
         case .double: return Double(text).map(QueryValue.double)
         case .bool: return text == "true" ? .bool(true) : text == "false" ? .bool(false) : nil
         case .uuid: return UUID(uuidString: text).map(QueryValue.uuid)

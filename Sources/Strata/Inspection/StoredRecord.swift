@@ -73,10 +73,10 @@ extension CBORReader {
         let start = offset
         let head = try readHead(at: &offset)
         switch head.major {
-        case .unsigned:
-            return head.argument <= UInt64(Int64.max) ? .int(Int64(head.argument)) : .double(Double(head.argument))
-        case .negative:
-            return head.argument <= UInt64(Int64.max) ? .int(-1 - Int64(head.argument)) : .double(-1 - Double(head.argument))
+        case .unsigned, .negative:
+            offset = start
+            let value = try readWideInteger(at: &offset)
+            return value.exactly(Int64.self).map(JSONValue.int) ?? .wideInt(value)
         case .text:
             offset = start
             return .string(try readString(at: &offset))
@@ -112,6 +112,9 @@ extension CBORReader {
             case CBOR.epochDateTag:
                 let seconds = try readDouble(at: &offset)
                 return .string(Self.isoText(Date(timeIntervalSince1970: seconds)))
+            case CBOR.positiveBignumTag, CBOR.negativeBignumTag:
+                offset = start
+                return .wideInt(try readWideInteger(at: &offset))
             case CBOR.uuidTag:
                 let range = try readStringRange(.bytes, at: &offset)
                 guard range.count == 16 else { throw .corrupt(offset: range.lowerBound, reason: "a UUID of \(range.count) bytes") }

@@ -69,7 +69,7 @@ extension FieldTypes {
         switch value {
         case .null: nil
         case .bool: .bool
-        case .int, .uint: .integer
+        case .int, .uint, .wideInt: .integer
         case .double: .double
         case .string: .string
         case .date: .date

@@ -85,7 +85,7 @@ package struct FieldTypes: Sendable {
             return "compare it with true or false"
         case .integer, .double, .float:
             switch constant {
-            case .int, .uint, .double: return nil
+            case .int, .uint, .wideInt, .double: return nil
             case .string(let text) where Double(text) != nil && (ordering || op == .equal || op == .notEqual) && op != .between:
                 return "use a number: \(field) \(op.rawValue) \(text)"
             default: return "compare it with a number"
@@ -136,6 +136,7 @@ extension QueryValue {
         case .bool(let value): "the Bool \(value)"
         case .int(let value): "the number \(value)"
         case .uint(let value): "the number \(value)"
+        case .wideInt(let value): "the number \(value)"
         case .double(let value): "the number \(value)"
         case .string(let value): "the string \"\(value)\""
         case .date(let value): "the date \(value.formatted(.iso8601))"

@@ -89,6 +89,8 @@ public enum QueryValue: Sendable, Hashable {
     case int(Int64)
     /// Unsigned values above `Int64.max`.
     case uint(UInt64)
+    /// Integers beyond 64 bits (`Int128` and `UInt128` values below `Int64.min` or above `UInt64.max`).
+    case wideInt(WideInteger)
     case double(Double)
     case string(String)
     case date(Date)

@@ -191,7 +191,7 @@ public struct FieldDescription: Sendable, Hashable, Codable {
 public indirect enum FieldType: Sendable, Hashable, Codable, CustomStringConvertible {
     /// `Bool`.
     case bool
-    /// Any signed or unsigned integer type that fits `Int64`.
+    /// Every signed or unsigned integer type, up to 128 bits (``WideInteger``).
     case integer
     /// `Double` (stored as a 64-bit float even when the JSON number is whole).
     case double
@@ -216,13 +216,41 @@ public indirect enum FieldType: Sendable, Hashable, Codable, CustomStringConvert
     /// what a `[String: …]` dictionary field or an unknown type becomes.
     case any
 
-    /// Types whose values have an order-preserving key encoding.
-    var isKeyType: Bool {
-        switch self {
-        case .bool, .integer, .double, .string, .date, .uuid: true
-        default: false
+    /// The type of scalar values of `scalar`.
+    public init(_ scalar: ScalarType) {
+        switch scalar {
+        case .bool: self = .bool
+        case .integer: self = .integer
+        case .double: self = .double
+        case .float: self = .float
+        case .string: self = .string
+        case .date: self = .date
+        case .uuid: self = .uuid
+        case .url: self = .url
+        case .data: self = .data
+        case .decimal: self = .decimal
         }
     }
+
+    /// The scalar this type is, or nil for arrays, objects and `any`.
+    public var scalar: ScalarType? {
+        switch self {
+        case .bool: .bool
+        case .integer: .integer
+        case .double: .double
+        case .float: .float
+        case .string: .string
+        case .date: .date
+        case .uuid: .uuid
+        case .url: .url
+        case .data: .data
+        case .decimal: .decimal
+        case .array, .object, .any: nil
+        }
+    }
+
+    /// Types whose values have an order-preserving key encoding.
+    var isKeyType: Bool { (scalar?.keyKind ?? .other) != .other }
 
     /// The element type of an array, or the type itself.
     var elementType: FieldType {
@@ -230,10 +258,9 @@ public indirect enum FieldType: Sendable, Hashable, Codable, CustomStringConvert
         return self
     }
 
-    private static let names: [String: FieldType] = [
-        "bool": .bool, "integer": .integer, "double": .double, "float": .float, "string": .string, "date": .date,
-        "uuid": .uuid, "url": .url, "data": .data, "decimal": .decimal, "any": .any,
-    ]
+    /// The schema file's type names: the scalars' and `any`.
+    private static let names: [String: FieldType] = Dictionary(uniqueKeysWithValues:
+        ScalarType.allCases.map { ($0.rawValue, FieldType($0)) } + [("any", .any)])
 
     public var description: String {
         switch self {

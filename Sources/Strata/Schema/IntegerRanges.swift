@@ -1,26 +1,24 @@
-/// The ranges of a record type's top-level integer fields narrower than `Int64`, by field name,
-/// as ``EntityDescription/init(_:)`` reads them from the type.
+/// The ranges of a record type's top-level integer fields whose Swift type holds less than every
+/// integer a field can hold (``WideInteger``: `Int128.min` through `UInt128.max`), by field name, as
+/// ``EntityDescription/init(_:)`` reads them from the type.
 ///
-/// JSON integers are mapped as 64-bit values, so without these an `Int8` field would take 300 and
+/// JSON integers are mapped as wide values, so without these an `Int8` field would take 300 and
 /// store a record its type cannot read back. They are a property of the Swift type, not of the
 /// stored description: not in the schema-file format, and no part of a description's equality.
 struct IntegerRanges: Sendable, Hashable {
-    var byField: [String: ClosedRange<Int64>] = [:]
+    var byField: [String: ClosedRange<WideInteger>] = [:]
 
     static func == (lhs: IntegerRanges, rhs: IntegerRanges) -> Bool { true }
     func hash(into hasher: inout Hasher) {}
 
-    /// The range of `type` when it is an integer type narrower than `Int64` (or unsigned).
-    static func range<T>(of type: T.Type) -> ClosedRange<Int64>? {
-        switch type {
-        case is Int8.Type: Int64(Int8.min)...Int64(Int8.max)
-        case is Int16.Type: Int64(Int16.min)...Int64(Int16.max)
-        case is Int32.Type: Int64(Int32.min)...Int64(Int32.max)
-        case is UInt8.Type: 0...Int64(UInt8.max)
-        case is UInt16.Type: 0...Int64(UInt16.max)
-        case is UInt32.Type: 0...Int64(UInt32.max)
-        case is UInt64.Type, is UInt.Type: 0...Int64.max
-        default: nil
-        }
+    /// The range of `type` when it is an integer type that cannot hold every wide integer
+    /// (``ScalarType``'s table).
+    static func range<T>(of type: T.Type) -> ClosedRange<WideInteger>? {
+        guard let range = ScalarType.swiftType(type, throughOptional: false)?.integerRange,
+              range != WideInteger.min...WideInteger.max else { return nil }
+        return range
     }
+
+    /// Every value of `Int64`: what the importer's direct path writes for a JSON integer.
+    static let int64 = WideInteger(Int64.min)...WideInteger(Int64.max)
 }

@@ -272,7 +272,7 @@ struct InferredField {
         switch value {
         case .null: return nil
         case .bool: return .bool
-        case .int: return .integer
+        case .int, .wideInt: return .integer
         case .double: return .double
         case .string(let text):
             if UUID(uuidString: text) != nil { return .uuid }

@@ -34,7 +34,7 @@ private final class ProbeRecorder {
     /// Fields per keyed container path, in the order asked.
     var fieldsByPath: [[String]: [FieldDescription]] = [:]
     /// The top-level fields of a narrower integer type, with the values they hold.
-    var integerRanges: [String: ClosedRange<Int64>] = [:]
+    var integerRanges: [String: ClosedRange<WideInteger>] = [:]
 
     func note(_ path: [String], _ name: String, _ type: FieldType, optional: Bool) {
         var fields = fieldsByPath[path] ?? []
@@ -90,7 +90,7 @@ private struct ProbeDecoder: Decoder {
 
     /// A placeholder `T` for the value at `childPath`, and the field type it was decoded as.
     func probe<T: Decodable>(_ type: T.Type, at childPath: [String]) throws -> (T, FieldType) {
-        if let known = ProbePlaceholders.value(type) { return (known.0 as! T, known.1) }
+        if let known = ScalarType.swiftType(type, throughOptional: false) { return (known.placeholder as! T, FieldType(known.scalar)) }
         let child = ProbeDecoder(recorder: recorder, path: childPath)
         let fieldType: () -> FieldType = {
             switch child.kind.type {
@@ -134,34 +134,6 @@ private final class KindBox {
     var isDictionary = false
 }
 
-private enum ProbePlaceholders {
-    /// Placeholders of the scalar types the record codec stores natively.
-    static func value<T>(_ type: T.Type) -> (Any, FieldType)? {
-        switch type {
-        case is String.Type: ("", .string)
-        case is Bool.Type: (false, .bool)
-        case is Double.Type: (0.0, .double)
-        case is Float.Type: (Float(0), .float)
-        case is Int.Type: (0, .integer)
-        case is Int8.Type: (Int8(0), .integer)
-        case is Int16.Type: (Int16(0), .integer)
-        case is Int32.Type: (Int32(0), .integer)
-        case is Int64.Type: (Int64(0), .integer)
-        case is UInt.Type: (UInt(0), .integer)
-        case is UInt8.Type: (UInt8(0), .integer)
-        case is UInt16.Type: (UInt16(0), .integer)
-        case is UInt32.Type: (UInt32(0), .integer)
-        case is UInt64.Type: (UInt64(0), .integer)
-        case is Date.Type: (Date(timeIntervalSince1970: 0), .date)
-        case is UUID.Type: (UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), .uuid)
-        case is URL.Type: (URL(string: "about:blank")!, .url)
-        case is Data.Type: (Data(), .data)
-        case is Decimal.Type: (Decimal(0), .decimal)
-        default: nil
-        }
-    }
-}
-
 private struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: ProbeDecoder
     var codingPath: [any CodingKey] { [] }
@@ -178,16 +150,17 @@ private struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
         return false
     }
 
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        let (value, fieldType) = try decoder.probe(type, at: decoder.path + [key.stringValue])
-        decoder.recorder.note(decoder.path, key.stringValue, fieldType, optional: false)
-        noteRange(type, key)
-        return value
-    }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try probed(type, key, optional: false) }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try probed(type, key, optional: true) }
+    // The 128-bit integers have requirements of their own whose default implementations throw.
+    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 { try probed(type, key, optional: false) }
+    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try probed(type, key, optional: false) }
+    func decodeIfPresent(_ type: Int128.Type, forKey key: Key) throws -> Int128? { try probed(type, key, optional: true) }
+    func decodeIfPresent(_ type: UInt128.Type, forKey key: Key) throws -> UInt128? { try probed(type, key, optional: true) }
 
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+    private func probed<T: Decodable>(_ type: T.Type, _ key: Key, optional: Bool) throws -> T {
         let (value, fieldType) = try decoder.probe(type, at: decoder.path + [key.stringValue])
-        decoder.recorder.note(decoder.path, key.stringValue, fieldType, optional: true)
+        decoder.recorder.note(decoder.path, key.stringValue, fieldType, optional: optional)
         noteRange(type, key)
         return value
     }
@@ -228,7 +201,11 @@ private struct ProbeUnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func decodeNil() throws -> Bool { false }
 
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try probed(type) }
+    mutating func decode(_ type: Int128.Type) throws -> Int128 { try probed(type) }
+    mutating func decode(_ type: UInt128.Type) throws -> UInt128 { try probed(type) }
+
+    private mutating func probed<T: Decodable>(_ type: T.Type) throws -> T {
         let (value, elementType) = try decoder.probe(type, at: decoder.path + ["[]"])
         decoder.kind.type = .array(elementType)
         currentIndex += 1
@@ -255,7 +232,11 @@ private struct ProbeSingleValueContainer: SingleValueDecodingContainer {
 
     func decodeNil() -> Bool { false }
 
-    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try probed(type) }
+    func decode(_ type: Int128.Type) throws -> Int128 { try probed(type) }
+    func decode(_ type: UInt128.Type) throws -> UInt128 { try probed(type) }
+
+    private func probed<T: Decodable>(_ type: T.Type) throws -> T {
         let (value, fieldType) = try decoder.probe(type, at: decoder.path)
         decoder.kind.type = fieldType
         return value

@@ -60,18 +60,3 @@ extension EntityDescription {
         }
     }
 }
-
-extension ValueKind {
-    /// The index value kind of a described field type.
-    init(_ type: FieldType) {
-        switch type {
-        case .integer: self = .integer
-        case .double, .float: self = .double
-        case .string: self = .string
-        case .date: self = .date
-        case .uuid: self = .uuid
-        case .bool: self = .bool
-        default: self = .other
-        }
-    }
-}

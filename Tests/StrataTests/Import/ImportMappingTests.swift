@@ -167,12 +167,14 @@ import TestSupport
              "mood": "busy", "numbers": [1, -2, 3], "address": {"street": "Main"}, "addresses": [{"street": "A", "zip": 1}],
              "attributes": {"ü": "ö", "k": "v"}}
             """#
-        let error = try #require(throws: StrataError.self) { try store.importJSON(Data(json.utf8), as: Everything.self) }
-        // UInt64.max does not fit JSON's Int64 integers: it parses as a double and is refused, named.
-        #expect(error.message.contains("'uint64'"))
-        try store.importJSON(Data(json.replacingOccurrences(of: "18446744073709551615", with: "1").utf8), as: Everything.self)
+        // UInt64.max is read exactly (a wide integer literal, not a double), one above it is refused, named.
+        let error = try #require(throws: StrataError.self) {
+            try store.importJSON(Data(json.replacingOccurrences(of: "18446744073709551615", with: "18446744073709551616").utf8), as: Everything.self)
+        }
+        #expect(error.message.contains("'uint64'") && error.message.contains("out of range"), "\(error.message)")
+        try store.importJSON(Data(json.utf8), as: Everything.self)
         var expected = sample
-        expected.uint64 = 1
+        expected.uint64 = .max
         let stored = try #require(try store.read { tx in try tx.get(Everything.self, key: sample.id) })
         #expect(stored == expected)
         #expect(try store.write { tx in try tx.upsert(expected) } == .unchanged)

@@ -38,7 +38,7 @@ import TestSupport
         ("'a' BEGINSWITH name", [], "the left side of BEGINSWITH must be a field"),
         ("ANY 'a' == 1", [], "ANY must be followed by a field at column 5"),
         ("name NOT == 'a'", [], "NOT here must be followed by IN"),
-        ("age == 99999999999999999999", [], "integer literal 99999999999999999999 is too large at column 8"),
+        ("age == 999999999999999999999999999999999999999", [], "integer literal 999999999999999999999999999999999999999 is too large at column 8"),
         ("age == 12abc", [], "invalid number"),
         ("d < CAST('yesterday', 'NSDate')", [], "invalid ISO 8601 date 'yesterday' in CAST at column 10"),
         ("d < CAST(1, 'NSNumber')", [], "CAST to 'NSNumber' is not supported"),

@@ -63,6 +63,21 @@ struct ExternalFormatTests {
         #expect(record["attributes"] == .object(["k": .string("v"), "ü": .string("ö")]))
         #expect(record["optional"] == nil)
     }
+
+    /// 128-bit integers are standard CBOR bignums beyond 64 bits (tags 2 and 3), which Python's
+    /// cbor2 reads as plain integers, digit for digit.
+    @Test func pythonReadsWideIntegersAsExactIntegers() throws {
+        let ledger = Ledger(id: 1, balance: .min, supply: .max, limit: Int128(UInt64.max) + 1, history: [5, UInt128(1) << 100])
+        try store.write { tx in try tx.insert(ledger) }
+        let script = try String(contentsOfFile: Self.script, encoding: .utf8)
+        let result = try Python.run(script, arguments: [store.path, "Ledger"])
+        try #require(result.status == 0, "read-store.py failed: \(result.error)")
+        // The printed JSON holds the exact digits (a Double would have rounded them).
+        for digits in ["\"balance\": -170141183460469231731687303715884105728", "\"supply\": 340282366920938463463374607431768211455",
+                       "\"limit\": 18446744073709551616", "\"history\": [5, 1267650600228229401496703205376]"] {
+            #expect(result.output.contains(digits), "\(digits) in \(result.output)")
+        }
+    }
 }
 
 /// Any JSON value, for comparing what the Python reader printed.

@@ -250,6 +250,7 @@ extension JSONParser {
             }
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<position]), as: UTF8.self)
             if isInteger, let integer = Int64(text) { return (.int(integer), position) }
+            if isInteger, let integer = WideInteger(text) { return (.wideInt(integer), position) }
             guard let double = Double(text), double.isFinite else { return nil }
             return (.double(double), position)
         }
@@ -334,6 +335,7 @@ extension JSONParser {
         if scratch.count > 400 { throw StrataError.malformed("a number has more than 400 characters", at: start) }
         let text = String(decoding: scratch, as: UTF8.self)
         if isInteger, let integer = Int64(text) { return .int(integer) }
+        if isInteger, let integer = WideInteger(text) { return .wideInt(integer) }
         guard let double = Double(text), double.isFinite else {
             throw StrataError.malformed("the number \(text.prefix(40)) is out of range", at: start)
         }

@@ -8,6 +8,7 @@ extension JSONValue {
         case .null: bytes.append(contentsOf: "null".utf8)
         case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
         case .int(let value): Self.appendInteger(value, to: &bytes)
+        case .wideInt(let value): bytes.append(contentsOf: value.description.utf8)
         case .double(let value): bytes.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
         case .string(let value): Self.appendQuoted(value, to: &bytes)
         case .array(let elements):

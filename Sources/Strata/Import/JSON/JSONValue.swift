@@ -3,13 +3,16 @@ import Foundation
 /// One parsed JSON value, as the importer sees it: the input to mapping and to per-field value
 /// transforms (``ImportOptions/transforms``).
 ///
-/// Numbers keep the distinction JSON text makes: an integer literal that fits `Int64` is `.int`,
-/// anything else (fractions, exponents, larger integers) is `.double`. Objects keep their keys in
+/// Numbers keep the distinction JSON text makes: an integer literal that fits `Int64` is `.int`, a
+/// larger one that fits 128 bits (`Int128.min` through `UInt128.max`) is `.wideInt`, anything else
+/// (fractions, exponents, integers beyond 128 bits) is `.double`. Objects keep their keys in
 /// input order, duplicates included, so that the mapper can apply "the last occurrence wins".
 public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     case null
     case bool(Bool)
     case int(Int64)
+    /// An integer literal beyond `Int64` that fits 128 bits.
+    case wideInt(WideInteger)
     case double(Double)
     case string(String)
     case array([JSONValue])
@@ -27,7 +30,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
-        case .int: "an integer"
+        case .int, .wideInt: "an integer"
         case .double: "a number"
         case .string: "a string"
         case .array: "an array"

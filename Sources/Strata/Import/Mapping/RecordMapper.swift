@@ -16,7 +16,7 @@ final class RecordMapper {
     /// The value transform of each top-level field, if any (looked up once, not per record).
     let transforms: [JSONValueTransform?]
     /// The range of each narrower integer field of a record type (nil: any Int64).
-    let integerRanges: [ClosedRange<Int64>?]
+    let integerRanges: [ClosedRange<WideInteger>?]
     let primaryKeyIndex: Int
     let primaryKeyKind: ValueKind
     /// The primary key field is an integer.
@@ -127,8 +127,11 @@ final class RecordMapper {
         failures = Array(repeating: nil, count: description.fields.count)
         let converter = self.converter, transforms = self.transforms, primaryKeyIndex = self.primaryKeyIndex
         directKinds = description.fields.enumerated().map { index, field in
-            // Narrower integer fields take the general path, where their range is checked.
-            guard transforms[index] == nil, index != primaryKeyIndex, description.integerRanges.byField[field.name] == nil else { return .general }
+            // Integer fields narrower than Int64 take the general path, where their range is checked
+            // (the direct path writes JSON integers that fit Int64, and sends the rest there too).
+            let range = description.integerRanges.byField[field.name]
+            guard transforms[index] == nil, index != primaryKeyIndex,
+                  range.map({ $0.contains(IntegerRanges.int64.lowerBound) && $0.contains(IntegerRanges.int64.upperBound) }) ?? true else { return .general }
             return DirectKind(field, dateFormats: converter.dateFormats)
         }
     }
@@ -272,7 +275,7 @@ final class RecordMapper {
     func primaryKeyValue(_ value: JSONValue) -> QueryValue? {
         let field = description.fields[primaryKeyIndex]
         switch field.type {
-        case .integer: return ValueConverter.integer(value).map(QueryValue.int)
+        case .integer: return ValueConverter.integer(value)?.queryValue
         case .double: return ValueConverter.double(value).map(QueryValue.double)
         case .bool: return ValueConverter.bool(value).map(QueryValue.bool)
         case .string:

@@ -28,7 +28,7 @@ struct ValueConverter {
         case .integer:
             guard let number = Self.integer(value) else {
                 throw Self.isWholeNumber(value)
-                    ? ConversionFailure(message: "is \(value), out of range for an integer (\(Int64.min) through \(Int64.max))")
+                    ? ConversionFailure(message: "is \(value), out of range for an integer (\(WideInteger.min) through \(WideInteger.max))")
                     : mismatch("an integer")
             }
             writer.writeInteger(number)
@@ -40,6 +40,7 @@ struct ValueConverter {
             switch value {
             case .string(let text): writer.writeText(text)
             case .int(let number): writer.writeText(String(number))
+            case .wideInt(let number): writer.writeText(number.description)
             case .double(let number): writer.writeText(String(number))
             default: throw mismatch("a string")
             }
@@ -69,6 +70,7 @@ struct ValueConverter {
             switch value {
             case .string(let text): decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
             case .int(let number): decimal = Decimal(number)
+            case .wideInt(let number): decimal = Decimal(string: number.description, locale: Locale(identifier: "en_US_POSIX"))
             case .double(let number): decimal = Decimal(number)
             default: decimal = nil
             }
@@ -136,29 +138,31 @@ struct ValueConverter {
         }
     }
 
-    /// The integer `value` is or spells exactly (`7`, `7.0`, `"7"`), or nil. A number beyond
-    /// Int64 reaches the importer as a double rounded to ±2^63, so ±2^63 itself is out of range:
-    /// -9223372036854775809 must not become Int64.min.
-    static func integer(_ value: JSONValue) -> Int64? {
+    /// The integer `value` is or spells exactly (`7`, `7.0`, `"7"`), or nil. A number beyond 128
+    /// bits reaches the importer as a double rounded to -2^127 or 2^128, so those are out of
+    /// range: -170141183460469231731687303715884105729 must not become Int128.min.
+    static func integer(_ value: JSONValue) -> WideInteger? {
         switch value {
-        case .int(let number): return number
+        case .int(let number): return WideInteger(number)
+        case .wideInt(let number): return number
         case .double(let number): return exactInteger(number)
         case .string(let text):
             let trimmed = text.trimmingCharacters(in: .whitespaces)
-            return Int64(trimmed) ?? Double(trimmed).flatMap(exactInteger)
+            return WideInteger(trimmed) ?? Double(trimmed).flatMap(exactInteger)
         default: return nil
         }
     }
 
-    private static func exactInteger(_ number: Double) -> Int64? {
-        number > -0x1p63 && number < 0x1p63 ? Int64(exactly: number) : nil
+    private static func exactInteger(_ number: Double) -> WideInteger? {
+        guard number > -0x1p127, number < 0x1p128, number.rounded(.towardZero) == number else { return nil }
+        return number < 0 ? WideInteger(Int128(number)) : WideInteger(UInt128(number))
     }
 
     /// Whether `value` is a whole number, however large: what an integer field refuses as out of
     /// range rather than as the wrong type.
     static func isWholeNumber(_ value: JSONValue) -> Bool {
         switch value {
-        case .int: return true
+        case .int, .wideInt: return true
         case .double(let number): return number.isFinite && number.rounded(.towardZero) == number
         case .string(let text):
             guard let number = Double(text.trimmingCharacters(in: .whitespaces)) else { return false }
@@ -170,6 +174,7 @@ struct ValueConverter {
     static func double(_ value: JSONValue) -> Double? {
         switch value {
         case .int(let number): Double(number)
+        case .wideInt(let number): number.doubleValue
         case .double(let number): number
         case .string(let text): Double(text.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? $0 : nil }
         default: nil
@@ -193,6 +198,7 @@ struct ValueConverter {
         case .null: writer.writeNull()
         case .bool(let flag): writer.writeBool(flag)
         case .int(let number): writer.writeInteger(number)
+        case .wideInt(let number): writer.writeInteger(number)
         case .double(let number): writer.writeDouble(number)
         case .string(let text): writer.writeText(text)
         case .array(let elements):

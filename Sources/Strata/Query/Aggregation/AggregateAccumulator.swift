@@ -53,7 +53,7 @@ struct NumericSum {
         case .int(let x):
             let (result, overflow) = integer.addingReportingOverflow(x)
             if overflow { double += Double(x); isDouble = true } else { integer = result }
-        case .uint(let x): double += Double(x); isDouble = true
+        case .uint, .wideInt: double += value.wideInteger!.doubleValue; isDouble = true
         case .double(let x): double += x; isDouble = true
         default: return false
         }
@@ -78,7 +78,7 @@ struct GroupKey: Hashable {
         case .null: hasher.combine(0)
         case .bool(let x): hasher.combine(x)
         case .int(let x): Self.combine(Double(x), into: &hasher)
-        case .uint(let x): Self.combine(Double(x), into: &hasher)
+        case .uint, .wideInt: Self.combine(value.wideInteger!.doubleValue, into: &hasher)
         case .double(let x): Self.combine(x, into: &hasher)
         case .string(let x): hasher.combine(x)
         case .date(let x): Self.combine(x.timeIntervalSinceReferenceDate, into: &hasher)
@@ -113,23 +113,9 @@ extension QueryValue {
     /// Reads the one value at the start of an index key, as the record path would see it; nil
     /// when the key is cut short inside it.
     static func leadingValue(ofIndexKey key: [UInt8]) -> QueryValue? {
-        guard let tag = key.first else { return nil }
         var position = 0
-        do {
-            switch tag {
-            case OrderedKey.nilTag: return .null
-            case OrderedKey.boolTag: return .bool(try Bool.readOrderedKey(from: key, at: &position))
-            case OrderedKey.integerTag: return .int(try Int64.readOrderedKey(from: key, at: &position))
-            case OrderedKey.largeUnsignedTag: return .uint(try UInt64.readOrderedKey(from: key, at: &position))
-            case OrderedKey.doubleTag: return .double(try Double.readOrderedKey(from: key, at: &position))
-            case OrderedKey.dateTag: return .date(try Date.readOrderedKey(from: key, at: &position))
-            case OrderedKey.stringTag: return .string(try String.readOrderedKey(from: key, at: &position))
-            case OrderedKey.uuidTag: return .uuid(try UUID.readOrderedKey(from: key, at: &position))
-            default: return nil
-            }
-        } catch {
-            return nil
-        }
+        guard key.first != nil, let value = try? OrderedKey.queryValue(from: key, at: &position) else { return nil }
+        return value
     }
 
     /// True for a double or date whose number is NaN, which index keys order last but

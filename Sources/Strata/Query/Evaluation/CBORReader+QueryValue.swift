@@ -41,7 +41,7 @@ extension CBORReader {
         case .unsigned:
             return head.argument <= UInt64(Int64.max) ? .int(Int64(head.argument)) : .uint(head.argument)
         case .negative:
-            return head.argument <= UInt64(Int64.max) ? .int(-1 - Int64(head.argument)) : .double(-1 - Double(head.argument))
+            return head.argument <= UInt64(Int64.max) ? .int(-1 - Int64(head.argument)) : .wideInt(WideInteger(isNegative: true, magnitude: UInt128(head.argument) + 1)!)
         case .text:
             var position = start
             return .string(try readString(at: &position))
@@ -53,6 +53,9 @@ extension CBORReader {
             switch head.argument {
             case CBOR.epochDateTag:
                 return .date(Date(timeIntervalSince1970: try readDouble(at: &inner)))
+            case CBOR.positiveBignumTag, CBOR.negativeBignumTag:
+                inner = start
+                return try readWideInteger(at: &inner).queryValue
             case CBOR.uuidTag:
                 let range = try readStringRange(.bytes, at: &inner)
                 guard range.count == 16 else { return nil }

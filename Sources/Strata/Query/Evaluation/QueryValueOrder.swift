@@ -4,7 +4,7 @@ import Foundation
 /// in-memory sort, a filter and an index scan agree.
 ///
 /// Kinds order as null < bool < numbers < strings < dates < UUIDs < data < lists. Numbers compare
-/// exactly across `int`, `uint` and `double` (NaN first among numbers); strings compare by Unicode code
+/// exactly across `int`, `uint`, `wideInt` and `double` (NaN first among numbers); strings compare by Unicode code
 /// point (binary UTF-8) after ``Collation`` folding when options are given; UUIDs and data compare
 /// bytewise; lists lexicographically.
 package enum QueryValueOrder {
@@ -40,7 +40,7 @@ package enum QueryValueOrder {
         switch value {
         case .null: 0
         case .bool: 1
-        case .int, .uint, .double: 2
+        case .int, .uint, .wideInt, .double: 2
         case .string: 3
         case .date: 4
         case .uuid: 5
@@ -78,15 +78,12 @@ package enum QueryValueOrder {
     private static func compareNumbers(_ a: QueryValue, _ b: QueryValue) -> Int {
         switch (a, b) {
         case (.int(let x), .int(let y)): return ordered(x, y)
-        case (.uint(let x), .uint(let y)): return ordered(x, y)
         case (.double(let x), .double(let y)): return compareDoubles(x, y)
-        case (.int(let x), .uint(let y)): return x < 0 ? -1 : ordered(UInt64(x), y)
-        case (.uint, .int): return -compareNumbers(b, a)
-        case (.int(let x), .double(let y)): return -compare(y, toInteger: x)
-        case (.double(let x), .int(let y)): return compare(x, toInteger: y)
-        case (.uint(let x), .double(let y)): return -compare(y, toUnsigned: x)
-        case (.double(let x), .uint(let y)): return compare(x, toUnsigned: y)
-        default: return 0
+        case (.double(let x), _): return b.wideInteger.map { compare(x, toInteger: $0) } ?? 0
+        case (_, .double(let y)): return a.wideInteger.map { -compare(y, toInteger: $0) } ?? 0
+        default:
+            guard let x = a.wideInteger, let y = b.wideInteger else { return 0 }
+            return ordered(x, y)
         }
     }
 
@@ -100,22 +97,13 @@ package enum QueryValueOrder {
         }
     }
 
-    /// Exact comparison of a double with an integer, without rounding the integer to a double.
-    private static func compare(_ x: Double, toInteger y: Int64) -> Int {
-        if x.isNaN { return -1 }
-        if x >= 9_223_372_036_854_775_808.0 { return 1 }
-        if x < -9_223_372_036_854_775_808.0 { return -1 }
+    /// Exact comparison of a double with an integer of any width, without rounding the integer to a double.
+    private static func compare(_ x: Double, toInteger y: WideInteger) -> Int {
+        if x.isNaN || x < -0x1p127 { return -1 }
+        if x >= 0x1p128 { return 1 }
         let whole = x.rounded(.down)
-        let result = ordered(Int64(whole), y)
-        if result != 0 { return result }
-        return x > whole ? 1 : 0
-    }
-
-    private static func compare(_ x: Double, toUnsigned y: UInt64) -> Int {
-        if x.isNaN || x < 0 { return -1 }
-        if x >= 18_446_744_073_709_551_616.0 { return 1 }
-        let whole = x.rounded(.down)
-        let result = ordered(UInt64(whole), y)
+        let wholeInteger = whole < 0 ? WideInteger(Int128(whole)) : WideInteger(UInt128(whole))
+        let result = ordered(wholeInteger, y)
         if result != 0 { return result }
         return x > whole ? 1 : 0
     }

@@ -138,11 +138,11 @@ struct FormatLexer {
         let start = index
         if peek() == "0", let radixMark = peek(1), let radix = Self.radix(radixMark) {
             index += 2
-            var value: UInt64 = 0
+            var value: UInt128 = 0
             var digits = 0
             while let c = peek(), let digit = c.hexDigitValue, digit < radix {
-                let (times, o1) = value.multipliedReportingOverflow(by: UInt64(radix))
-                let (sum, o2) = times.addingReportingOverflow(UInt64(digit))
+                let (times, o1) = value.multipliedReportingOverflow(by: UInt128(radix))
+                let (sum, o2) = times.addingReportingOverflow(UInt128(digit))
                 guard !o1, !o2 else { throw Self.error("integer literal is too large", column: start + 1) }
                 value = sum
                 digits += 1
@@ -171,7 +171,7 @@ struct FormatLexer {
         }
         try checkNumberEnd(start)
         let text = String(String.UnicodeScalarView(scalars[start..<index]))
-        if !isDecimal, let value = UInt64(text) {
+        if !isDecimal, let value = UInt128(text) {
             emit(.integer(value), from: start)
         } else if !isDecimal {
             throw Self.error("integer literal \(text) is too large", column: start + 1)

@@ -43,7 +43,7 @@ extension FormatParser {
             return .string(string)
         case .integer(let magnitude):
             advance()
-            return Int64(exactly: magnitude).map(QueryValue.int) ?? .uint(magnitude)
+            return WideInteger(magnitude).queryValue
         case .decimal(let value):
             advance()
             return .double(value)
@@ -52,9 +52,10 @@ extension FormatParser {
             switch current.kind {
             case .integer(let magnitude):
                 advance()
-                if magnitude <= UInt64(Int64.max) { return .int(-Int64(magnitude)) }
-                if magnitude == UInt64(Int64.max) + 1 { return .int(.min) }
-                throw error("integer literal -\(magnitude) is too small", at: token)
+                guard let value = WideInteger(isNegative: true, magnitude: magnitude) else {
+                    throw error("integer literal -\(magnitude) is too small", at: token)
+                }
+                return value.queryValue
             case .decimal(let value):
                 advance()
                 return .double(-value)

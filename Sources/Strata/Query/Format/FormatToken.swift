@@ -6,7 +6,7 @@ struct FormatToken: Sendable, Equatable {
         case identifier(String, escaped: Bool)
         case string(String)
         /// An integer literal's magnitude; a leading `-` is a separate token.
-        case integer(UInt64)
+        case integer(UInt128)
         case decimal(Double)
         /// `%@`, `%K`, `%d`…, without the `%`, length modifiers removed (`%ld` is `d`).
         case placeholder(Character)

@@ -5,7 +5,7 @@ extension QueryValue {
     /// naming the argument's type.
     ///
     /// `Bool` is checked before the integers because Foundation can present a Boolean as a number;
-    /// unsigned values above `Int64.max` become ``QueryValue/uint(_:)``; arrays become lists in order,
+    /// unsigned values above `Int64.max` become ``QueryValue/uint(_:)`` and wider ones ``QueryValue/wideInt(_:)``; arrays become lists in order,
     /// sets become lists sorted by ``QueryValueOrder`` so equal sets parse to equal predicates.
     ///
     /// ```swift
@@ -63,9 +63,10 @@ extension QueryValue {
     }
 
     private static func integer(_ value: some BinaryInteger) throws(StrataError) -> QueryValue {
-        if let signed = Int64(exactly: value) { return .int(signed) }
-        if let unsigned = UInt64(exactly: value) { return .uint(unsigned) }
-        throw StrataError(.invalidQuery, "the integer argument \(value) does not fit in 64 bits")
+        guard value >= Int128.min, value.magnitude <= UInt128.max else {
+            throw StrataError(.invalidQuery, "the integer argument \(value) does not fit in 128 bits")
+        }
+        return WideInteger(value).queryValue
     }
 }
 

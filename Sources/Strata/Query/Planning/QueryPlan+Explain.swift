@@ -66,6 +66,7 @@ extension QueryValue {
         case .bool(let value): return value ? "true" : "false"
         case .int(let value): return String(value)
         case .uint(let value): return String(value)
+        case .wideInt(let value): return value.description
         case .double(let value): return String(value)
         case .string(let value): return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         case .date(let value): return "CAST('\(ISO8601DateFormatter().string(from: value))', 'NSDate')"

@@ -25,6 +25,8 @@ extension UInt64: QueryValueConvertible {
     public var queryValue: QueryValue { self <= UInt64(Int64.max) ? .int(Int64(self)) : .uint(self) }
 }
 extension UInt: QueryValueConvertible { public var queryValue: QueryValue { UInt64(self).queryValue } }
+extension Int128: QueryValueConvertible { public var queryValue: QueryValue { WideInteger(self).queryValue } }
+extension UInt128: QueryValueConvertible { public var queryValue: QueryValue { WideInteger(self).queryValue } }
 
 extension Optional: QueryValueConvertible where Wrapped: QueryValueConvertible {
     public var queryValue: QueryValue { self?.queryValue ?? .null }
