@@ -10,7 +10,8 @@ import Foundation
 /// | nested struct, enum, `[String: X]`, `[Int: X]` | map with text keys (the coding key's `stringValue`) |
 /// | array, set, unkeyed          | array                                                             |
 /// | `Bool`                       | simple value true / false                                         |
-/// | integers of any width        | major type 0 / 1, shortest head                                   |
+/// | integers of any width        | major type 0 / 1, shortest head; beyond 64 bits (`Int128`,        |
+/// |                              | `UInt128`) tag 2 / 3 over the big-endian magnitude (RFC 8949 bignum) |
 /// | `Double` / `Float`           | float64 / float32 (any float width or an integer is read back)    |
 /// | `String`                     | text string                                                       |
 /// | `Data`                       | byte string                                                       |

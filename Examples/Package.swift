@@ -1,0 +1,20 @@
+// swift-tools-version: 6.1
+// The README's and the docs' Swift snippets as code that compiles: `tools/check-snippets` checks
+// that every fenced Swift block in the docs is the text of a file or a marked region here, and
+// `.ci/run` builds this package.
+import PackageDescription
+
+let package = Package(
+    name: "StrataExamples",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(name: "Strata", path: "..")],
+    targets: [
+        // The Quick start as a fresh `main.swift`, exactly as the README shows it.
+        .executableTarget(name: "QuickStart", dependencies: [.product(name: "Strata", package: "Strata")]),
+        // The same statements inside an `async` function.
+        .executableTarget(name: "QuickStartAsync", dependencies: [.product(name: "Strata", package: "Strata")]),
+        // The README's tour of each capability, each block a marked region.
+        .executableTarget(name: "Tour", dependencies: [.product(name: "Strata", package: "Strata")]),
+    ],
+    swiftLanguageModes: [.v6]
+)
