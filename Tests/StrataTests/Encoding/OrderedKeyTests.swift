@@ -46,6 +46,30 @@ struct OrderedKeyTests {
         }, seed: 2, isLess: <, isEqual: ==)
     }
 
+    /// Random 128-bit values around every width boundary: the 64-bit tags and the wide ones
+    /// (`0x1F` below Int64.min, `0x22` above UInt64.max) order as the values do, across tags.
+    @Test func int128AndUInt128KeysOrderLikeValuesAcrossEveryBoundary() throws {
+        let boundaries: [Int128] = [.min, Int128(Int64.min), 0, Int128(Int64.max), Int128(UInt64.max), .max]
+        func near(_ r: inout SeededGenerator) -> Int128 {
+            let base = boundaries.randomElement(using: &r)!
+            let offset = Int128(Int64.random(in: -3...3, using: &r))
+            return base.addingReportingOverflow(offset).overflow ? base : base + offset
+        }
+        try checkOrder({ r -> Int128 in
+            Bool.random(using: &r) ? near(&r) : Int128(bitPattern: UInt128(r.next()) << 64 | UInt128(r.next()))
+        }, seed: 3, isLess: <, isEqual: ==)
+        try checkOrder({ r -> UInt128 in
+            Bool.random(using: &r) ? UInt128(near(&r).magnitude) : UInt128(r.next()) << UInt128(Int.random(in: 0...64, using: &r))
+        }, seed: 4, isLess: <, isEqual: ==)
+        // Across the two types: equal values, equal keys; a UInt128 above Int128.max sorts after Int128.max.
+        var random = SeededGenerator(seed: 5)
+        for _ in 0..<Self.pairs {
+            let signed = near(&random)
+            if let unsigned = UInt128(exactly: signed) { #expect(unsigned.orderedKey == signed.orderedKey) }
+            #expect(less(signed.orderedKey, (UInt128(Int128.max) + 1 + UInt128(random.next())).orderedKey))
+        }
+    }
+
     @Test func integerWidthsShareOneEncoding() throws {
         #expect(Int32(5).orderedKey == Int64(5).orderedKey)
         #expect(UInt8(5).orderedKey == Int(5).orderedKey)
