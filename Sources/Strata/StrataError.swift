@@ -68,6 +68,10 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let timeout = Code("timeout")
         /// A query was stopped because the task running it (or awaiting its async transaction) was cancelled.
         public static let cancelled = Code("cancelled")
+        /// The change log no longer holds the commits after the position asked for (they were
+        /// pruned by its retention): the reader needs a fresh copy of the store (a backup) and
+        /// the log after it.
+        public static let changesPruned = Code("changesPruned")
     }
 
     /// What kind of failure this is.

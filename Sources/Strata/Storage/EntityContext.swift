@@ -13,6 +13,8 @@ struct PublishedState: Sendable {
     /// The keys of indexes with custom-encoded fields, by entity and index name, from the record
     /// types that declared them (``IndexMaintainer``).
     var customIndexKeys: [String: [String: CustomIndexKeys]] = [:]
+    /// The change log's database handle, once a committed transaction opened it.
+    var changeLog: Database?
 }
 
 /// One entity as of a commit.
@@ -134,6 +136,9 @@ extension Store {
 
     /// Makes what a finished transaction learned about entities visible to later transactions.
     func publish(_ transaction: ReadTransaction) {
+        if let opened = (transaction as? WriteTransaction)?.openedChangeLog {
+            published.withLock { $0.changeLog = opened }
+        }
         let changed = transaction.contexts.values.filter(\.needsPublishing)
         guard !changed.isEmpty else { return }
         published.withLock { state in

@@ -10,7 +10,8 @@ import LMDB
 /// - appends without a search when the key is beyond the largest stored key (`MDB_APPEND`),
 /// - leaves a record alone when its bytes would not change (``WriteTransaction/Outcome/unchanged``),
 /// - keeps the indexes in step through the entity's ``IndexMaintainer``,
-/// - notes the change, with the record's new bytes, for observers (``ChangeSet``).
+/// - notes the change, with the record's new bytes, for observers (``ChangeSet``),
+/// - and appends it to the change log while the store keeps one (``ChangeLogWriter``).
 extension WriteTransaction {
     /// What a writer knows of the stored record before it writes.
     enum PriorRecord {
@@ -65,6 +66,11 @@ extension WriteTransaction {
         let (outcome, old) = try putRecord(bytes, forKey: key, context, replacing: replacing, prior: prior)
         guard outcome != .unchanged, old != nil || outcome == .inserted else { return outcome }
         changes.note(context.name, key: key, bytes: bytes)
+        if let changeLog {
+            try lmdb(entity: "changelog") {
+                try changeLog.append(outcome == .inserted ? .insert : .update, entity: context.name, key: key, bytes: bytes, in: raw)
+            }
+        }
         if isIndexed { try maintainer.update(old: old, new: bytes, primaryKey: key) }
         return outcome
     }
@@ -120,7 +126,12 @@ extension WriteTransaction {
         }
         if let old, !maintainer.isEmpty { try maintainer.update(old: old, new: nil, primaryKey: key) }
         let deleted = try lmdb(entity: context.name) { try raw.delete(key, in: context.records) }
-        if deleted { changes.note(context.name, key: key, bytes: nil) }
+        if deleted {
+            changes.note(context.name, key: key, bytes: nil)
+            if let changeLog {
+                try lmdb(entity: "changelog") { try changeLog.append(.delete, entity: context.name, key: key, bytes: nil, in: raw) }
+            }
+        }
         return deleted
     }
 
@@ -129,6 +140,9 @@ extension WriteTransaction {
     /// the caller's.
     func deleteAllRecords(_ context: EntityContext) throws -> Int {
         changes.note(context.name, key: nil)
+        if let changeLog {
+            try lmdb(entity: "changelog") { try changeLog.append(.deleteAll, entity: context.name, key: [], bytes: nil, in: raw) }
+        }
         return try lmdb(entity: context.name) { () throws -> Int in
             let count = try raw.count(in: context.records)
             try raw.drop(context.records)

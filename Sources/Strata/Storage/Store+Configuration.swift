@@ -51,6 +51,10 @@ extension Store {
         /// The time limit of every query that sets none (``QueryRequest/timeout(_:)``): a query
         /// still running after it throws `.timeout`. No limit by default.
         public var queryTimeout: Duration?
+        /// Keep a change log with this retention (see ``Store/enableChangeLog(retention:)``): set
+        /// at opening (unless read-only) when the store keeps none or keeps it otherwise. Nil (the default) leaves the
+        /// store as it is: a log enabled earlier, by this or another program, goes on.
+        public var changeLog: ChangeLogRetention?
 
         public init() {}
     }

@@ -88,6 +88,9 @@ public final class Store: Sendable {
             "path": "\(path)", "entities": "\(opened.1.keys.sorted().joined(separator: ","))",
             "mapSize": "\(environment.currentMapSize)",
         ])
+        if let retention = configuration.changeLog, !configuration.readOnly, try read({ try $0.changeLogRetention() }) != retention {
+            try enableChangeLog(retention: retention)
+        }
     }
 
     /// Creates `path` as a directory when missing and `create` allows; refuses a file.
@@ -155,8 +158,10 @@ public final class Store: Sendable {
                 let tx = WriteTransaction(store: self, raw: txn)
                 tx.changes.isTracking = observers.isObserved
                 defer { tx.invalidate() }
+                try tx.prepareChangeLog()
                 let value = try body(tx)
                 try tx.saveCatalogChanges()
+                _ = try tx.finishChangeLog()
                 committed = tx
                 transactionID = txn.id
                 return value

@@ -22,6 +22,36 @@ public final class WriteTransaction: ReadTransaction {
     // merge of a savepoint's changes, a read at the commit), none spanning a call into other code,
     // so accesses cannot overlap; the runtime check would run on every record written.
     @exclusivity(unchecked) var changes = ChangeSet()
+    /// The change log's writer while the store logs changes (shared with savepoints), set when
+    /// the transaction begins (``prepareChangeLog()``).
+    var changeLog: ChangeLogWriter?
+    /// The change log's database, opened by this transaction: published to the store once it commits.
+    private(set) var openedChangeLog: Database?
+
+    /// Looks up whether the store logs changes (the catalog's `changelog` entry, which another
+    /// process may have written since) and, when it does, prepares this transaction's log writer.
+    func prepareChangeLog() throws {
+        guard let stored = try lmdb(entity: "changelog", { try raw.value(forKey: ChangeLogFormat.catalogKey, in: store.catalog) }) else {
+            changeLog = nil
+            return
+        }
+        let retention: ChangeLogRetention
+        do { retention = try JSONDecoder().decode(ChangeLogRetention.self, from: Data(stored)) } catch {
+            throw StrataError(.incompatibleStore, "the catalog's change log entry is unreadable", cause: error)
+        }
+        var database = store.published.withLock { $0.changeLog }
+        if database == nil {
+            database = try lmdb(entity: "changelog") { try raw.openDatabase(ChangeLogFormat.databaseName, options: .create) }
+            openedChangeLog = database
+        }
+        changeLog = ChangeLogWriter(database: database!, retention: retention)
+    }
+
+    /// At the commit: finishes the log's entry for this transaction (see ``ChangeLogWriter/finish(in:catalog:now:)``).
+    func finishChangeLog() throws -> UInt64? {
+        guard let changeLog else { return nil }
+        return try lmdb(entity: "changelog") { try changeLog.finish(in: raw, catalog: store.catalog) }
+    }
 
     /// The entity of `type`, created in the store when it has none yet.
     func writableContext<T: Record>(for type: T.Type) throws -> EntityContext {
@@ -66,6 +96,11 @@ public final class WriteTransaction: ReadTransaction {
         for context in contexts.values where context.needsSaving {
             context.catalogBytes = try lmdb(entity: context.name) {
                 try Catalog.save(context.schema, in: raw, catalog: store.catalog)
+            }
+            if let changeLog {
+                try lmdb(entity: "changelog") {
+                    try changeLog.append(.schema, entity: context.name, key: [], bytes: context.catalogBytes, in: raw)
+                }
             }
             context.needsSaving = false
             context.needsPublishing = true
@@ -204,6 +239,7 @@ public final class WriteTransaction: ReadTransaction {
             try raw.savepoint { nested in
                 let child = WriteTransaction(store: store, raw: nested)
                 child.changes.isTracking = changes.isTracking
+                child.changeLog = changeLog
                 child.contexts = contexts.mapValues { $0.copy() }
                 child.typedContexts = typedContexts.compactMapValues { child.contexts[$0.name] }
                 defer { child.invalidate() }
