@@ -72,6 +72,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         /// pruned by its retention): the reader needs a fresh copy of the store (a backup) and
         /// the log after it.
         public static let changesPruned = Code("changesPruned")
+        /// A program wrote to a replica, which takes changes only from its primary's change log
+        /// (``Store/applyChanges(_:durability:)``, `strata replicate`).
+        public static let readOnlyReplica = Code("readOnlyReplica")
     }
 
     /// What kind of failure this is.

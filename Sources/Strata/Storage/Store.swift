@@ -147,6 +147,11 @@ public final class Store: Sendable {
     /// ``WriteTransaction/savepoint(_:)``.
     @discardableResult
     public func write<R>(durability: Durability = .synchronous, _ body: (WriteTransaction) throws -> R) throws -> R {
+        try write(durability: durability, replicating: false, body)
+    }
+
+    /// ``write(durability:_:)``; `replicating` is the replica applier's, the one writer a replica takes.
+    func write<R>(durability: Durability, replicating: Bool, _ body: (WriteTransaction) throws -> R) throws -> R {
         try refuseWritesIfReadOnly()
         var committed: WriteTransaction?
         var transactionID = 0
@@ -158,7 +163,7 @@ public final class Store: Sendable {
                 let tx = WriteTransaction(store: self, raw: txn)
                 tx.changes.isTracking = observers.isObserved
                 defer { tx.invalidate() }
-                try tx.prepareChangeLog()
+                try tx.prepareWrite(replicating: replicating)
                 let value = try body(tx)
                 try tx.saveCatalogChanges()
                 _ = try tx.finishChangeLog()

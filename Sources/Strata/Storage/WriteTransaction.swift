@@ -28,10 +28,16 @@ public final class WriteTransaction: ReadTransaction {
     /// The change log's database, opened by this transaction: published to the store once it commits.
     private(set) var openedChangeLog: Database?
 
-    /// Looks up whether the store logs changes (the catalog's `changelog` entry, which another
-    /// process may have written since) and, when it does, prepares this transaction's log writer.
-    func prepareChangeLog() throws {
-        guard let stored = try lmdb(entity: "changelog", { try raw.value(forKey: ChangeLogFormat.catalogKey, in: store.catalog) }) else {
+    /// Refuses a program's write to a replica, and looks up whether the store logs changes (the
+    /// catalog's `replica` and `changelog` entries, which another process may have written since);
+    /// when it does, prepares this transaction's log writer. A replica keeps no log of its own.
+    func prepareWrite(replicating: Bool) throws {
+        if !replicating, try lmdb(entity: "replica", { try raw.contains(ReplicaState.catalogKey, in: store.catalog) }) {
+            throw StrataError(.readOnlyReplica,
+                "the store at \(store.path) is a replica: it takes changes only from its primary's change log (Store.applyChanges, strata replicate)")
+        }
+        guard !replicating,
+              let stored = try lmdb(entity: "changelog", { try raw.value(forKey: ChangeLogFormat.catalogKey, in: store.catalog) }) else {
             changeLog = nil
             return
         }
