@@ -1,0 +1,176 @@
+import Foundation
+
+/// The change feed as JSON Lines: one change per line, what `strata changes` writes and
+/// `strata replicate -` reads, and what other systems consume.
+///
+/// Each line is one object with these members, in this order:
+///
+/// | member      | value                                                                                  |
+/// |-------------|----------------------------------------------------------------------------------------|
+/// | `sequence`  | the commit's sequence number (an integer, from 1, increasing by one per commit)        |
+/// | `time`      | the commit's time, ISO 8601 in UTC                                                     |
+/// | `position`  | the change's place in its commit, from 1                                               |
+/// | `changes`   | how many changes the commit has: its last line has `position` == `changes`            |
+/// | `entity`    | the entity (record type) changed                                                       |
+/// | `operation` | `insert`, `update`, `delete`, `deleteAll` or `schema`                                  |
+/// | `key`       | the primary key's value (a number, string, …; an array for a compound key; null for `deleteAll` and `schema`) |
+/// | `record`    | the record after the change as JSON (as `strata export` writes it; JSON keys with `jsonKeys`), null for deletes; for `schema`, the entity's catalog entry |
+/// | `storedKey` | the stored primary key, base64 (what a replica writes)                                 |
+/// | `stored`    | the stored record, base64 of its CBOR (what a replica writes), null for deletes        |
+///
+/// A consumer that wants rows reads `entity`, `operation`, `key` and `record`; a replica applies
+/// `storedKey` and `stored`, byte for byte, once a commit's last line has arrived.
+public enum ChangeFeedLines {
+    /// Appends the lines of `commit` to `output`, each ending in a newline; records are rendered
+    /// with the fields of `transaction`'s entities (their JSON keys with `jsonKeys`).
+    public static func append(_ commit: LoggedCommit, from transaction: ReadTransaction, jsonKeys: Bool = false,
+                              to output: inout [UInt8]) throws {
+        var renamed: [String: [String: String]] = [:]
+        let time = Array(CBORReader.isoText(commit.time).utf8)
+        for (index, change) in commit.changes.enumerated() {
+            var members: [JSONMember] = [
+                JSONMember(key: "sequence", value: .wideInt(WideInteger(commit.sequence))),
+                JSONMember(key: "time", value: .string(String(decoding: time, as: UTF8.self))),
+                JSONMember(key: "position", value: .int(Int64(index + 1))),
+                JSONMember(key: "changes", value: .int(Int64(commit.changes.count))),
+                JSONMember(key: "entity", value: .string(change.entity)),
+                JSONMember(key: "operation", value: .string(change.operation.description)),
+            ]
+            var key: JSONValue = .null, record: JSONValue = .null
+            switch change.operation {
+            case .schema:
+                if let bytes = change.bytes, let parsed = try? Self.object(bytes) { record = parsed }
+            case .deleteAll:
+                break
+            case .insert, .update, .delete:
+                key = try Self.keyValue(change.key, entity: change.entity)
+                if let bytes = change.bytes, let context = try transaction.context(named: change.entity) {
+                    let stored = try StoredRecord(key: change.key, bytes: bytes, fields: context.decoding.fields, entity: change.entity)
+                    if jsonKeys, renamed[change.entity] == nil {
+                        renamed[change.entity] = try transaction.entityDescription(named: change.entity, sampleLimit: 1_000).exportedKeys
+                    }
+                    record = stored.jsonObject(renaming: renamed[change.entity] ?? [:])
+                }
+            }
+            members.append(JSONMember(key: "key", value: key))
+            members.append(JSONMember(key: "record", value: record))
+            members.append(JSONMember(key: "storedKey", value: .string(Data(change.key).base64EncodedString())))
+            members.append(JSONMember(key: "stored", value: change.bytes.map { .string(Data($0).base64EncodedString()) } ?? .null))
+            JSONValue.object(members).appendJSON(to: &output)
+            output.append(UInt8(ascii: "\n"))
+        }
+    }
+
+    /// The one JSON object `bytes` hold.
+    static func object(_ bytes: [UInt8]) throws(StrataError) -> JSONValue {
+        guard bytes.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) == UInt8(ascii: "{") else {
+            throw StrataError(.malformedJSON, "expected one JSON object")
+        }
+        var parser = JSONParser(source: InMemoryByteSource(bytes))
+        guard let value = try parser.nextRecord(rootKey: nil), try parser.nextRecord(rootKey: nil) == nil else {
+            throw StrataError(.malformedJSON, "expected one JSON object")
+        }
+        return value
+    }
+
+    /// The JSON value of a stored primary key: its value, or an array of values for a compound key.
+    static func keyValue(_ key: [UInt8], entity: String) throws -> JSONValue {
+        var values: [JSONValue] = []
+        var position = 0
+        do throws(StrataError) {
+            while position < key.count { values.append(try OrderedKey.queryValue(from: key, at: &position).jsonValue) }
+        } catch {
+            throw StrataError(.corruptRecord, "\(entity): a logged primary key does not decode (\(key.hex)): \(error.message)", entity: entity)
+        }
+        return values.count == 1 ? values[0] : .array(values)
+    }
+
+    /// Reads feed lines back into commits: give it each line in order; it returns a commit once
+    /// the commit's last line has arrived. A line that is not a well-formed feed line, or one
+    /// out of order, throws `.malformedJSON` or `.invalidRecord` naming its line number.
+    public struct Reader {
+        private var sequence: UInt64?
+        private var time = Date(timeIntervalSince1970: 0)
+        private var expected = 0
+        private var changes: [LoggedChange] = []
+        /// The line number of the next line, from 1.
+        public private(set) var lineNumber = 1
+
+        public init() {}
+
+        /// Whether a commit has lines read but not its last one (a feed that ends here ends mid-commit).
+        public var isInsideCommit: Bool { sequence != nil }
+
+        public mutating func read(line: some Collection<UInt8>) throws -> LoggedCommit? {
+            defer { lineNumber += 1 }
+            let number = lineNumber
+            func invalid(_ reason: String) -> StrataError {
+                StrataError(.invalidRecord, "change feed line \(number): \(reason)")
+            }
+            let value: JSONValue
+            do throws(StrataError) { value = try ChangeFeedLines.object(Array(line)) } catch {
+                throw StrataError(.malformedJSON, "change feed line \(number) is not JSON: \(error.message)", cause: error)
+            }
+            guard case .object = value else { throw invalid("not an object") }
+            guard case .wideInt(let wide)? = Self.integer(value["sequence"]), let lineSequence = wide.exactly(UInt64.self),
+                  case .string(let timeText)? = value["time"], let timeSeconds = DateParsing.iso8601(timeText),
+                  case .wideInt(let positionValue)? = Self.integer(value["position"]), let position = positionValue.exactly(Int.self),
+                  case .wideInt(let countValue)? = Self.integer(value["changes"]), let count = countValue.exactly(Int.self), count >= 1,
+                  case .string(let entity)? = value["entity"], !entity.isEmpty,
+                  case .string(let operationName)? = value["operation"],
+                  let operation = [LoggedChange.Operation.insert, .update, .delete, .deleteAll, .schema].first(where: { $0.description == operationName }),
+                  case .string(let keyText)? = value["storedKey"], let key = Data(base64Encoded: keyText) else {
+                throw invalid("a member is missing or of the wrong type (sequence, time, position, changes, entity, operation, storedKey)")
+            }
+            var bytes: [UInt8]?
+            switch value["stored"] {
+            case .string(let text)?:
+                guard let decoded = Data(base64Encoded: text) else { throw invalid("'stored' is not base64") }
+                bytes = Array(decoded)
+            case .null?, nil: bytes = nil
+            default: throw invalid("'stored' is not base64 text or null")
+            }
+            if let sequence {
+                guard lineSequence == sequence, position == changes.count + 1, count == expected else {
+                    throw invalid("commit \(sequence) ends after \(changes.count) of its \(expected) changes; this line is change \(position) of commit \(lineSequence)")
+                }
+            } else {
+                guard position == 1 else { throw invalid("change \(position) of commit \(lineSequence) without the changes before it") }
+                sequence = lineSequence
+                time = Date(timeIntervalSince1970: timeSeconds)
+                expected = count
+            }
+            changes.append(LoggedChange(entity: entity, operation: operation, key: Array(key), bytes: bytes))
+            guard position == count else { return nil }
+            defer { sequence = nil; changes = [] }
+            return LoggedCommit(sequence: lineSequence, time: time, changes: changes)
+        }
+
+        private static func integer(_ value: JSONValue?) -> JSONValue? {
+            switch value {
+            case .int(let number)?: .wideInt(WideInteger(number))
+            case .wideInt?: value
+            default: nil
+            }
+        }
+    }
+}
+
+extension QueryValue {
+    /// The value as JSON, as an export writes it (dates as ISO 8601 text, UUIDs as text, data as base64).
+    var jsonValue: JSONValue {
+        switch self {
+        case .null: .null
+        case .bool(let value): .bool(value)
+        case .int(let value): .int(value)
+        case .uint(let value): .wideInt(WideInteger(value))
+        case .wideInt(let value): .wideInt(value)
+        case .double(let value): .double(value)
+        case .string(let value): .string(value)
+        case .date(let value): .string(CBORReader.isoText(value))
+        case .uuid(let value): .string(value.uuidString)
+        case .data(let value): .string(value.base64EncodedString())
+        case .list(let values): .array(values.map(\.jsonValue))
+        }
+    }
+}
