@@ -225,6 +225,9 @@ struct BackupCommand: ParsableCommand {
         try store.backup(to: destination, compact: compact, progress: Terminal.errorIsTerminal ? progress : nil)
         bar.finish(completed: true)
         let size = (try? FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.size] as? Int) ?? 0
-        Terminal.write("backed up \(self.store) to \(destination): \(size.formatted()) bytes in \(String(format: "%.2f", Date().timeIntervalSince(start))) s\n")
+        // The commit a replica made from this copy starts after (the copy holds the log up to it).
+        let logged = try? Store.existing(destination) { $0.readOnly = true }.read { tx in try tx.changeLogRange()?.upperBound }
+        let commit = logged.flatMap { $0 }.map { ", change log at commit \($0)" } ?? ""
+        Terminal.write("backed up \(self.store) to \(destination): \(size.formatted()) bytes in \(String(format: "%.2f", Date().timeIntervalSince(start))) s\(commit)\n")
     }
 }

@@ -27,7 +27,7 @@ struct StrataTool: ParsableCommand {
         subcommands: [
             ImportCommand.self, QueryCommand.self, ExplainCommand.self, GetCommand.self, DeleteCommand.self,
             ExportCommand.self, SchemaCommand.self, IndexCommand.self, StatsCommand.self, VerifyCommand.self,
-            BackupCommand.self, DemoCommand.self,
+            BackupCommand.self, ChangeLogCommand.self, ChangesCommand.self, ReplicateCommand.self, DemoCommand.self,
         ]
     )
 

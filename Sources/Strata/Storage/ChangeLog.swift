@@ -50,6 +50,13 @@ public struct LoggedChange: Sendable, Equatable {
     /// The record's stored bytes after the change (a CBOR map keyed by field ids); nil for deletes;
     /// for ``Operation/schema``, the entity's catalog entry (JSON).
     public let bytes: [UInt8]?
+
+    public init(entity: String, operation: Operation, key: [UInt8], bytes: [UInt8]?) {
+        self.entity = entity
+        self.operation = operation
+        self.key = key
+        self.bytes = bytes
+    }
 }
 
 /// One committed write transaction in the change log: what it changed, in the order it changed it.
@@ -59,6 +66,12 @@ public struct LoggedCommit: Sendable, Equatable {
     /// When the commit was made (the writer's clock).
     public let time: Date
     public let changes: [LoggedChange]
+
+    public init(sequence: UInt64, time: Date, changes: [LoggedChange]) {
+        self.sequence = sequence
+        self.time = time
+        self.changes = changes
+    }
 }
 
 /// The change log's storage: an LMDB database `changelog` keyed by the commit's sequence number

@@ -9,6 +9,10 @@ struct ReplicaState: Codable, Equatable {
 }
 
 extension Store {
+    /// The id of the last transaction committed to the store by any process: it changes with
+    /// every commit (what the tool's `--follow` waits on).
+    package var lastTransactionID: Int { environment.lastTransactionID }
+
     /// The last commit of its primary this store has applied, when it is a replica; nil otherwise.
     public func replicaPosition() throws -> UInt64? {
         try read { tx in try tx.replicaState()?.sequence }
@@ -116,8 +120,9 @@ extension WriteTransaction {
 
     private func applyRecord(_ change: LoggedChange, commit: UInt64) throws {
         guard let context = try context(named: change.entity) else {
-            throw StrataError(.notFound, "commit \(commit) changes \(change.entity), an entity the replica does not have (its schema entry is missing from the feed)",
-                              entity: change.entity)
+            throw StrataError(.notFound,
+                "commit \(commit) changes \(change.entity), an entity the replica does not have: the entity existed before the source's log began, so start the replica from a backup of the source (strata backup) taken since",
+                entity: change.entity)
         }
         switch change.operation {
         case .insert, .update:

@@ -1,0 +1,189 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata changelog`: turn a store's change log on or off, or show it.
+struct ChangeLogCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "changelog",
+        abstract: "Show, enable or disable a store's change log (what `strata changes` and replicas read).",
+        discussion: """
+            With no option, prints whether the store keeps a log, its retention, the commits it holds and the \
+            registered readers. --enable starts logging every commit that changes records (in the commit's own \
+            transaction) with the retention given by --keep-commits N (default 100000), --keep-seconds S or \
+            --until-acknowledged; --disable stops and deletes the log.
+            """
+    )
+
+    @Argument(help: "The store directory.") var store: String
+    @Flag(help: "Start logging (or change the retention).") var enable = false
+    @Flag(help: "Stop logging and delete the log.") var disable = false
+    @Option(help: "Keep the last N commits.") var keepCommits: Int?
+    @Option(help: "Keep the commits of the last S seconds.") var keepSeconds: Double?
+    @Flag(help: "Keep every commit until each registered reader has acknowledged it.") var untilAcknowledged = false
+
+    func validate() throws {
+        guard !(enable && disable) else { throw ValidationError("--enable and --disable exclude each other") }
+        let retentions = (keepCommits != nil ? 1 : 0) + (keepSeconds != nil ? 1 : 0) + (untilAcknowledged ? 1 : 0)
+        guard retentions <= 1 else { throw ValidationError("give one of --keep-commits, --keep-seconds and --until-acknowledged") }
+        guard retentions == 0 || enable else { throw ValidationError("a retention goes with --enable") }
+    }
+
+    func run() throws {
+        let store = try Store.existing(self.store)
+        if enable {
+            let retention: ChangeLogRetention = keepSeconds.map { .seconds($0) } ?? (untilAcknowledged ? .acknowledged : .commits(keepCommits ?? 100_000))
+            try store.enableChangeLog(retention: retention)
+        } else if disable {
+            try store.disableChangeLog()
+        }
+        let (retention, range) = try store.read { tx in (try tx.changeLogRetention(), try tx.changeLogRange()) }
+        let replica = try store.replicaPosition()
+        var lines: [String] = []
+        if let retention {
+            lines.append("change log: on, keeping \(retention)")
+            lines.append(range.map { "commits: \($0.lowerBound) through \($0.upperBound)" } ?? "commits: none yet")
+            for (reader, sequence) in try store.changeReaders().sorted(by: { $0.key < $1.key }) {
+                lines.append("reader \(reader): acknowledged through \(sequence)")
+            }
+        } else {
+            lines.append("change log: off")
+        }
+        if let replica { lines.append("replica: applied its primary's commits through \(replica)") }
+        Terminal.write(lines.joined(separator: "\n") + "\n")
+    }
+}
+
+/// `strata changes`: the change log as JSON lines.
+struct ChangesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "changes",
+        abstract: "Print the store's logged changes after a commit, one JSON line per change; --follow waits for more.",
+        discussion: """
+            Each line has sequence, time, position, changes (the commit's count: its last line has position == changes), \
+            entity, operation (insert, update, delete, deleteAll, schema), key, record (the record as JSON, null for \
+            deletes), storedKey and stored (base64 of the stored key and bytes, what a replica applies). \
+            `strata changes SRC --follow | ssh host strata replicate - REPLICA` keeps a replica on another machine.
+            """
+    )
+
+    @Argument(help: "The store directory.") var store: String
+    @Option(help: "Print the commits after this sequence (0: from the first the log holds).") var after: UInt64 = 0
+    @Flag(help: "After the logged commits, wait for new ones and print them as they commit (until interrupted).") var follow = false
+    @Option(help: "Only changes of this entity (a commit's position and changes then count its changes of every entity).") var entity: String?
+    @Option(help: "jsonl (the only format).") var format: String = "jsonl"
+    @Flag(help: "Name record fields by their JSON keys, the import's mapping reversed.") var jsonKeys = false
+
+    func validate() throws {
+        guard format == "jsonl" else { throw ValidationError("--format takes jsonl") }
+    }
+
+    func run() throws {
+        let store = try Store.existing(self.store)
+        var position = after
+        while true {
+            // Taken before the read: a commit after it, even one during the read, ends the wait below.
+            let seen = store.lastTransactionID
+            let commits = try store.read { tx in try tx.loggedCommits(after: position, limit: 256) }
+            if let last = commits.last {
+                try store.read { tx in
+                    for commit in commits {
+                        let kept = entity.map { name in commit.changes.filter { $0.entity == name } } ?? commit.changes
+                        guard !kept.isEmpty else { continue }
+                        let shown = LoggedCommit(sequence: commit.sequence, time: commit.time, changes: kept)
+                        var bytes: [UInt8] = []
+                        try ChangeFeedLines.append(shown, from: tx, jsonKeys: jsonKeys, to: &bytes)
+                        StandardOutput.shared.append { $0.append(contentsOf: bytes) }
+                    }
+                }
+                position = last.sequence
+                if follow { StandardOutput.shared.flush() }
+                continue
+            }
+            guard follow else { return }
+            StandardOutput.shared.flush()
+            waitForCommit(of: store, after: seen)
+        }
+    }
+}
+
+/// Waits until `store`'s last transaction id, which every commit of any process moves, differs
+/// from `seen`: polled every 2 ms, a read of the lock file's shared memory.
+func waitForCommit(of store: Store, after seen: Int) {
+    while store.lastTransactionID == seen { usleep(2_000) }
+}
+
+/// `strata replicate`: apply a primary's change log to a replica.
+struct ReplicateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replicate",
+        abstract: "Apply a store's change log (SOURCE a store, or - for `strata changes` lines on standard input) to REPLICA.",
+        discussion: """
+            REPLICA becomes a replica (programs cannot write to it) at the first run, starting after the last commit its \
+            own log holds (a backup of the source) or from the source's first commit; each commit is applied whole in one \
+            transaction with the replica's position, so a killed run resumes without gaps or duplicates. A damaged line \
+            stops the run with its line number; the replica stays at its last whole commit.
+            """
+    )
+
+    @Argument(help: "The source store, or - for JSON lines of `strata changes` on standard input.") var source: String
+    @Argument(help: "The replica store (created when missing).") var replica: String
+    @Flag(help: "With a source store: after catching up, wait for new commits and apply them (until interrupted).") var follow = false
+
+    func run() throws {
+        let replica = try Store(path: self.replica, configuration: .command)
+        let start = try replica.replicaPosition()
+        var applied = 0
+        let position: UInt64
+        if source == "-" {
+            position = try applyStandardInput(to: replica, applied: &applied)
+        } else {
+            let source = try Store.existing(self.source)
+            var seen = source.lastTransactionID
+            var current = try replica.replicate(from: source)
+            while follow {
+                waitForCommit(of: source, after: seen)
+                seen = source.lastTransactionID
+                current = try replica.replicate(from: source)
+            }
+            position = current
+        }
+        Terminal.error("replica \(self.replica) at commit \(position) (was \(start.map(String.init) ?? "not a replica"))"
+                       + (source == "-" ? ", \(applied) commits read" : ""))
+    }
+
+    /// Applies the commits of the lines on standard input as each one's last line arrives.
+    private func applyStandardInput(to replica: Store, applied: inout Int) throws -> UInt64 {
+        var reader = ChangeFeedLines.Reader()
+        var position = try replica.replicaPosition() ?? 0
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        func take(_ line: ArraySlice<UInt8>) throws {
+            guard !line.isEmpty else { return }
+            if let commit = try reader.read(line: line) {
+                position = try replica.applyChanges([commit])
+                applied += 1
+            }
+        }
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress!, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CommandFailure(message: "reading standard input: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            pending.append(contentsOf: chunk[0..<count])
+            var lineStart = 0
+            while let newline = pending[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
+                try take(pending[lineStart..<newline])
+                lineStart = newline + 1
+            }
+            pending.removeFirst(lineStart)
+        }
+        try take(pending[...])
+        if reader.isInsideCommit {
+            throw CommandFailure(message: "the feed ends inside a commit at line \(reader.lineNumber - 1); the replica stays at commit \(position)")
+        }
+        return position
+    }
+}
