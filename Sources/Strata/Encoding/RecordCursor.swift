@@ -48,12 +48,13 @@ struct RecordCursor {
         entriesStart = offset
     }
 
-    /// A cursor over `count` entries of `reader`'s record starting at `position`, the map's first.
+    /// A cursor resuming a walk of the record map in `reader`'s bytes whose `count` entries start
+    /// at `entriesStart`: at `position`, the key of entry number `index` (from 0).
     @inline(__always)
-    private init(_ reader: CBORReader, entriesAt position: Int, count: Int, entriesStart: Int) {
+    init(_ reader: CBORReader, resumingAt position: Int, entry index: Int, of count: Int, entriesStart: Int) {
         self.reader = reader
         self.position = position
-        self.remaining = count
+        self.remaining = count - index
         self.count = count
         self.entriesStart = entriesStart
     }
@@ -100,7 +101,7 @@ struct RecordCursor {
     /// A cursor over the entries before this one's next entry, from the first.
     @inline(__always)
     var entriesBefore: RecordCursor {
-        RecordCursor(reader, entriesAt: entriesStart, count: entryIndex, entriesStart: entriesStart)
+        RecordCursor(reader, resumingAt: entriesStart, entry: 0, of: entryIndex, entriesStart: entriesStart)
     }
 
     /// Walks the entries left, then checks that no bytes follow the map.
