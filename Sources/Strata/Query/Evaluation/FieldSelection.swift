@@ -2,7 +2,10 @@
 /// index's fields, an aggregate), resolved to field ids once, so that reading a record costs one
 /// ``RecordCursor`` pass over the head of its top-level map: no dictionary, no field names read,
 /// and the pass stops once every selected field is found.
-struct FieldSelection {
+///
+/// A class, so that the ``StoredFieldValues`` of each record hold one reference to it rather than
+/// a copy of its arrays.
+final class FieldSelection: Sendable {
     /// The selected top-level field names, distinct, in slot order; empty for a selection of every
     /// field (``init(everyFieldOf:)``), whose slots are the field ids.
     let names: [String]
@@ -17,7 +20,7 @@ struct FieldSelection {
     /// The field table of a selection of every field; nil for listed names.
     private let every: FieldTable?
 
-    init(predicate: QueryPredicate, orderings: [QueryOrdering], fields: FieldTable) {
+    convenience init(predicate: QueryPredicate, orderings: [QueryOrdering], fields: FieldTable) {
         var names: [String] = []
         func select(_ path: [String]) {
             if let first = path.first, !names.contains(first) { names.append(first) }
