@@ -25,23 +25,27 @@ public struct FieldReader {
 
     /// Reads the head of the record map in `bytes`.
     init(bytes: [UInt8], fields: FieldTable, entity: String, key: String) throws(StrataError) {
-        reader = CBORReader(bytes: bytes)
-        self.fields = fields
-        self.entity = entity
-        recordKey = key
+        // The cursor first, so that a failure throws before anything is stored: a struct partly
+        // initialized when it throws is built in a temporary and copied.
+        let reader = CBORReader(bytes: bytes)
+        let cursor: RecordCursor
         do throws(CBORReadFailure) {
             cursor = try RecordCursor(reader)
         } catch {
             throw RecordDecodingState(bytes: bytes, fields: fields, entity: entity, key: key)
                 .failure(error, field: "", expected: "a record (map)")
         }
+        self.cursor = cursor
+        self.reader = reader
+        self.fields = fields
+        self.entity = entity
+        recordKey = key
     }
 
     /// Checks the entries the type did not read, and that no bytes follow the record.
-    func finish() throws(StrataError) {
-        var rest = cursor
+    mutating func finish() throws(StrataError) {
         do throws(CBORReadFailure) {
-            try rest.finish()
+            try cursor.finish(in: reader)
         } catch {
             throw mapFailure(error)
         }
@@ -90,7 +94,7 @@ public struct FieldReader {
     /// Moves the cursor past the entry of field `id` (found by ``valueAtCursor(_:)``), whose value ends at `end`.
     @inline(__always)
     private mutating func advance(past id: Int, to end: Int) {
-        cursor.move(pastEntry: cursor.entryIndex, valueEnd: end)
+        cursor.pass(entryEndingAt: end)
         idsBefore |= 1 << id
     }
 
@@ -109,21 +113,21 @@ public struct FieldReader {
             var probe = cursor
             var found = Found(id: id, key: 0, value: 0, index: 0)
             var keyStart = probe.position
-            while let stored = try probe.nextField() {
+            while let stored = try probe.nextField(in: reader) {
                 if stored == id {
                     (found.key, found.value, found.index) = (keyStart, probe.position, probe.entryIndex - 1)
                     return found
                 }
                 if stored < 64 { found.skippedIDs |= 1 << stored } else { found.skippedLargeID = true }
-                try probe.skipValue()
+                try probe.skipValue(in: reader)
                 keyStart = probe.position
             }
             guard id < 64 ? idsBefore & (1 << id) != 0 : largeIDBefore else { return nil }
             var earlier = cursor.entriesBefore
             keyStart = earlier.position
-            while let stored = try earlier.nextField() {
+            while let stored = try earlier.nextField(in: reader) {
                 if stored == id { return Found(id: id, key: keyStart, value: earlier.position, index: earlier.entryIndex - 1) }
-                try earlier.skipValue()
+                try earlier.skipValue(in: reader)
                 keyStart = earlier.position
             }
             return nil

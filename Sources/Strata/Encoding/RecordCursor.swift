@@ -3,12 +3,14 @@ import Foundation
 /// The one walk over a stored record's top-level map: a CBOR map whose keys are field ids
 /// (``FieldTable``) and whose values are the fields' items, in stored order.
 ///
-/// A cursor reads the map head once, then hands out one entry at a time: ``nextField()`` reads the
-/// entry's field id and leaves ``position`` at its value; the caller then either reads the value
-/// there (moving ``position`` past it) or calls ``skipValue()``, which hands back the value's byte
-/// range for comparison or copying. Every user of a record's top-level fields walks them through
-/// this type: the query filter and the index fast path (``locate(slots:in:stored:)``), the
-/// importer's merge and unchanged check (``entries()``, ``matches(_:count:entries:)``), relationship
+/// A cursor reads the map head once, then hands out one entry at a time: ``nextField(in:)`` reads
+/// the entry's field id and leaves ``position`` at its value; the caller then either reads the value
+/// there (moving ``position`` past it) or calls ``skipValue(in:)``, which hands back the value's
+/// byte range for comparison or copying. The cursor is positions only; each walk passes it the
+/// ``CBORReader`` of the bytes, so copying a cursor (to look ahead, or to resume a walk) costs no
+/// reference counting. Every user of a record's top-level fields walks them through
+/// this type: the query filter and the index fast path (``locate(_:slots:offsets:stored:)``),
+/// the importer's merge and unchanged check (``entries(in:)``, ``matches(_:count:entries:)``), relationship
 /// edits, ``StoredRecord`` and the JSON export, and ``FieldReader``.
 ///
 /// Stored bytes are untrusted: the map head's count is checked against the bytes that remain, every
@@ -16,27 +18,19 @@ import Foundation
 /// ``CBORReadFailure``s with the byte offset, which callers turn into `.corruptRecord` errors naming
 /// the entity and the key.
 struct RecordCursor {
-    let reader: CBORReader
-    /// Where the next entry's key starts; after ``nextField()``, where that entry's value starts.
+    /// Where the next entry's key starts; after ``nextField(in:)``, where that entry's value starts.
     var position: Int
-    /// The entries after the one ``nextField()`` returned last.
+    /// The entries after the one ``nextField(in:)`` returned last.
     private(set) var remaining: Int
     /// Where the map's first entry starts.
     let entriesStart: Int
     /// How many entries the map head announces.
     let count: Int
 
-    /// A cursor before the first entry of the record `bytes`; throws when they do not start with a
-    /// map head whose count the bytes can hold.
-    @inline(__always)
-    init(_ bytes: [UInt8]) throws(CBORReadFailure) {
-        try self.init(CBORReader(bytes: bytes))
-    }
-
-    /// A cursor before the first entry of the record in `reader`'s bytes.
+    /// A cursor before the first entry of the record in `reader`'s bytes; throws when they do not
+    /// start with a map head whose count the bytes can hold.
     @inline(__always)
     init(_ reader: CBORReader) throws(CBORReadFailure) {
-        self.reader = reader
         var offset = 0
         let head = try reader.readHead(at: &offset)
         guard head.major == .map else {
@@ -51,26 +45,21 @@ struct RecordCursor {
     /// A cursor resuming a walk of the record map in `reader`'s bytes whose `count` entries start
     /// at `entriesStart`: at `position`, the key of entry number `index` (from 0).
     @inline(__always)
-    init(_ reader: CBORReader, resumingAt position: Int, entry index: Int, of count: Int, entriesStart: Int) {
-        self.reader = reader
+    init(resumingAt position: Int, entry index: Int, of count: Int, entriesStart: Int) {
         self.position = position
         self.remaining = count - index
         self.count = count
         self.entriesStart = entriesStart
     }
 
-    /// The bytes the cursor walks.
-    @inline(__always)
-    var bytes: [UInt8] { reader.bytes }
-
-    /// The index (from 0) of the entry ``nextField()`` returns next.
+    /// The index (from 0) of the entry ``nextField(in:)`` returns next.
     @inline(__always)
     var entryIndex: Int { count - remaining }
 
     /// Reads the next entry's field id and moves ``position`` to its value; nil when no entry is
     /// left. Throws when the key is not an unsigned integer.
     @inline(__always)
-    mutating func nextField() throws(CBORReadFailure) -> Int? {
+    mutating func nextField(in reader: CBORReader) throws(CBORReadFailure) -> Int? {
         guard remaining > 0 else { return nil }
         let start = position
         let head = try reader.readHead(at: &position)
@@ -84,10 +73,18 @@ struct RecordCursor {
     /// Moves ``position`` past the value at it and returns the value's byte range.
     @inline(__always)
     @discardableResult
-    mutating func skipValue() throws(CBORReadFailure) -> Range<Int> {
+    mutating func skipValue(in reader: CBORReader) throws(CBORReadFailure) -> Range<Int> {
         let start = position
         try reader.skipItemQuickly(at: &position)
         return start..<position
+    }
+
+    /// Moves past the entry at the cursor, whose key and value the caller read itself, up to `end`
+    /// (``FieldReader``'s reads of the field it expects next).
+    @inline(__always)
+    mutating func pass(entryEndingAt end: Int) {
+        position = end
+        remaining -= 1
     }
 
     /// Moves to the entry after entry number `index` (from 0), whose value ends at `end`: how a
@@ -101,12 +98,12 @@ struct RecordCursor {
     /// A cursor over the entries before this one's next entry, from the first.
     @inline(__always)
     var entriesBefore: RecordCursor {
-        RecordCursor(reader, resumingAt: entriesStart, entry: 0, of: entryIndex, entriesStart: entriesStart)
+        RecordCursor(resumingAt: entriesStart, entry: 0, of: entryIndex, entriesStart: entriesStart)
     }
 
     /// Walks the entries left, then checks that no bytes follow the map.
-    mutating func finish() throws(CBORReadFailure) {
-        while try nextField() != nil { try skipValue() }
+    mutating func finish(in reader: CBORReader) throws(CBORReadFailure) {
+        while try nextField(in: reader) != nil { try skipValue(in: reader) }
         guard position == reader.bytes.count else {
             throw .corrupt(offset: position, reason: "\(reader.bytes.count - position) bytes follow the record")
         }
@@ -114,11 +111,11 @@ struct RecordCursor {
 
     /// Every entry of the map: field id and the byte range of its value, in stored order; then
     /// checks that no bytes follow the map.
-    mutating func entries() throws(CBORReadFailure) -> [(id: Int, value: Range<Int>)] {
+    mutating func entries(in reader: CBORReader) throws(CBORReadFailure) -> [(id: Int, value: Range<Int>)] {
         var entries: [(id: Int, value: Range<Int>)] = []
         entries.reserveCapacity(remaining)
-        while let id = try nextField() { entries.append((id, try skipValue())) }
-        try finish()
+        while let id = try nextField(in: reader) { entries.append((id, try skipValue(in: reader))) }
+        try finish(in: reader)
         return entries
     }
 
@@ -128,9 +125,9 @@ struct RecordCursor {
     /// once `stored` slots are filled (the selected fields that have an id), so a record's tail is
     /// not read when the fields it needs come first.
     @inline(__always)
-    mutating func locate(slots: [Int], in offsets: inout [Int], stored: Int) throws(CBORReadFailure) {
+    mutating func locate(_ reader: CBORReader, slots: [Int], offsets: inout [Int], stored: Int) throws(CBORReadFailure) {
         var missing = stored
-        while missing > 0, let id = try nextField() {
+        while missing > 0, let id = try nextField(in: reader) {
             if id < slots.count {
                 let slot = slots[id]
                 if slot >= 0, offsets[slot] < 0 {
@@ -138,17 +135,17 @@ struct RecordCursor {
                     missing -= 1
                 }
             }
-            try skipValue()
+            try skipValue(in: reader)
         }
     }
 
     /// Moves past the entries before the first one of field `id` and returns the offset of its
     /// value (``position``, at which the value is left unread); nil when no entry left is field `id`.
     @inline(__always)
-    mutating func find(id: Int) throws(CBORReadFailure) -> Int? {
-        while let stored = try nextField() {
+    mutating func find(id: Int, in reader: CBORReader) throws(CBORReadFailure) -> Int? {
+        while let stored = try nextField(in: reader) {
             if stored == id { return position }
-            try skipValue()
+            try skipValue(in: reader)
         }
         return nil
     }

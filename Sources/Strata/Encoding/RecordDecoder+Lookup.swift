@@ -106,7 +106,7 @@ extension RecordDecodingState {
         storage[index + Frame.scans] += 1
         do throws(CBORReadFailure) {
             var rest = try recordCursor(frame: index)
-            return try rest.find(id: wanted) == nil
+            return try rest.find(id: wanted, in: reader) == nil
         } catch {
             throw mapFailure(error, frame: index)
         }
@@ -120,7 +120,7 @@ extension RecordDecodingState {
             try reader.skipItemQuickly(at: &position)
             storage[index + Frame.nextKey] = position
         }
-        return RecordCursor(reader, resumingAt: position, entry: storage[index + Frame.cursor], of: storage[index + Frame.count],
+        return RecordCursor(resumingAt: position, entry: storage[index + Frame.cursor], of: storage[index + Frame.count],
                             entriesStart: storage[index + Frame.mapStart])
     }
 
@@ -179,7 +179,7 @@ extension RecordDecodingState {
         guard index >= 0, storage[index + Frame.entriesBase] < 0 else { return }
         do throws(CBORReadFailure) {
             var rest = try recordCursor(frame: index)
-            try rest.finish()
+            try rest.finish(in: reader)
         } catch {
             throw mapFailure(error, frame: index)
         }

@@ -30,10 +30,11 @@ extension QueryRequest where Root == StoredRecord {
         try execute(query) { match in
             buffer.removeAll(keepingCapacity: true)
             do {
-                var cursor = try RecordCursor(match.bytes)
+                let reader = CBORReader(bytes: match.bytes)
+                var cursor = try RecordCursor(reader)
                 buffer.append(UInt8(ascii: "{"))
                 var first = true
-                while let id = try cursor.nextField() {
+                while let id = try cursor.nextField(in: reader) {
                     let key: Range<Int>
                     if id < largest, let known = members[id] {
                         key = known
@@ -43,13 +44,13 @@ extension QueryRequest where Root == StoredRecord {
                         guard table.name(for: id) != nil else {
                             throw CBORReadFailure.corrupt(offset: cursor.position, reason: "field id \(id) is not in the entity's field table")
                         }
-                        try cursor.skipValue()   // a field left out
+                        try cursor.skipValue(in: reader)   // a field left out
                         continue
                     }
                     if !first { buffer.append(UInt8(ascii: ",")) }
                     first = false
                     keyBytes.withUnsafeBufferPointer { all in buffer.append(contentsOf: UnsafeBufferPointer(rebasing: all[key])) }
-                    try cursor.reader.appendJSON(at: &cursor.position, to: &buffer)
+                    try reader.appendJSON(at: &cursor.position, to: &buffer)
                 }
                 buffer.append(UInt8(ascii: "}"))
             } catch {

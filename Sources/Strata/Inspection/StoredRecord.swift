@@ -42,15 +42,16 @@ public struct StoredRecord: Sendable, Hashable {
         self.key = keyValue
         var members: [JSONMember] = []
         do {
-            var cursor = try RecordCursor(bytes)
+            let reader = CBORReader(bytes: bytes)
+            var cursor = try RecordCursor(reader)
             members.reserveCapacity(cursor.count)
-            while let id = try cursor.nextField() {
+            while let id = try cursor.nextField(in: reader) {
                 guard let name = table.name(for: id) else {
                     throw CBORReadFailure.corrupt(offset: cursor.position, reason: "field id \(id) is not in the entity's field table")
                 }
-                members.append(JSONMember(key: name, value: try cursor.reader.jsonValue(at: &cursor.position)))
+                members.append(JSONMember(key: name, value: try reader.jsonValue(at: &cursor.position)))
             }
-            try cursor.finish()
+            try cursor.finish(in: reader)
         } catch {
             let described = keyValue.plainDescription
             throw StrataError(.corruptRecord, "\(entity) \(described): the record does not decode: \(error)", entity: entity, key: described)

@@ -26,9 +26,9 @@ extension WriteTransaction {
         var entries: [(id: Int, value: Range<Int>)] = []
         var replacement: [UInt8]?
         do {
-            var cursor = try RecordCursor(old)
-            let reader = cursor.reader
-            entries = try cursor.entries()
+            let reader = CBORReader(bytes: old)
+            var cursor = try RecordCursor(reader)
+            entries = try cursor.entries(in: reader)
             let current = entries.first { $0.id == fieldID }?.value
             replacement = try Self.edited(current.map { old[$0] }, kind: kind, edit, reader: reader, range: current)
         } catch {

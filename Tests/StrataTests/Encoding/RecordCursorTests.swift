@@ -75,8 +75,9 @@ import TestSupport
 
     @Test func entriesNameEveryStoredFieldAndTheirRangesRebuildTheBytes() throws {
         for (row, table, bytes) in try Self.samples(300, seed: 1) {
-            var cursor = try RecordCursor(bytes)
-            let entries = try cursor.entries()
+            let reader = CBORReader(bytes: bytes)
+            var cursor = try RecordCursor(reader)
+            let entries = try cursor.entries(in: reader)
             var stored = Set(Self.expected(row).keys)
             if row.address != nil { stored.insert("address") }
             #expect(Set(entries.map { table.name(for: $0.id)! }) == stored)
@@ -141,8 +142,9 @@ import TestSupport
 
     @Test func matchesIsTrueExactlyForTheStoredEntries() throws {
         for (_, _, bytes) in try Self.samples(200, seed: 5) {
-            var cursor = try RecordCursor(bytes)
-            let entries = try cursor.entries()
+            let reader = CBORReader(bytes: bytes)
+            var cursor = try RecordCursor(reader)
+            let entries = try cursor.entries(in: reader)
             func matches(_ stored: [UInt8], _ entries: [(id: Int, value: Range<Int>)], count: Int) -> Bool {
                 stored.withUnsafeBufferPointer { stored in
                     bytes.withUnsafeBufferPointer { source in
@@ -166,21 +168,32 @@ import TestSupport
 
     @Test func findAndTheEntriesBeforeTheCursorWalkInStoredOrder() throws {
         for (_, _, bytes) in try Self.samples(100, seed: 6) {
-            var all = try RecordCursor(bytes)
-            let entries = try all.entries()
+            let reader = CBORReader(bytes: bytes)
+            var all = try RecordCursor(reader)
+            let entries = try all.entries(in: reader)
             for (index, entry) in entries.enumerated() {
-                var cursor = try RecordCursor(bytes)
-                #expect(try cursor.find(id: entry.id) == entry.value.lowerBound)
+                var cursor = try RecordCursor(reader)
+                #expect(try cursor.find(id: entry.id, in: reader) == entry.value.lowerBound)
                 #expect(cursor.entryIndex == index + 1)
                 var earlier = cursor.entriesBefore
                 var ids: [Int] = []
-                while let id = try earlier.nextField() { ids.append(id); try earlier.skipValue() }
+                while let id = try earlier.nextField(in: reader) { ids.append(id); try earlier.skipValue(in: reader) }
                 #expect(ids == entries.prefix(index + 1).map(\.id))
                 cursor.move(pastEntry: index, valueEnd: entry.value.upperBound)
                 #expect(cursor.remaining == entries.count - index - 1)
+                var rest = cursor
+                #expect(try rest.entries(in: reader).map(\.id) == entries.dropFirst(index + 1).map(\.id))
             }
-            var cursor = try RecordCursor(bytes)
-            #expect(try cursor.find(id: 1_000_000) == nil)
+            // Passing an entry read by the caller moves as skipping it does.
+            var skipping = try RecordCursor(reader)
+            var passing = skipping
+            if try skipping.nextField(in: reader) != nil {
+                let value = try skipping.skipValue(in: reader)
+                passing.pass(entryEndingAt: value.upperBound)
+                #expect(passing.position == skipping.position && passing.remaining == skipping.remaining)
+            }
+            var cursor = try RecordCursor(reader)
+            #expect(try cursor.find(id: 1_000_000, in: reader) == nil)
             #expect(cursor.remaining == 0)
         }
     }
@@ -193,8 +206,9 @@ import TestSupport
             for length in 0..<bytes.count {
                 let cut = Array(bytes[..<length])
                 #expect(throws: CBORReadFailure.self) {
-                    var cursor = try RecordCursor(cut)
-                    _ = try cursor.entries()
+                    let reader = CBORReader(bytes: cut)
+                    var cursor = try RecordCursor(reader)
+                    _ = try cursor.entries(in: reader)
                 }
                 let error = try #require(throws: StrataError.self) {
                     try StoredRecord(key: key, bytes: cut, fields: table, entity: "Row")
@@ -212,14 +226,16 @@ import TestSupport
             }
             // Bytes after the map, and a key that is not a field id.
             #expect(throws: CBORReadFailure.self) {
-                var cursor = try RecordCursor(bytes + [0])
-                _ = try cursor.entries()
+                let reader = CBORReader(bytes: bytes + [0])
+                var cursor = try RecordCursor(reader)
+                _ = try cursor.entries(in: reader)
             }
             var textKey = bytes
             textKey[1] = 0x60   // the first key becomes an empty text string
             #expect(throws: CBORReadFailure.self) {
-                var cursor = try RecordCursor(textKey)
-                _ = try cursor.entries()
+                let reader = CBORReader(bytes: textKey)
+                var cursor = try RecordCursor(reader)
+                _ = try cursor.entries(in: reader)
             }
             #expect(throws: StrataError.self) { try StoredRecord(key: key, bytes: textKey, fields: table, entity: "Row") }
         }
@@ -238,8 +254,9 @@ import TestSupport
                     damaged[Int.random(in: 0..<damaged.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
                 }
                 do {
-                    var cursor = try RecordCursor(damaged)
-                    _ = try cursor.entries()
+                    let reader = CBORReader(bytes: damaged)
+                    var cursor = try RecordCursor(reader)
+                    _ = try cursor.entries(in: reader)
                 } catch {
                     thrown += 1
                 }

@@ -169,8 +169,9 @@ struct RecordLayout: Sendable {
     /// The top-level entries of a stored record: field id and the byte range of its value.
     static func topLevelFields(of bytes: [UInt8], entity: String, key: @autoclosure () -> String) throws(StrataError) -> [(id: Int, value: Range<Int>)] {
         do {
-            var cursor = try RecordCursor(bytes)
-            return try cursor.entries()
+            let reader = CBORReader(bytes: bytes)
+            var cursor = try RecordCursor(reader)
+            return try cursor.entries(in: reader)
         } catch {
             let key = key()
             throw StrataError(.corruptRecord, "\(entity): the stored record with key \(key) is not a valid CBOR map",

@@ -72,9 +72,10 @@ final class FieldSelection: Sendable {
         } else {
             offsets = [Int](repeating: -1, count: slotCount)
         }
-        var cursor = try RecordCursor(bytes)
-        try cursor.locate(slots: slots, in: &offsets, stored: stored)
-        return StoredFieldValues(reader: cursor.reader, selection: self, offsets: offsets)
+        let reader = CBORReader(bytes: bytes)
+        var cursor = try RecordCursor(reader)
+        try cursor.locate(reader, slots: slots, offsets: &offsets, stored: stored)
+        return StoredFieldValues(reader: reader, selection: self, offsets: offsets)
     }
 
     /// The values of `bytes`' selected fields; throws `.corruptRecord` naming `entity` when the
@@ -95,8 +96,9 @@ final class FieldSelection: Sendable {
     /// which also reports corrupt bytes).
     func singleTextEquals(_ bytes: [UInt8], _ utf8: [UInt8]) -> Bool? {
         guard names.count == 1, firstID >= 0 else { return nil }
-        guard var cursor = try? RecordCursor(bytes), let value = try? cursor.find(id: firstID) else { return nil }
-        return RecordCursor.textEquals(cursor.reader, at: value, utf8)
+        let reader = CBORReader(bytes: bytes)
+        guard var cursor = try? RecordCursor(reader), let value = try? cursor.find(id: firstID, in: reader) else { return nil }
+        return RecordCursor.textEquals(reader, at: value, utf8)
     }
 }
 
