@@ -8,10 +8,11 @@ import Foundation
 /// there (moving ``position`` past it) or calls ``skipValue(in:)``, which hands back the value's
 /// byte range for comparison or copying. The cursor is positions only; each walk passes it the
 /// ``CBORReader`` of the bytes, so copying a cursor (to look ahead, or to resume a walk) costs no
-/// reference counting. Every user of a record's top-level fields walks them through
-/// this type: the query filter and the index fast path (``locate(_:slots:offsets:stored:)``),
-/// the importer's merge and unchanged check (``entries(in:)``, ``matches(_:count:entries:)``), relationship
-/// edits, ``StoredRecord`` and the JSON export, and ``FieldReader``.
+/// reference counting. Every user of a record's top-level fields walks them through this type: the
+/// query filter and the index fast path (``locate(_:slots:offsets:stored:)``), the importer's merge
+/// and unchanged check (``entries(in:)``, ``matches(_:count:entries:)``), relationship edits,
+/// ``StoredRecord`` and the JSON export, ``FieldReader``, and the `Codable` decoder's absent-field
+/// scan and end-of-record check (its in-order and indexed lookups stay its own: ARCHITECTURE.md §6).
 ///
 /// Stored bytes are untrusted: the map head's count is checked against the bytes that remain, every
 /// key must be an unsigned integer, every value is skipped with its lengths checked, and failures are
@@ -42,8 +43,8 @@ struct RecordCursor {
         entriesStart = offset
     }
 
-    /// A cursor resuming a walk of the record map in `reader`'s bytes whose `count` entries start
-    /// at `entriesStart`: at `position`, the key of entry number `index` (from 0).
+    /// A cursor resuming a walk of a record map whose `count` entries start at `entriesStart`: at
+    /// `position`, the key of entry number `index` (from 0).
     @inline(__always)
     init(resumingAt position: Int, entry index: Int, of count: Int, entriesStart: Int) {
         self.position = position
