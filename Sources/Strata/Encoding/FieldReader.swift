@@ -14,13 +14,10 @@ public struct FieldReader {
     let fields: FieldTable
     let entity: String
     let recordKey: String
-    private var mapStart = 0
-    private var count = 0
-    /// The key offset of entry number `nextIndex`, the field expected next.
-    private var next = 0
-    private var nextIndex = 0
-    /// Bit `n` is set when an entry before `next` has field id `n` (< 64); `largeIDBefore` stands for
-    /// the larger ids. A field not among them and not after `next` is not stored.
+    /// At the entry expected next: the record's fields are read in stored order, one entry each.
+    private var cursor: RecordCursor
+    /// Bit `n` is set when an entry before the cursor has field id `n` (< 64); `largeIDBefore`
+    /// stands for the larger ids. A field not among them and not at or after the cursor is not stored.
     private var idsBefore: UInt64 = 0
     private var largeIDBefore = false
     /// The previous field's id: the next one is usually just after it (see `FieldTable.id(for:after:)`).
@@ -28,46 +25,30 @@ public struct FieldReader {
 
     /// Reads the head of the record map in `bytes`.
     init(bytes: [UInt8], fields: FieldTable, entity: String, key: String) throws(StrataError) {
-        reader = CBORReader(bytes: bytes)
+        // The cursor first, so that a failure throws before anything is stored: a struct partly
+        // initialized when it throws is built in a temporary and copied.
+        let reader = CBORReader(bytes: bytes)
+        let cursor: RecordCursor
+        do throws(CBORReadFailure) {
+            cursor = try RecordCursor(reader)
+        } catch {
+            throw RecordDecodingState(bytes: bytes, fields: fields, entity: entity, key: key)
+                .failure(error, field: "", expected: "a record (map)")
+        }
+        self.cursor = cursor
+        self.reader = reader
         self.fields = fields
         self.entity = entity
         recordKey = key
-        do throws(CBORReadFailure) {
-            var position = 0
-            let head = try reader.readHead(at: &position)
-            guard head.major == .map else { throw .mismatch(offset: 0, expected: "") }
-            count = try reader.checkedLength(head, at: position, start: 0, perItem: 2)
-            mapStart = position
-            next = position
-        } catch {
-            throw mapFailure(error)
-        }
     }
 
     /// Checks the entries the type did not read, and that no bytes follow the record.
-    func finish() throws(StrataError) {
-        var position = next
+    mutating func finish() throws(StrataError) {
         do throws(CBORReadFailure) {
-            for _ in nextIndex..<count {
-                _ = try readFieldID(at: &position)
-                try reader.skipItemQuickly(at: &position)
-            }
-            if position != reader.bytes.count {
-                throw .corrupt(offset: position, reason: "\(reader.bytes.count - position) bytes follow the record")
-            }
+            try cursor.finish(in: reader)
         } catch {
             throw mapFailure(error)
         }
-    }
-
-    @inline(__always)
-    private func readFieldID(at position: inout Int) throws(CBORReadFailure) -> Int {
-        let start = position
-        let head = try reader.readHead(at: &position)
-        guard head.major == .unsigned, head.argument <= UInt64(Int.max) else {
-            throw .corrupt(offset: start, reason: "record map key is not a field id")
-        }
-        return Int(head.argument)
     }
 
     /// Builds the messages of failures (rarely needed, so made only then).
@@ -103,7 +84,8 @@ public struct FieldReader {
     /// written; nil otherwise (``find(_:)`` then looks further).
     @inline(__always)
     private func valueAtCursor(_ id: Int) -> Int? {
-        guard id < 24, nextIndex < count, next < reader.bytes.count, reader.bytes[next] == UInt8(truncatingIfNeeded: id) else {
+        let next = cursor.position
+        guard id < 24, cursor.remaining > 0, next < reader.bytes.count, reader.bytes[next] == UInt8(truncatingIfNeeded: id) else {
             return nil
         }
         return next + 1
@@ -112,8 +94,7 @@ public struct FieldReader {
     /// Moves the cursor past the entry of field `id` (found by ``valueAtCursor(_:)``), whose value ends at `end`.
     @inline(__always)
     private mutating func advance(past id: Int, to end: Int) {
-        next = end
-        nextIndex += 1
+        cursor.pass(entryEndingAt: end)
         idsBefore |= 1 << id
     }
 
@@ -128,25 +109,26 @@ public struct FieldReader {
     private func find(id: Int) throws(StrataError) -> Found? {
         do throws(CBORReadFailure) {
             // The usual case: the field at the cursor (a one-byte key for ids below 24).
-            if let value = valueAtCursor(id) { return Found(id: id, key: next, value: value, index: nextIndex) }
-            var position = next
+            if let value = valueAtCursor(id) { return Found(id: id, key: cursor.position, value: value, index: cursor.entryIndex) }
+            var probe = cursor
             var found = Found(id: id, key: 0, value: 0, index: 0)
-            for index in nextIndex..<count {
-                let keyStart = position
-                let stored = try readFieldID(at: &position)
+            var keyStart = probe.position
+            while let stored = try probe.nextField(in: reader) {
                 if stored == id {
-                    (found.key, found.value, found.index) = (keyStart, position, index)
+                    (found.key, found.value, found.index) = (keyStart, probe.position, probe.entryIndex - 1)
                     return found
                 }
                 if stored < 64 { found.skippedIDs |= 1 << stored } else { found.skippedLargeID = true }
-                try reader.skipItemQuickly(at: &position)
+                try probe.skipValue(in: reader)
+                keyStart = probe.position
             }
             guard id < 64 ? idsBefore & (1 << id) != 0 : largeIDBefore else { return nil }
-            position = mapStart
-            for index in 0..<nextIndex {
-                let keyStart = position
-                if try readFieldID(at: &position) == id { return Found(id: id, key: keyStart, value: position, index: index) }
-                try reader.skipItemQuickly(at: &position)
+            var earlier = cursor.entriesBefore
+            keyStart = earlier.position
+            while let stored = try earlier.nextField(in: reader) {
+                if stored == id { return Found(id: id, key: keyStart, value: earlier.position, index: earlier.entryIndex - 1) }
+                try earlier.skipValue(in: reader)
+                keyStart = earlier.position
             }
             return nil
         } catch {
@@ -157,9 +139,8 @@ public struct FieldReader {
     /// Notes that the value of `found` was read up to `end`: a field at or after the cursor moves it.
     @inline(__always)
     private mutating func consume(_ found: Found, end: Int) {
-        guard found.index >= nextIndex else { return }
-        next = end
-        nextIndex = found.index + 1
+        guard found.index >= cursor.entryIndex else { return }
+        cursor.move(pastEntry: found.index, valueEnd: end)
         idsBefore |= found.skippedIDs | (found.id < 64 ? 1 << found.id : 0)
         largeIDBefore = largeIDBefore || found.skippedLargeID || found.id >= 64
     }

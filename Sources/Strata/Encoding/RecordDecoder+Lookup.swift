@@ -105,25 +105,23 @@ extension RecordDecodingState {
         guard storage[index + Frame.consumedIDs] & (1 << wanted) == 0, storage[index + Frame.scans] < 4 else { return false }
         storage[index + Frame.scans] += 1
         do throws(CBORReadFailure) {
-            var position = storage[index + Frame.nextKey]
-            if position < 0 {
-                position = storage[index + Frame.lastValue]
-                try reader.skipItemQuickly(at: &position)
-                storage[index + Frame.nextKey] = position
-            }
-            for _ in storage[index + Frame.cursor]..<storage[index + Frame.count] {
-                let keyStart = position
-                let keyHead = try reader.readHead(at: &position)
-                guard keyHead.major == .unsigned, keyHead.argument <= UInt64(Int.max) else {
-                    throw .corrupt(offset: keyStart, reason: "record map key is not a field id")
-                }
-                if keyHead.argument == UInt64(wanted) { return false }
-                try reader.skipItemQuickly(at: &position)
-            }
+            var rest = try recordCursor(frame: index)
+            return try rest.find(id: wanted, in: reader) == nil
         } catch {
             throw mapFailure(error, frame: index)
         }
-        return true
+    }
+
+    /// The record's map `frame` (read in order) as a cursor at its next entry.
+    private func recordCursor(frame index: Int) throws(CBORReadFailure) -> RecordCursor {
+        var position = storage[index + Frame.nextKey]
+        if position < 0 {
+            position = storage[index + Frame.lastValue]
+            try reader.skipItemQuickly(at: &position)
+            storage[index + Frame.nextKey] = position
+        }
+        return RecordCursor(resumingAt: position, entry: storage[index + Frame.cursor], of: storage[index + Frame.count],
+                            entriesStart: storage[index + Frame.mapStart])
     }
 
     private func mapFailure(_ error: CBORReadFailure, frame index: Int) -> StrataError {
@@ -180,22 +178,8 @@ extension RecordDecodingState {
         let index = recordFrame
         guard index >= 0, storage[index + Frame.entriesBase] < 0 else { return }
         do throws(CBORReadFailure) {
-            var position = storage[index + Frame.nextKey]
-            if position < 0 {
-                position = storage[index + Frame.lastValue]
-                try reader.skipItemQuickly(at: &position)
-            }
-            for _ in storage[index + Frame.cursor]..<storage[index + Frame.count] {
-                let keyStart = position
-                let keyHead = try reader.readHead(at: &position)
-                guard keyHead.major == .unsigned, keyHead.argument <= UInt64(Int.max) else {
-                    throw .corrupt(offset: keyStart, reason: "record map key is not a field id")
-                }
-                try reader.skipItemQuickly(at: &position)
-            }
-            if position != reader.bytes.count {
-                throw .corrupt(offset: position, reason: "\(reader.bytes.count - position) bytes follow the record")
-            }
+            var rest = try recordCursor(frame: index)
+            try rest.finish(in: reader)
         } catch {
             throw mapFailure(error, frame: index)
         }

@@ -35,7 +35,7 @@ extension IndexKey {
 
     /// The full keys of `descriptor` for the selected `fields` of a record whose top-level fields
     /// sit at `slots` of the selection: the fast path when it applies, else ``keys(of:_:)``.
-    static func keys(of fields: SelectedFieldValues, slots: [Int?], _ descriptor: IndexDescriptor) -> [[UInt8]] {
+    static func keys(of fields: StoredFieldValues, slots: [Int?], _ descriptor: IndexDescriptor) -> [[UInt8]] {
         if let key = directKey(fields, slots: slots, descriptor) { return [key] }
         return keys(of: fields, descriptor)
     }
@@ -44,13 +44,13 @@ extension IndexKey {
     /// path), computed once per maintainer.
     static func slots(of descriptors: [IndexDescriptor], in selection: FieldSelection) -> [[Int?]] {
         descriptors.map { descriptor in
-            descriptor.fields.map { field in field.path.count == 1 ? selection.names.firstIndex(of: field.path[0]) : nil }
+            descriptor.fields.map { field in field.path.count == 1 ? selection.slot(of: field.path[0]) : nil }
         }
     }
 
     /// The full key of the single-valued `descriptor` whose fields sit at `slots` of `fields`,
     /// or nil when a part needs the general path.
-    static func directKey(_ fields: SelectedFieldValues, slots: [Int?], _ descriptor: IndexDescriptor) -> [UInt8]? {
+    static func directKey(_ fields: StoredFieldValues, slots: [Int?], _ descriptor: IndexDescriptor) -> [UInt8]? {
         var key: [UInt8] = []
         key.reserveCapacity(24)
         return appendDirectKey(fields, slots: slots, descriptor, to: &key) ? key : nil
@@ -59,7 +59,7 @@ extension IndexKey {
     /// Makes `key` (emptied first, its storage kept) the full key of the single-valued
     /// `descriptor` whose fields sit at `slots` of `fields`; false when a part needs the general
     /// path (`key` is then undefined).
-    static func appendDirectKey(_ fields: SelectedFieldValues, slots: [Int?], _ descriptor: IndexDescriptor,
+    static func appendDirectKey(_ fields: StoredFieldValues, slots: [Int?], _ descriptor: IndexDescriptor,
                                 to key: inout [UInt8]) -> Bool {
         guard !descriptor.isMultiValue else { return false }
         let bytes = fields.reader.bytes
@@ -75,10 +75,9 @@ extension IndexKey {
             guard let head = try? fields.reader.readHead(at: &position) else { return false }
             switch head.major {
             case .text where field.kind == .string && field.collation == .binary:
-                guard head.argument <= UInt64(bytes.count - position) else { return false }
-                let end = position + Int(head.argument)
+                guard let text = RecordCursor.textRange(fields.reader, head, payloadAt: position) else { return false }
                 key.append(OrderedKey.stringTag)
-                for index in position..<end {
+                for index in text {
                     let byte = bytes[index]
                     guard byte < 0x80 else { return false }   // non-ASCII: validated on the general path
                     key.append(byte)

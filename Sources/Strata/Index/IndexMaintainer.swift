@@ -75,13 +75,13 @@ final class IndexMaintainer {
     var isEmpty: Bool { descriptors.isEmpty }
 
     /// The indexed fields of the record `bytes`.
-    func fieldValues(_ bytes: [UInt8]) throws -> SelectedFieldValues {
+    func fieldValues(_ bytes: [UInt8]) throws -> StoredFieldValues {
         var offsets: [Int] = []
         return try fieldValues(bytes, reusing: &offsets)
     }
 
     /// The indexed fields of the record `bytes`, with `offsets`' storage.
-    private func fieldValues(_ bytes: [UInt8], reusing offsets: inout [Int]) throws -> SelectedFieldValues {
+    private func fieldValues(_ bytes: [UInt8], reusing offsets: inout [Int]) throws -> StoredFieldValues {
         do { return try selection.values(of: bytes, reusing: &offsets) } catch {
             throw StoredFieldValues.corrupt(entity: context.name, cause: error)
         }
@@ -89,7 +89,7 @@ final class IndexMaintainer {
 
     /// The full keys of descriptor `index` for the record `bytes` (whose selected fields are
     /// `fields`).
-    private func fullKeys(_ index: Int, _ fields: SelectedFieldValues, _ bytes: [UInt8], _ primaryKey: [UInt8]) throws -> [[UInt8]] {
+    private func fullKeys(_ index: Int, _ fields: StoredFieldValues, _ bytes: [UInt8], _ primaryKey: [UInt8]) throws -> [[UInt8]] {
         if let custom = customKeys[index] { return try custom(transaction, context, bytes, primaryKey) }
         return IndexKey.keys(of: fields, slots: slots[index], descriptors[index])
     }
@@ -122,7 +122,7 @@ final class IndexMaintainer {
 
     /// The values of `descriptor`'s fields in a record, for messages: `'a@example.com'`, or
     /// `lastName 'Bluth', luckyNumber 7` for a compound index.
-    private static func describe(_ fields: SelectedFieldValues, _ descriptor: IndexDescriptor) -> String {
+    private static func describe(_ fields: StoredFieldValues, _ descriptor: IndexDescriptor) -> String {
         func shown(_ field: IndexedField) -> String {
             switch fields.value(at: field.path) ?? .null {
             case .string(let text): "'\(text)'"

@@ -50,7 +50,7 @@ extension ReadTransaction {
         try forEachStoredRecord(context) { key, bytes in
             result.recordsChecked += 1
             if result.recordsChecked % 10_000 == 0 { progress?(result.recordsChecked) }
-            let fields: SelectedFieldValues
+            let fields: StoredFieldValues
             do {
                 // The whole record, not only the indexed fields: every value must decode.
                 _ = try StoredRecord(key: key, bytes: bytes, fields: context.schema.fields, entity: entity)

@@ -12,7 +12,6 @@ extension QueryRequest where Root == StoredRecord {
                                   _ body: ([UInt8]) throws -> Void) throws {
         guard let context = try resolvedContext() else { return }
         let table = context.schema.fields
-        // Each field id's quoted output key and colon, or nil to leave the field out.
         // Each field id's quoted output key and colon, as a range of one array; nil to leave it out.
         var keyBytes: [UInt8] = []
         func appendKey(_ name: String) -> Range<Int> {
@@ -30,32 +29,28 @@ extension QueryRequest where Root == StoredRecord {
         var buffer: [UInt8] = []
         try execute(query) { match in
             buffer.removeAll(keepingCapacity: true)
-            let reader = CBORReader(bytes: match.bytes)
             do {
-                var offset = 0
-                let head = try reader.readHead(at: &offset)
-                guard head.major == .map else { throw CBORReadFailure.corrupt(offset: 0, reason: "a record is a map") }
-                let count = try reader.checkedLength(head, at: offset, start: 0, perItem: 2)
+                let reader = CBORReader(bytes: match.bytes)
+                var cursor = try RecordCursor(reader)
                 buffer.append(UInt8(ascii: "{"))
                 var first = true
-                for _ in 0..<count {
-                    let id = try reader.readInteger(Int.self, at: &offset)
+                while let id = try cursor.nextField(in: reader) {
                     let key: Range<Int>
-                    if id >= 0, id < largest, let known = members[id] {
+                    if id < largest, let known = members[id] {
                         key = known
                     } else if id >= largest, let name = table.name(for: id), fields?.contains(name) ?? true {
                         key = appendKey(name)   // a field added after the table was read (not in one transaction)
                     } else {
                         guard table.name(for: id) != nil else {
-                            throw CBORReadFailure.corrupt(offset: offset, reason: "field id \(id) is not in the entity's field table")
+                            throw CBORReadFailure.corrupt(offset: cursor.position, reason: "field id \(id) is not in the entity's field table")
                         }
-                        try reader.skipItemQuickly(at: &offset)   // a field left out
+                        try cursor.skipValue(in: reader)   // a field left out
                         continue
                     }
                     if !first { buffer.append(UInt8(ascii: ",")) }
                     first = false
                     keyBytes.withUnsafeBufferPointer { all in buffer.append(contentsOf: UnsafeBufferPointer(rebasing: all[key])) }
-                    try reader.appendJSON(at: &offset, to: &buffer)
+                    try reader.appendJSON(at: &cursor.position, to: &buffer)
                 }
                 buffer.append(UInt8(ascii: "}"))
             } catch {

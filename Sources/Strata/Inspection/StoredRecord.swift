@@ -40,23 +40,18 @@ public struct StoredRecord: Sendable, Hashable {
             throw StrataError(.corruptRecord, "\(entity): a primary key does not decode (\(key.hex)): \(error.message)", entity: entity)
         }
         self.key = keyValue
-        let reader = CBORReader(bytes: bytes)
         var members: [JSONMember] = []
         do {
-            var offset = 0
-            let head = try reader.readHead(at: &offset)
-            guard head.major == .map else { throw CBORReadFailure.corrupt(offset: 0, reason: "a record is a map, found \(reader.describeItem(at: 0))") }
-            let count = try reader.checkedLength(head, at: offset, start: 0, perItem: 2)
-            members.reserveCapacity(count)
-            for _ in 0..<count {
-                let idStart = offset
-                let id = try reader.readInteger(Int.self, at: &offset)
-                guard let name = table.names[id] else {
-                    throw CBORReadFailure.corrupt(offset: idStart, reason: "field id \(id) is not in the entity's field table")
+            let reader = CBORReader(bytes: bytes)
+            var cursor = try RecordCursor(reader)
+            members.reserveCapacity(cursor.count)
+            while let id = try cursor.nextField(in: reader) {
+                guard let name = table.name(for: id) else {
+                    throw CBORReadFailure.corrupt(offset: cursor.position, reason: "field id \(id) is not in the entity's field table")
                 }
-                members.append(JSONMember(key: name, value: try reader.jsonValue(at: &offset)))
+                members.append(JSONMember(key: name, value: try reader.jsonValue(at: &cursor.position)))
             }
-            guard offset == bytes.count else { throw CBORReadFailure.corrupt(offset: offset, reason: "\(bytes.count - offset) bytes after the record") }
+            try cursor.finish(in: reader)
         } catch {
             let described = keyValue.plainDescription
             throw StrataError(.corruptRecord, "\(entity) \(described): the record does not decode: \(error)", entity: entity, key: described)

@@ -23,11 +23,12 @@ extension WriteTransaction {
             if case .remove = edit { return false }
             throw StrataError(.invalidValue, "\(context.name): the reference field '\(keyField)' has no field id", entity: context.name, field: keyField)
         }
-        let reader = CBORReader(bytes: old)
         var entries: [(id: Int, value: Range<Int>)] = []
         var replacement: [UInt8]?
         do {
-            try reader.forEachTopLevelField { id, range in entries.append((id, range)) }
+            let reader = CBORReader(bytes: old)
+            var cursor = try RecordCursor(reader)
+            entries = try cursor.entries(in: reader)
             let current = entries.first { $0.id == fieldID }?.value
             replacement = try Self.edited(current.map { old[$0] }, kind: kind, edit, reader: reader, range: current)
         } catch {

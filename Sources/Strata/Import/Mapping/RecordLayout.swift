@@ -168,15 +168,15 @@ struct RecordLayout: Sendable {
 
     /// The top-level entries of a stored record: field id and the byte range of its value.
     static func topLevelFields(of bytes: [UInt8], entity: String, key: @autoclosure () -> String) throws(StrataError) -> [(id: Int, value: Range<Int>)] {
-        var entries: [(id: Int, value: Range<Int>)] = []
         do {
-            try CBORReader(bytes: bytes).forEachTopLevelField { id, value in entries.append((id, value)) }
+            let reader = CBORReader(bytes: bytes)
+            var cursor = try RecordCursor(reader)
+            return try cursor.entries(in: reader)
         } catch {
             let key = key()
             throw StrataError(.corruptRecord, "\(entity): the stored record with key \(key) is not a valid CBOR map",
                               entity: entity, key: key, cause: error)
         }
-        return entries
     }
 
     /// Whether `stored` is what ``encode(_:merging:entity:)`` would store again, when that is
@@ -188,17 +188,14 @@ struct RecordLayout: Sendable {
         guard given.count == mapped.slots.count else { return false }   // a field is absent
         var count = 0
         for entry in given { if case .value = entry.slot { count += 1 } }
-        var position = 0
-        guard Self.matchHead(.map, UInt64(count), stored, &position) else { return false }
         return mapped.values.withUnsafeBufferPointer { values in
-            for (index, slot) in given {
-                guard case .value(let range) = slot else { continue }
-                guard Self.matchHead(.unsigned, UInt64(fieldIDs[index]), stored, &position),
-                      range.count <= stored.count - position,
-                      memcmp(values.baseAddress! + range.lowerBound, stored.baseAddress! + position, range.count) == 0 else { return false }
-                position += range.count
+            RecordCursor.matches(stored, count: count) { match in
+                for (index, slot) in given {
+                    guard case .value(let range) = slot else { continue }
+                    guard match.entry(fieldIDs[index], UnsafeBufferPointer(rebasing: values[range])) else { return false }
+                }
+                return true
             }
-            return position == stored.count
         }
     }
 
@@ -212,37 +209,14 @@ struct RecordLayout: Sendable {
             case .value: count += 1
             }
         }
-        var position = 0
-        guard Self.matchHead(.map, UInt64(count), stored, &position) else { return false }
         return mapped.values.withUnsafeBufferPointer { values in
-            for (index, slot) in slots.enumerated() {
-                guard case .value(let range) = slot else { continue }
-                guard Self.matchHead(.unsigned, UInt64(fieldIDs[index]), stored, &position),
-                      range.count <= stored.count - position,
-                      memcmp(values.baseAddress! + range.lowerBound, stored.baseAddress! + position, range.count) == 0 else { return false }
-                position += range.count
+            RecordCursor.matches(stored, count: count) { match in
+                for (index, slot) in slots.enumerated() {
+                    guard case .value(let range) = slot else { continue }
+                    guard match.entry(fieldIDs[index], UnsafeBufferPointer(rebasing: values[range])) else { return false }
+                }
+                return true
             }
-            return position == stored.count
         }
-    }
-
-    /// Whether the CBOR head `major`/`value` in its shortest form is at `position`; moves past it.
-    @inline(__always)
-    private static func matchHead(_ major: CBOR.Major, _ value: UInt64, _ bytes: UnsafeBufferPointer<UInt8>,
-                                  _ position: inout Int) -> Bool {
-        let m = major.rawValue << 5
-        let (first, extra): (UInt8, Int) = switch value {
-        case ..<24: (m | UInt8(value), 0)
-        case ...0xFF: (m | 24, 1)
-        case ...0xFFFF: (m | 25, 2)
-        case ...0xFFFF_FFFF: (m | 26, 4)
-        default: (m | 27, 8)
-        }
-        guard bytes.count - position > extra, bytes[position] == first else { return false }
-        for index in 0..<extra where bytes[position + 1 + index] != UInt8(truncatingIfNeeded: value >> (8 * (extra - 1 - index))) {
-            return false
-        }
-        position += 1 + extra
-        return true
     }
 }

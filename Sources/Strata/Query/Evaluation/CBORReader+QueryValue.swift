@@ -1,7 +1,7 @@
 import Foundation
 
-/// Query values read straight from CBOR bytes: the part of ``StoredFieldValues`` and
-/// ``SelectedFieldValues`` that turns one stored item into a ``QueryValue``.
+/// Query values read straight from CBOR bytes: the part of ``StoredFieldValues`` (and of
+/// relationship edits) that turns one stored item, found by ``RecordCursor``, into a ``QueryValue``.
 ///
 /// Paths into embedded structs (`address.city`) walk nested maps; a path through an array
 /// (`addresses.city`) yields the list of the elements' values, which quantifiers then range over.

@@ -20,7 +20,7 @@ indirect enum PreparedPredicate {
         case .constant(let value): self = .constant(value)
         case .comparison(let c):
             if c.op == .equal, c.options.isEmpty, c.quantifier == nil, c.field.count == 1, case .string(let text) = c.value,
-               let slot = selection.names.firstIndex(of: c.field[0]) {
+               let slot = selection.slot(of: c.field[0]) {
                 self = .textEquality(slot: slot, utf8: Array(text.utf8), comparison: c)
             } else if c.op == .in, c.options.isEmpty, case .list(let candidates) = c.value, candidates.count >= 8 {
                 self = .membership(c, Set(candidates.map(\.membershipKey)))
@@ -33,7 +33,7 @@ indirect enum PreparedPredicate {
         }
     }
 
-    func evaluate(on values: SelectedFieldValues) -> Bool {
+    func evaluate(on values: StoredFieldValues) -> Bool {
         switch self {
         case .constant(let value): value
         case .comparison(let comparison): comparison.evaluate(on: values)
@@ -45,20 +45,6 @@ indirect enum PreparedPredicate {
         case .or(let operands): operands.contains { $0.evaluate(on: values) }
         case .not(let operand): !operand.evaluate(on: values)
         }
-    }
-}
-
-extension SelectedFieldValues {
-    /// Whether the selected field in `slot` is a text string of exactly these UTF-8 bytes; nil
-    /// when it is absent or not a text string.
-    func textEquals(slot: Int, _ utf8: [UInt8]) -> Bool? {
-        guard offsets[slot] >= 0 else { return nil }
-        var offset = offsets[slot]
-        guard let head = try? reader.readHead(at: &offset), head.major == .text else { return nil }
-        guard head.argument == UInt64(utf8.count) else { return false }
-        guard reader.bytes.count - offset >= utf8.count else { return nil }
-        for index in utf8.indices where reader.bytes[offset + index] != utf8[index] { return false }
-        return true
     }
 }
 

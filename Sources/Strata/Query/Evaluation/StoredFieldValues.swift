@@ -1,36 +1,46 @@
-import Foundation
-
-/// A stored record's fields as query values, read straight from its CBOR bytes: filtering and
-/// sorting need a few fields, not the whole record, so they skip the Codable decoder.
+/// A stored record's selected fields (``FieldSelection``) as query values, read straight from its
+/// CBOR bytes on demand: filtering, sorting, index maintenance, aggregates and exports need a few
+/// fields, not the whole record, so they skip the Codable decoder.
 ///
 /// Paths into embedded structs (`address.city`) walk nested maps; a path through an array
-/// (`addresses.city`) yields the list of the elements' values, which quantifiers then range over.
+/// (`addresses.city`) yields the list of the elements' values, which quantifiers then range over
+/// (``CBORReader/queryValue(at:remaining:depth:)``).
 struct StoredFieldValues: FieldValues {
-    private let reader: CBORReader
-    /// Offsets of the top-level values, by field name.
-    private let offsets: [String: Int]
+    let reader: CBORReader
+    let selection: FieldSelection
+    /// The offset of each selected field's value, by slot; -1 when the record does not hold it.
+    let offsets: [Int]
 
-    /// Indexes the top-level map of `bytes`; throws `.corruptRecord` when it is not one.
+    /// Every field of the record `bytes`; throws `.corruptRecord` naming `entity` when the bytes
+    /// are not a record's map.
     init(bytes: [UInt8], fields: FieldTable, entity: String) throws(StrataError) {
-        reader = CBORReader(bytes: bytes)
-        var offsets: [String: Int] = [:]
-        do {
-            try reader.forEachTopLevelField { id, value in
-                if let name = fields.name(for: id) { offsets[name] = value.lowerBound }
-            }
-        } catch {
-            throw Self.corrupt(entity: entity, cause: error)
-        }
+        self = try FieldSelection(everyFieldOf: fields).values(of: bytes, entity: entity)
+    }
+
+    init(reader: CBORReader, selection: FieldSelection, offsets: [Int]) {
+        self.reader = reader
+        self.selection = selection
         self.offsets = offsets
     }
 
-    /// The error for stored bytes of `entity` that are not a valid CBOR map.
+    /// No fields: what a query that reads none hands on.
+    static let none = StoredFieldValues(reader: CBORReader(bytes: []), selection: FieldSelection(names: [], fields: FieldTable()), offsets: [])
+
+    /// The error for stored bytes of `entity` that are not a valid record map.
     static func corrupt(entity: String, cause: any Error) -> StrataError {
         StrataError(.corruptRecord, "\(entity): stored record is not a valid CBOR map", entity: entity, cause: cause)
     }
 
     func value(at path: [String]) -> QueryValue? {
-        guard let first = path.first, let offset = offsets[first] else { return nil }
-        return try? reader.queryValue(at: offset, remaining: path.dropFirst())
+        guard let first = path.first, let slot = selection.slot(of: first), offsets[slot] >= 0 else { return nil }
+        return try? reader.queryValue(at: offsets[slot], remaining: path.dropFirst())
+    }
+
+    /// Whether the selected field in `slot` is a text string of exactly these UTF-8 bytes; nil
+    /// when it is absent or not a text string.
+    @inline(__always)
+    func textEquals(slot: Int, _ utf8: [UInt8]) -> Bool? {
+        guard offsets[slot] >= 0 else { return nil }
+        return RecordCursor.textEquals(reader, at: offsets[slot], utf8)
     }
 }

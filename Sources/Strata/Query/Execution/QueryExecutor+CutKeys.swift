@@ -52,7 +52,7 @@ struct CutKeyRun {
 
     /// Adds a match, reading its ordering fields' full values.
     mutating func append(_ match: (key: [UInt8], bytes: [UInt8])) throws {
-        let values: SelectedFieldValues
+        let values: StoredFieldValues
         do {
             values = try selection.values(of: match.bytes, reusing: &offsets)
         } catch {

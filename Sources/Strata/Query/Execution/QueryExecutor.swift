@@ -108,7 +108,7 @@ final class QueryExecutor {
 
     /// Calls `body` with every candidate that meets the predicate, in access order, its selected
     /// fields, and the stored index key it was found under when that key was cut (nil otherwise).
-    func forEachMatch(_ body: (Match, SelectedFieldValues, _ cutKey: [UInt8]?) throws -> Bool) throws {
+    func forEachMatch(_ body: (Match, StoredFieldValues, _ cutKey: [UInt8]?) throws -> Bool) throws {
         var offsets: [Int] = []
         let prepared = PreparedPredicate(checked, selection: checkedSelection)
         // The whole predicate, for candidates under cut keys of an exact access; prepared when the first comes.
@@ -119,10 +119,10 @@ final class QueryExecutor {
         // Nothing left to check and no field to sort by (an exact access path's usual case): the
         // candidate's fields are not read at all.
         let takesAll = if case .constant(true) = prepared, checkedSelection.names.isEmpty { true } else { false }
-        let noValues = SelectedFieldValues(reader: CBORReader(bytes: []), names: [], offsets: [])
+        let noValues = StoredFieldValues.none
         let budget = self.budget
         // A match the budget stopped answers false: its answer is not used, the budget's error is thrown.
-        func passes(_ predicate: PreparedPredicate, _ values: SelectedFieldValues) throws -> Bool {
+        func passes(_ predicate: PreparedPredicate, _ values: StoredFieldValues) throws -> Bool {
             let passed = predicate.evaluate(on: values)
             if let budget, budget.failure != nil { try budget.check() }
             return passed
@@ -146,7 +146,7 @@ final class QueryExecutor {
     /// The fields of `selection` in a candidate's stored bytes; corrupt bytes throw, naming the key.
     @inline(__always)
     private func fieldValues(of bytes: [UInt8], _ selection: FieldSelection, _ key: () -> [UInt8],
-                             _ offsets: inout [Int]) throws -> SelectedFieldValues {
+                             _ offsets: inout [Int]) throws -> StoredFieldValues {
         do {
             return try selection.values(of: bytes, reusing: &offsets)
         } catch {
