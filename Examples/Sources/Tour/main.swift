@@ -53,3 +53,4 @@ try store.write { tx in try tx.delete(User.self, key: 6) }             // cascad
 
 try await importing(store, payload: directory.appendingPathComponent("users.json"))
 try await observing(store)
+try await replicating(store)
