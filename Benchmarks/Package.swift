@@ -73,6 +73,7 @@ let package = Package(
 
         // What active observers cost a stream of writes they do not observe.
         .executableTarget(name: "observation-overhead", dependencies: ["EngineComparison", .product(name: "Strata", package: "Strata")]),
+        .executableTarget(name: "changelog-bench", dependencies: ["Dataset", "EngineComparison", "QueryComparison", .product(name: "Strata", package: "Strata")]),
 
         // The official harness: `swift package --package-path Benchmarks benchmark`.
         .executableTarget(
