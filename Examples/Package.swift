@@ -11,8 +11,6 @@ let package = Package(
     targets: [
         // The Quick start as a fresh `main.swift`, exactly as the README shows it.
         .executableTarget(name: "QuickStart", dependencies: [.product(name: "Strata", package: "Strata")]),
-        // The same statements inside an `async` function.
-        .executableTarget(name: "QuickStartAsync", dependencies: [.product(name: "Strata", package: "Strata")]),
         // The README's tour of each capability, each block a marked region.
         .executableTarget(name: "Tour", dependencies: [.product(name: "Strata", package: "Strata")]),
     ],

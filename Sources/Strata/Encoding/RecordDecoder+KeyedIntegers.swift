@@ -196,40 +196,18 @@ extension RecordKeyedDecodingContainer {
             return value
         } catch { throw state.failure(error, parent: frame, component: found.component, expected: "UInt64") }
     }
-    func decode(_: Int128.Type, forKey key: Key) throws -> Int128 {
-        let found = try required(key)
+    func decode(_: Int128.Type, forKey key: Key) throws -> Int128 { try decodeWide(Int128.self, try required(key)) }
+    func decodeIfPresent(_: Int128.Type, forKey key: Key) throws -> Int128? { try present(key).map { try decodeWide(Int128.self, $0) } }
+    func decode(_: UInt128.Type, forKey key: Key) throws -> UInt128 { try decodeWide(UInt128.self, try required(key)) }
+    func decodeIfPresent(_: UInt128.Type, forKey key: Key) throws -> UInt128? { try present(key).map { try decodeWide(UInt128.self, $0) } }
+
+    /// A 128-bit integer: any CBOR integer, or a bignum beyond 64 bits.
+    private func decodeWide<I: FixedWidthInteger>(_: I.Type, _ found: RecordDecodingState.Found) throws -> I {
         var offset = found.value
         do throws(CBORReadFailure) {
-            let value = try state.reader.readInteger128(Int128.self, at: &offset)
+            let value = try state.reader.readInteger128(I.self, at: &offset)
             state.consume(frame, found, end: offset)
             return value
-        } catch { throw state.failure(error, parent: frame, component: found.component, expected: "Int128") }
-    }
-    func decodeIfPresent(_: Int128.Type, forKey key: Key) throws -> Int128? {
-        guard let found = try present(key) else { return nil }
-        var offset = found.value
-        do throws(CBORReadFailure) {
-            let value = try state.reader.readInteger128(Int128.self, at: &offset)
-            state.consume(frame, found, end: offset)
-            return value
-        } catch { throw state.failure(error, parent: frame, component: found.component, expected: "Int128") }
-    }
-    func decode(_: UInt128.Type, forKey key: Key) throws -> UInt128 {
-        let found = try required(key)
-        var offset = found.value
-        do throws(CBORReadFailure) {
-            let value = try state.reader.readInteger128(UInt128.self, at: &offset)
-            state.consume(frame, found, end: offset)
-            return value
-        } catch { throw state.failure(error, parent: frame, component: found.component, expected: "UInt128") }
-    }
-    func decodeIfPresent(_: UInt128.Type, forKey key: Key) throws -> UInt128? {
-        guard let found = try present(key) else { return nil }
-        var offset = found.value
-        do throws(CBORReadFailure) {
-            let value = try state.reader.readInteger128(UInt128.self, at: &offset)
-            state.consume(frame, found, end: offset)
-            return value
-        } catch { throw state.failure(error, parent: frame, component: found.component, expected: "UInt128") }
+        } catch { throw state.failure(error, parent: frame, component: found.component, expected: "\(I.self)") }
     }
 }

@@ -195,19 +195,8 @@ public indirect enum FieldType: Sendable, Hashable, Codable, CustomStringConvert
     case integer
     /// `Double` (stored as a 64-bit float even when the JSON number is whole).
     case double
-    /// `Float`.
-    case float
-    case string
-    /// `Date`: CBOR tag 1 over seconds since 1970.
-    case date
-    /// `UUID`: CBOR tag 37 over 16 bytes.
-    case uuid
-    /// `URL`: CBOR tag 32 over the absolute string.
-    case url
-    /// `Data`: a byte string; from JSON as base64 text.
-    case data
-    /// `Decimal`: its description as text.
-    case decimal
+    // The other scalars, as ``ScalarType`` describes them.
+    case float, string, date, uuid, url, data, decimal
     /// An array of one element type.
     case array(FieldType)
     /// An embedded struct: a map keyed by field names.
