@@ -1,0 +1,152 @@
+import Foundation
+import Strata
+import Testing
+import TestSupport
+
+/// Entities keyed by several fields (`country,year`): imported, upserted and synced by the whole
+/// key, read by it, named by it in messages, exported and imported back, verified.
+@Suite struct CompoundKeyImportTests {
+    let dir: TemporaryDirectory
+    let store: Store
+
+    init() throws {
+        dir = try TemporaryDirectory("strata-compound")
+        store = try Store(path: dir.path("store"))
+    }
+
+    static let rows = #"""
+        [{"country": "DE", "year": 2021, "population": 83.2},
+         {"country": "DE", "year": 2020, "population": 83.1},
+         {"country": "FR", "year": 2021, "population": 67.7},
+         {"country": "AT", "year": 2021, "population": 8.9}]
+        """#
+
+    static let description = EntityDescription(name: "Population", primaryKey: "country,year", fields: [
+        FieldDescription("country", .string), FieldDescription("year", .integer), FieldDescription("population", .double),
+    ], indexes: [IndexDescription(fields: ["population"])])
+
+    func importRows(_ json: String, options: ImportOptions = ImportOptions()) throws -> ImportReport {
+        try store.importJSON(Data(json.utf8), entity: Self.description, options: options)
+    }
+
+    func keys() throws -> [QueryValue] {
+        try store.read { tx throws in try tx.query(entity: "Population").all().map(\.key) }
+    }
+
+    @Test func theKeyIsEveryFieldOfItAndRecordsSortByThemInOrder() throws {
+        #expect(Self.description.primaryKeyFields == ["country", "year"])
+        #expect(Self.description.hasCompoundKey)
+        let report = try importRows(Self.rows)
+        #expect(report.inserted == 4, "\(report)")
+        // Two records share a country and two a year: only the pair tells them apart.
+        #expect(try keys() == [.list([.string("AT"), .int(2021)]), .list([.string("DE"), .int(2020)]),
+                               .list([.string("DE"), .int(2021)]), .list([.string("FR"), .int(2021)])])
+        let again = try importRows(Self.rows)
+        #expect(again.inserted == 0 && again.updated == 0 && again.unchanged == 4, "\(again)")
+        let changed = try importRows(#"[{"country": "DE", "year": 2020, "population": 83.0}, {"country": "DE", "year": 2022, "population": 84.0}]"#)
+        #expect(changed.inserted == 1 && changed.updated == 1, "\(changed)")
+    }
+
+    @Test func aRecordIsReadAndDeletedByItsWholeKey() throws {
+        _ = try importRows(Self.rows)
+        try store.read { tx throws in
+            let record = try #require(try tx.record(entity: "Population", key: .list([.string("DE"), .string("2020")])))
+            #expect(record["population"] == .double(83.1))
+            #expect(record.key == .list([.string("DE"), .int(2020)]))
+            #expect(try tx.record(entity: "Population", key: .list([.string("DE"), .int(1999)])) == nil)
+            let one = #expect(throws: StrataError.self) { try tx.record(entity: "Population", key: .string("DE")) }
+            #expect(one?.message.contains("the primary key (country, year) takes 2 values") == true, "\(one?.message ?? "")")
+            let typed = #expect(throws: StrataError.self) { try tx.record(entity: "Population", key: .list([.string("DE"), .string("last")])) }
+            #expect(typed?.message.contains("the primary key field 'year'") == true, "\(typed?.message ?? "")")
+        }
+        #expect(try store.write { tx in try tx.delete(entity: "Population", key: .list([.string("DE"), .int(2021)])) })
+        #expect(try keys().count == 3)
+    }
+
+    @Test func aSyncDeletesByTheWholeKey() throws {
+        _ = try importRows(Self.rows)
+        let report = try importRows(#"[{"country": "DE", "year": 2021, "population": 83.2}, {"country": "FR", "year": 2021, "population": 67.7}]"#,
+                                    options: ImportOptions(mode: .sync))
+        #expect(report.deleted == 2 && report.unchanged == 2, "\(report)")
+        #expect(try keys() == [.list([.string("DE"), .int(2021)]), .list([.string("FR"), .int(2021)])])
+        let scoped = try importRows(#"[{"country": "FR", "year": 2021, "population": 67.7}]"#, options: ImportOptions(mode: .sync(scope: #"country == "DE""#)))
+        #expect(scoped.deleted == 1, "\(scoped)")
+        #expect(try keys() == [.list([.string("FR"), .int(2021)])])
+    }
+
+    @Test func aRecordLackingAFieldOfTheKeyIsAnErrorNamingTheRecordAndTheField() throws {
+        let json = #"[{"country": "DE", "year": 2021, "population": 1}, {"country": "FR", "population": 2}]"#
+        let error = #expect(throws: StrataError.self) { try importRows(json) }
+        #expect(error?.record == 1, "\(String(describing: error))")
+        #expect(error?.message.contains("has no 'year'") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("(country, year)") == true, "\(error?.message ?? "")")
+        #expect(try store.read { tx throws in try tx.count(entity: "Population") } == 0)
+        let skipped = try importRows(json, options: ImportOptions(onError: .skip))
+        #expect(skipped.inserted == 1 && skipped.skipped == 1, "\(skipped)")
+    }
+
+    @Test func messagesAndVerifyNameARecordByItsKeyValues() throws {
+        _ = try importRows(Self.rows)
+        let verification = try store.read { tx throws in try tx.verifyIndexes(entity: "Population") }
+        #expect(verification.isConsistent, "\(verification.problems)")
+        #expect(verification.recordsChecked == 4)
+        let unique = EntityDescription(name: "Population", primaryKey: "country,year", fields: Self.description.fields,
+                                       indexes: [IndexDescription(fields: ["year"], unique: true)])
+        let clash = #expect(throws: StrataError.self) { try store.importJSON(Data(Self.rows.utf8), entity: unique) }
+        #expect(clash?.message.contains("(DE, 2020)") == true || clash?.message.contains("(AT, 2021)") == true, "\(clash?.message ?? "")")
+    }
+
+    @Test func anExportImportsBackUnchanged() throws {
+        _ = try importRows(Self.rows)
+        let exported = try store.read { tx throws in try tx.query(entity: "Population").all().map { $0.jsonObject() } }
+        let copy = try Store(path: dir.path("copy"))
+        let report = try copy.importJSON(Data(JSONValue.array(exported).jsonText.utf8), entity: Self.description)
+        #expect(report.inserted == 4)
+        let copied = try copy.read { tx throws in try tx.query(entity: "Population").all() }
+        let original = try store.read { tx throws in try tx.query(entity: "Population").all() }
+        #expect(copied == original)
+    }
+
+    @Test func aPredicateOnTheFirstFieldOfTheKeyFindsItsRecords() throws {
+        _ = try importRows(Self.rows)
+        let found = try store.read { tx throws in try tx.query(entity: "Population").where(#"country == "DE""#).all().map(\.key) }
+        #expect(found == [.list([.string("DE"), .int(2020)]), .list([.string("DE"), .int(2021)])])
+        let years = try store.read { tx throws in try tx.query(entity: "Population").where("year == 2021").all().map(\.key) }
+        #expect(years.count == 3)
+    }
+
+    @Test func inferenceAndTheSchemaFileTakeACompoundKey() throws {
+        let json = Data(#"[{"country_code": "DE", "year": 2021, "n": 1}, {"country_code": "DE", "year": 2020, "n": 2}]"#.utf8)
+        let inferred = try EntityDescription.inferred(name: "P", fromJSON: json, primaryKey: "country_code, year")
+        #expect(inferred.primaryKey == "countryCode,year")
+        #expect(inferred.field("countryCode")?.isOptional == false && inferred.field("year")?.isOptional == false)
+        let file = SchemaFile(entities: [inferred])
+        #expect(file.jsonText.contains(#""primaryKey":["countryCode","year"]"#) || file.jsonText.contains(#""primaryKey": ["countryCode", "year"]"#),
+                "\(file.jsonText)")
+        #expect(try SchemaFile(json: Data(file.jsonText.utf8)) == file)
+        let partial = try #require(try SchemaFile(json: Data(#"{"entities": {"P": {"primaryKey": ["country_code", "year"]}}}"#.utf8),
+                                                  allowingPartial: true).entity("P"))
+        #expect(try EntityDescription.inferred(name: "P", fromJSON: json, completing: partial).primaryKey == "countryCode,year")
+        let lacking = #expect(throws: StrataError.self) {
+            try EntityDescription.inferred(name: "P", fromJSON: Data(#"[{"country_code": "DE", "n": 1}]"#.utf8), primaryKey: "country_code,year")
+        }
+        #expect(lacking?.message.contains("no record has a field 'year'") == true, "\(lacking?.message ?? "")")
+        let twice = #expect(throws: StrataError.self) { try EntityDescription.inferred(name: "P", fromJSON: json, primaryKey: "year,year") }
+        #expect(twice?.message.contains("'year' twice") == true, "\(twice?.message ?? "")")
+        var optional = Self.description
+        optional.fields[1].isOptional = true
+        let invalid = #expect(throws: StrataError.self) { try optional.validate() }
+        #expect(invalid?.message.contains("the field 'year' of the primary key (country, year) cannot be optional") == true, "\(invalid?.message ?? "")")
+    }
+
+    @Test func aRecordTypeKeyedByOneFieldCannotReadACompoundKeyedEntity() throws {
+        _ = try importRows(Self.rows)
+        struct Population: Record {
+            var country: String
+            var year: Int
+            var population: Double
+            static let primaryKey = \Population.country
+        }
+        #expect(throws: StrataError.self) { try store.read { tx throws in try tx.all(Population.self) } }
+    }
+}
