@@ -107,12 +107,46 @@ import TestSupport
         #expect(copied == original)
     }
 
-    @Test func aPredicateOnTheFirstFieldOfTheKeyFindsItsRecords() throws {
-        _ = try importRows(Self.rows)
-        let found = try store.read { tx throws in try tx.query(entity: "Population").where(#"country == "DE""#).all().map(\.key) }
-        #expect(found == [.list([.string("DE"), .int(2020)]), .list([.string("DE"), .int(2021)])])
-        let years = try store.read { tx throws in try tx.query(entity: "Population").where("year == 2021").all().map(\.key) }
-        #expect(years.count == 3)
+    @Test func aConditionOnTheFirstFieldOfTheKeyIsAKeyRangeAndFindsWhatAScanFinds() throws {
+        let countries = ["A", "AT", "ATX", "B", "DE", "DEU", "FR", "Z"]
+        let rows = countries.flatMap { country in (2019...2021).map { #"{"country": "\#(country)", "year": \#($0), "population": 1}"# } }
+        _ = try importRows("[" + rows.joined(separator: ",") + "]")
+        let conditions: [(String, (String) -> Bool)] = [
+            (#"country == "DE""#, { $0 == "DE" }), (#"country == "AT""#, { $0 == "AT" }), (#"country == "Q""#, { _ in false }),
+            (#"country > "AT""#, { $0 > "AT" }), (#"country >= "AT""#, { $0 >= "AT" }),
+            (#"country < "DE""#, { $0 < "DE" }), (#"country <= "DE""#, { $0 <= "DE" }),
+            (#"country BETWEEN {"AT", "DE"}"#, { $0 >= "AT" && $0 <= "DE" }), (#"country BEGINSWITH "A""#, { $0.hasPrefix("A") }),
+            (#"country BEGINSWITH "DE""#, { $0.hasPrefix("DE") }),
+            (#"country > "A" AND country < "DEU""#, { $0 > "A" && $0 < "DEU" }),
+        ]
+        for (condition, matches) in conditions {
+            let plan = try store.read { tx throws in try tx.query(entity: "Population").where(condition).explain() }
+            #expect("\(plan)".hasPrefix("KeyRange(Population.country"), "\(condition): \(plan)")
+            let found = try store.read { tx throws in try tx.query(entity: "Population").where(condition).all().map(\.key) }
+            let expected = countries.filter(matches).flatMap { country in (2019...2021).map { QueryValue.list([.string(country), .int(Int64($0))]) } }
+            #expect(found == expected, "\(condition)")
+        }
+        // The second field is no range: a scan with the condition as a filter.
+        let years = try store.read { tx throws in try tx.query(entity: "Population").where("year == 2021").all() }
+        #expect(years.count == countries.count)
+        #expect("\(try store.read { tx throws in try tx.query(entity: "Population").where("year == 2021").explain() })".hasPrefix("FullScan"))
+    }
+
+    @Test func aNumericFirstFieldIsRangedWithConstantsOfEitherNumberType() throws {
+        let description = EntityDescription(name: "Reading", primaryKey: "level,station", fields: [
+            FieldDescription("level", .double), FieldDescription("station", .string),
+        ])
+        let rows = [-2.5, -1, 0, 1, 1.5, 2, 3].map { #"{"level": \#($0), "station": "s"}"# }
+        _ = try store.importJSON(Data(("[" + rows.joined(separator: ",") + "]").utf8), entity: description)
+        func levels(_ condition: String) throws -> [QueryValue] {
+            try store.read { tx throws in try tx.query(entity: "Reading").where(condition).all().compactMap { record in
+                if case .list(let parts) = record.key { return parts.first } else { return nil }
+            } }
+        }
+        #expect(try levels("level == 1") == [.double(1)])
+        #expect(try levels("level > 1") == [.double(1.5), .double(2), .double(3)])
+        #expect(try levels("level <= -1") == [.double(-2.5), .double(-1)])
+        #expect(try levels("level BETWEEN {0, 2}") == [.double(0), .double(1), .double(1.5), .double(2)])
     }
 
     @Test func inferenceAndTheSchemaFileTakeACompoundKey() throws {
