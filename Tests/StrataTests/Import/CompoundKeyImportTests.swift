@@ -173,6 +173,27 @@ import TestSupport
         #expect(invalid?.message.contains("the field 'year' of the primary key (country, year) cannot be optional") == true, "\(invalid?.message ?? "")")
     }
 
+    @Test func anEntityWithACompoundKeyCanHaveNoRelationships() throws {
+        let country = EntityDescription(name: "Country", primaryKey: "code", fields: [FieldDescription("code", .string)])
+        _ = try store.importJSON(Data(#"[{"code": "DE"}]"#.utf8), entity: country)
+        var linked = Self.description
+        linked.fields.append(FieldDescription("countryCode", .string, optional: true))
+        linked.relationships = [RelationshipDescription("countryOf", .toOne, target: "Country", keyField: "countryCode")]
+        let error = #expect(throws: StrataError.self) { try store.importJSON(Data(Self.rows.utf8), entity: linked) }
+        #expect(error?.message.contains("an entity with a compound primary key (country, year) cannot have relationships") == true,
+                "\(error?.message ?? "")")
+    }
+
+    @Test func aKeyOfOneFieldTakesOneValue() throws {
+        let country = EntityDescription(name: "Country", primaryKey: "code", fields: [FieldDescription("code", .string)])
+        _ = try store.importJSON(Data(#"[{"code": "DE"}]"#.utf8), entity: country)
+        try store.read { tx throws in
+            #expect(try tx.record(entity: "Country", key: .string("DE")) != nil)
+            let error = #expect(throws: StrataError.self) { try tx.record(entity: "Country", key: .list([.string("DE"), .int(1)])) }
+            #expect(error?.message.contains("the primary key 'code' is one field; give one value, not (DE, 1)") == true, "\(error?.message ?? "")")
+        }
+    }
+
     @Test func aRecordTypeKeyedByOneFieldCannotReadACompoundKeyedEntity() throws {
         _ = try importRows(Self.rows)
         struct Population: Record {
