@@ -48,7 +48,7 @@ extension EntityDescription {
     }
 
     /// Where the primary key comes from.
-    private enum KeyChoice {
+    private enum KeyChoice: Equatable {
         /// A field the partial description names.
         case described(String)
         /// A JSON key of the records.
@@ -176,10 +176,7 @@ extension EntityDescription {
         let hint = rootKeyHint(arraysOfRecords)
         if let asked = partialKey ?? request.requested {
             let parts = EntityDescription.keyFields(asked)
-            if let twice = parts.enumerated().first(where: { parts[..<$0.offset].contains($0.element) })?.element {
-                throw StrataError(.invalidValue, "\(name): the primary key '\(asked)' names '\(twice)' twice", entity: name, field: twice)
-            }
-            return try parts.map { asked in
+            let choices: [KeyChoice] = try parts.map { asked in
                 if let field = described.first(where: { $0.name == asked || $0.jsonKey == asked }) { return .described(field.name) }
                 if inferredKeys.contains(asked) { return .json(asked) }
                 if let key = inferredKeys.first(where: { matches($0, asked) }) { return .json(key) }
@@ -187,6 +184,11 @@ extension EntityDescription {
                 throw StrataError(.invalidValue, "\(name): no record has a field '\(asked)' to be the primary key; "
                     + (hint ?? (records == 0 ? "the JSON holds no records" : "the records' fields are \(listed)")), entity: name, field: asked)
             }
+            // `year,year`, or `alpha_2,alpha2`: one field named twice.
+            if let twice = choices.indices.first(where: { choices[..<$0].contains(choices[$0]) }) {
+                throw StrataError(.invalidValue, "\(name): the primary key '\(asked)' names '\(parts[twice])' twice", entity: name, field: parts[twice])
+            }
+            return choices
         }
         if let field = described.first(where: { $0.name == "id" || $0.name == "_id" }) { return [.described(field.name)] }
         if let key = ["id", "_id"].first(where: inferredKeys.contains) { return [.json(key)] }

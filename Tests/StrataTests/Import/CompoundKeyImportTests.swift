@@ -167,6 +167,8 @@ import TestSupport
         #expect(lacking?.message.contains("no record has a field 'year'") == true, "\(lacking?.message ?? "")")
         let twice = #expect(throws: StrataError.self) { try EntityDescription.inferred(name: "P", fromJSON: json, primaryKey: "year,year") }
         #expect(twice?.message.contains("'year' twice") == true, "\(twice?.message ?? "")")
+        let aliased = #expect(throws: StrataError.self) { try EntityDescription.inferred(name: "P", fromJSON: json, primaryKey: "country_code,countryCode") }
+        #expect(aliased?.message.contains("names 'countryCode' twice") == true, "\(aliased?.message ?? "")")
         var optional = Self.description
         optional.fields[1].isOptional = true
         let invalid = #expect(throws: StrataError.self) { try optional.validate() }
