@@ -29,7 +29,7 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "The entity to import into.") var entity: String
     @Option(help: "A schema file describing the entity (see `strata schema`).") var schema: String?
     @Option(help: "Import the array under this key of a top-level object ({\"users\": [...]}).") var rootKey: String?
-    @Option(help: ArgumentHelp("The field that is the primary key, by its JSON key (default: id or _id, else records are numbered).", valueName: "field"))
+    @Option(help: ArgumentHelp("The field that is the primary key, by its JSON key, or the fields of a compound key separated by commas (country,year); default: id or _id, else records are numbered.", valueName: "field"))
     var primaryKey: String?
     @Flag(help: "Also delete records missing from the file.") var sync = false
     @Option(help: "With --sync: delete only missing records matching this predicate.") var scope: String?
@@ -92,7 +92,9 @@ struct ImportCommand: ParsableCommand {
         } else {
             let stored = try store.read { tx in try tx.entityNames().contains(entity) ? try tx.entityDescription(named: entity) : nil }
             if let stored {
-                if let primaryKey, primaryKey != stored.primaryKey, stored.field(stored.primaryKey)?.jsonKey != primaryKey {
+                let storedKey = stored.primaryKeyFields
+                if let primaryKey, case let asked = EntityDescription.keyFields(primaryKey),
+                   asked.count != storedKey.count || zip(storedKey, asked).contains(where: { $0 != $1 && stored.field($0)?.jsonKey != $1 }) {
                     throw CommandFailure(message: "\(entity) is stored with the primary key '\(stored.primaryKey)', not '\(primaryKey)'; "
                         + "import into another entity to key it differently")
                 }
@@ -104,7 +106,7 @@ struct ImportCommand: ParsableCommand {
         let named = partial?.fields.count ?? 0
         if partial == nil || described.fields.count > named {
             Terminal.error("note: " + (partial == nil ? "no schema given: inferred one from the data" : "completed the schema from the data")
-                + " (\(described.fields.count) fields, primary key '\(described.primaryKey)'); `strata schema \(store.path)` prints it")
+                + " (\(described.fields.count) fields, primary key \(described.hasCompoundKey ? "(" + described.primaryKeyFields.joined(separator: ", ") + ")" : "'\(described.primaryKey)'")); `strata schema \(store.path)` prints it")
         }
         if described.primaryKeyIsGenerated {
             Terminal.error("note: the records have no 'id' field: each record's position in the file (1, 2, …) is its primary key "

@@ -128,28 +128,31 @@ struct ExplainCommand: ParsableCommand {
 struct GetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
-        abstract: "Print one record by primary key (exit status 1 when there is none)."
+        abstract: "Print one record by primary key (exit status 1 when there is none).",
+        discussion: """
+            A compound primary key takes one value per key field, in key order:
+              strata get stats.strata Population DE 2021
+            """
     )
 
     @Argument(help: "The store directory.") var store: String
     @Argument(help: "The entity.") var entity: String
-    /// An array only so that a negative key (`-5`) is taken as the key, not as an unknown option.
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The primary key value (a negative number needs no --).", valueName: "key"))
+    /// Parsed as all the rest so that a negative key (`-5`) is taken as the key, not as an unknown
+    /// option; several values for a compound key.
+    @Argument(parsing: .allUnrecognized,
+              help: ArgumentHelp("The primary key value; a compound key's values in key order (a negative number needs no --).", valueName: "key"))
     var keys: [String] = []
     @Option(help: "json (default), jsonl (one line) or table.") var format: OutputFormat = .json
 
-    var key: String { keys.first ?? "" }
-
     func validate() throws {
-        guard keys.count == 1 else {
-            throw ValidationError(keys.isEmpty ? "Missing expected argument '<key>'" : "give one key; got \(keys.joined(separator: " "))")
-        }
+        if keys.isEmpty { throw ValidationError("Missing expected argument '<key>'") }
     }
 
     func run() throws {
         let format = try OutputFormat.check(self.format, allowed: [.json, .jsonl, .table])
-        let record = try Store.existing(store).read { tx in try tx.record(entity: entity, key: .string(key)) }
-        guard let record else { throw CommandFailure(message: "\(entity) has no record with key \(key)") }
+        let key = QueryValue(primaryKeyArguments: keys)
+        let record = try Store.existing(store).read { tx in try tx.record(entity: entity, key: key) }
+        guard let record else { throw CommandFailure(message: "\(entity) has no record with key \(key.keyDescription)") }
         switch format {
         case .table:
             Terminal.write(RecordOutput.table(header: ["field", "value"], rows: record.fields.map { [$0.key, RecordOutput.cell($0.value)] }))
@@ -173,19 +176,22 @@ struct DeleteCommand: ParsableCommand {
     @Argument(help: "The store directory.") var store: String
     @Argument(help: "The entity.") var entity: String
     @Argument(help: "Delete the records matching this predicate.") var predicate: String?
-    @Option(parsing: .unconditional, help: "Delete the record with this primary key (a negative number needs no quoting).") var key: String?
+    @Option(parsing: .unconditionalSingleValue,
+            help: "Delete the record with this primary key (a negative number needs no quoting); a compound key takes --key once per field, in key order.")
+    var key: [String] = []
     @OptionGroup var limit: TimeoutOption
 
     func validate() throws {
-        if (key == nil) == (predicate == nil) { throw ValidationError("give either --key KEY or a PREDICATE") }
+        if key.isEmpty == (predicate == nil) { throw ValidationError("give either --key KEY or a PREDICATE") }
     }
 
     func run() throws {
         // A query that runs out of time throws in the write, which then rolls back whole.
         let store = try limit.openStore(store)
-        if let key {
-            let deleted = try store.write { tx in try tx.delete(entity: entity, key: .string(key)) }
-            guard deleted else { throw CommandFailure(message: "\(entity) has no record with key \(key)") }
+        if !key.isEmpty {
+            let key = QueryValue(primaryKeyArguments: self.key)
+            let deleted = try store.write { tx in try tx.delete(entity: entity, key: key) }
+            guard deleted else { throw CommandFailure(message: "\(entity) has no record with key \(key.keyDescription)") }
             Terminal.write("deleted 1 record\n")
         } else if let predicate {
             let deleted = try store.write { tx in try tx.delete(entity: entity, where: predicate) }
@@ -230,5 +236,13 @@ struct ExportCommand: ParsableCommand {
             try output.addAll(tx.query(entity: entity))
             output.end()
         }
+    }
+}
+
+extension QueryValue {
+    /// A primary key as command-line arguments give it: one value as text (converted to the
+    /// key's type by the store), several as the values of a compound key in key order.
+    init(primaryKeyArguments arguments: [String]) {
+        self = arguments.count == 1 ? .string(arguments[0]) : .list(arguments.map(QueryValue.string))
     }
 }

@@ -79,15 +79,15 @@ struct RecordOutput {
         }
         var count = self.count
         let format = self.format
-        try request.forEachJSONObject(fields: everyField ? nil : Set(columns), renaming: renamed) { object in
-            let first = count == 0
-            // JSON text escapes every control character, so it goes to the buffer as it is.
-            Terminal.append { bytes in
-                if format == .json { bytes.append(contentsOf: (first ? "\n  " : ",\n  ").utf8) }
-                bytes.append(contentsOf: object)
-                if format == .jsonl { bytes.append(UInt8(ascii: "\n")) }
+        // JSON text escapes every control character, so it goes to the buffer as it is.
+        try StandardOutput.shared.appendEach { batch in
+            try request.forEachJSONObject(fields: everyField ? nil : Set(columns), renaming: renamed) { object in
+                if format == .json { batch.append(count == 0 ? "\n  " : ",\n  ") }
+                batch.append(contentsOf: object)
+                if format == .jsonl { batch.append(UInt8(ascii: "\n")) }
+                batch.endPiece()
+                count += 1
             }
-            count += 1
         }
         self.count = count
     }

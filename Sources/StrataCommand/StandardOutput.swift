@@ -38,6 +38,25 @@ final class StandardOutput: Sendable {
         }
     }
 
+    /// Lets `body` write many pieces (records) through a batch of its own, handed over to
+    /// standard output 64 KiB at a time: one lock for each batch instead of one for each piece.
+    /// `body` ends each piece with ``OutputBatch/endPiece()``, so a batch is handed over whole
+    /// pieces at a time, and the rest when `body` returns or throws. Text written to standard
+    /// error while `body` runs (a warning) comes before the pieces not yet handed over.
+    func appendEach(_ body: (inout OutputBatch) throws -> Void) rethrows {
+        var batch = OutputBatch(output: self)
+        defer { batch.handOver() }
+        try body(&batch)
+    }
+
+    /// Writes what is buffered, then `batch` (emptied).
+    fileprivate func write(batch: inout [UInt8]) {
+        buffer.withLock { buffer in
+            if !buffer.isEmpty { Self.drain(&buffer) }
+            Self.drain(&batch)
+        }
+    }
+
     /// Writes whatever is buffered.
     func flush() {
         buffer.withLock { Self.drain(&$0) }
@@ -64,5 +83,32 @@ final class StandardOutput: Sendable {
             _exit(1)
         }
         buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Bytes on their way to standard output (``StandardOutput/appendEach(_:)``).
+struct OutputBatch {
+    private let output: StandardOutput
+    private var bytes: [UInt8] = []
+
+    fileprivate init(output: StandardOutput) {
+        self.output = output
+        bytes.reserveCapacity(StandardOutput.capacity + 4096)
+    }
+
+    mutating func append(_ byte: UInt8) { bytes.append(byte) }
+    mutating func append(contentsOf piece: [UInt8]) { bytes.append(contentsOf: piece) }
+    mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Ends a piece: the batch goes out when it holds 64 KiB or more.
+    mutating func endPiece() {
+        if bytes.count >= StandardOutput.capacity { handOver() }
+    }
+
+    /// Writes the batch out now.
+    fileprivate mutating func handOver() {
+        if !bytes.isEmpty { output.write(batch: &bytes) }
     }
 }

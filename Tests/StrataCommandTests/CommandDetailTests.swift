@@ -17,11 +17,10 @@ import TestSupport
         try #require(result.status == 0, "\(result.error)")
     }
 
+    /// The fixture's countries keyed by a string `id` (their `alpha_2`), imported as any version
+    /// of the tool takes them: no root key, no --primary-key.
     func importCountries() throws {
-        let path = dir.path("iso.json")
-        try Data(ISO3166Fixture.json.utf8).write(to: URL(fileURLWithPath: path))
-        let result = try StrataCLI.run(["import", store, path, "--entity", "Country", "--root-key", "3166-1", "--primary-key", "alpha_2"])
-        try #require(result.status == 0, "\(result.error)")
+        try importRecords(try ISO3166Fixture.records.values.map { ["id": $0["alpha_2"]!, "name": $0["name"]!] }, entity: "Country")
     }
 
     @Test func aBadFieldsListPrintsTheErrorWithoutAHelpFragment() throws {
@@ -74,10 +73,10 @@ import TestSupport
 
     @Test func beginsWithOnAStringPrimaryKeyIsAKeyRange() throws {
         try importCountries()
-        let plan = try StrataCLI.run(["explain", store, "Country", #"alpha2 BEGINSWITH "A""#])
-        #expect(plan.output.hasPrefix(#"KeyRange(Country.alpha2 ["A", "B"))"#), "\(plan.output)")
-        let found = try StrataCLI.run(["query", store, "Country", #"alpha2 BEGINSWITH "A""#, "--format", "csv", "--fields", "alpha2"])
-        #expect(found.output == "alpha2\nAF\nAW\n", "\(found.output)")
+        let plan = try StrataCLI.run(["explain", store, "Country", #"id BEGINSWITH "A""#])
+        #expect(plan.output.hasPrefix(#"KeyRange(Country.id ["A", "B"))"#), "\(plan.output)")
+        let found = try StrataCLI.run(["query", store, "Country", #"id BEGINSWITH "A""#, "--format", "csv", "--fields", "id"])
+        #expect(found.output == "id\nAF\nAW\n", "\(found.output)")
     }
 
     @Test func aListInParenthesesGetsAHintToUseBraces() throws {
@@ -87,5 +86,13 @@ import TestSupport
         #expect(result.error.contains(#"a list is written in braces: IN {"a", "b"}"#), "\(result.error)")
         let braces = try StrataCLI.run(["query", store, "Country", #"name IN {"Germany", "Aruba"}"#, "--count"])
         #expect(braces.output == "2\n")
+    }
+
+    @Test func aUniqueViolationNamesTheValueAndTheRecordHoldingIt() throws {
+        try importRecords([["id": 1, "email": "ann@example.com"], ["id": 2, "email": "bob@example.com"], ["id": 3, "email": "ann@example.com"]],
+                          entity: "T")
+        let result = try StrataCLI.run(["index", "add", store, "T", "email", "--unique"])
+        #expect(result.status == 1)
+        #expect(result.error.contains("already holds the value 'ann@example.com', for the record with key 1"), "\(result.error)")
     }
 }

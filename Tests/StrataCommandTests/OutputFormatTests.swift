@@ -87,6 +87,17 @@ import TestSupport
         #expect(table.output == "text  id\n----  --\nab    1\n日本  2\n🇩🇪    3\ne\u{301}     4\n(4 records)\n", "\(table.output)")
     }
 
+    /// A flag is one `Character` of four UTF-16 units: a column as wide as its longest value in
+    /// `Character`s, padded by UTF-16 length, cut such a value in half (U+FFFD).
+    @Test func aValueLongerInUTF16ThanItsColumnInCharactersIsKeptWhole() throws {
+        let path = dir.path("flags.json")
+        try Data(#"[{"id": 1, "f": "🇩🇪🇫🇷"}, {"id": 2, "f": "abc"}]"#.utf8).write(to: URL(fileURLWithPath: path))
+        try #require(try StrataCLI.run(["import", store, path, "--entity", "F"]).status == 0)
+        let table = try StrataCLI.run(["query", store, "F", "--format", "table", "--fields", "f,id"])
+        #expect(!table.output.unicodeScalars.contains("\u{FFFD}"), "\(table.output)")
+        #expect(table.output == "f     id\n----  --\n🇩🇪🇫🇷  1\nabc   2\n(2 records)\n", "\(table.output)")
+    }
+
     @Test func longValuesAreCutByDisplayWidthWithAnEllipsis() throws {
         let path = dir.path("long.json")
         let long = String(repeating: "日", count: 40)   // 80 columns

@@ -20,7 +20,8 @@ extension ReadTransaction {
     }
 
     /// The record of entity `name` whose primary key is `key`, or nil. `key` is converted to the
-    /// entity's key kind (an integer given as text for an integer key, and so on).
+    /// entity's key kind (an integer given as text for an integer key, and so on); for a compound
+    /// key, `.list` of one value per key field, in key order.
     public func record(entity name: String, key: QueryValue) throws -> StoredRecord? {
         let context = try existingContext(named: name)
         let storedKey = try storedPrimaryKey(key, context)
@@ -40,17 +41,6 @@ extension ReadTransaction {
         let known = try entityNames()
         throw StrataError(.notFound, "the store has no entity '\(name)'; "
             + (known.isEmpty ? "it has none yet" : "it has \(known.joined(separator: ", "))"), entity: name)
-    }
-
-    /// The stored key of a primary key value given loosely (as a command line gives it).
-    func storedPrimaryKey(_ value: QueryValue, _ context: EntityContext) throws -> [UInt8] {
-        let kind = try primaryKeyKind(of: context)
-        let converted = value.converted(toKind: kind) ?? value
-        guard kind == .other || kind.accepts(converted), let key = IndexKey.encode(converted, kind: kind, collation: .binary) else {
-            throw StrataError(.invalidValue, "\(context.name): '\(value.plainDescription)' is not a valid \(kind.rawValue) primary key",
-                              entity: context.name, field: context.schema.primaryKey, key: value.plainDescription)
-        }
-        return key
     }
 }
 

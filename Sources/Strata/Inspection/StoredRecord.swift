@@ -7,7 +7,7 @@ import Foundation
 /// (fractional seconds when there are any), UUIDs and URLs their text, `Data` base64 text,
 /// embedded structs objects keyed by their field names. So an export imports again unchanged.
 public struct StoredRecord: Sendable, Hashable {
-    /// The primary key value.
+    /// The primary key value; for a compound key, the `.list` of its fields' values.
     public var key: QueryValue
     /// The stored fields, in field id order (the order they were first written). A field written
     /// as nil is `.null`; a field the record never had is absent.
@@ -31,11 +31,9 @@ public struct StoredRecord: Sendable, Hashable {
 
     /// Reads a stored record; throws `.corruptRecord` naming the entity, the key and the byte.
     init(key: [UInt8], bytes: [UInt8], fields table: FieldTable, entity: String) throws(StrataError) {
-        var position = 0
         let keyValue: QueryValue
         do throws(StrataError) {
-            keyValue = try OrderedKey.queryValue(from: key, at: &position)
-            guard position == key.count else { throw OrderedKey.corrupt("\(key.count - position) bytes after the key's value", at: position) }
+            keyValue = try OrderedKey.primaryKeyValue(from: key)
         } catch {
             throw StrataError(.corruptRecord, "\(entity): a primary key does not decode (\(key.hex)): \(error.message)", entity: entity)
         }
@@ -53,7 +51,7 @@ public struct StoredRecord: Sendable, Hashable {
             }
             try cursor.finish(in: reader)
         } catch {
-            let described = keyValue.plainDescription
+            let described = keyValue.keyDescription
             throw StrataError(.corruptRecord, "\(entity) \(described): the record does not decode: \(error)", entity: entity, key: described)
         }
         fields = members

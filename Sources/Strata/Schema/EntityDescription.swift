@@ -23,8 +23,10 @@
 public struct EntityDescription: Sendable, Hashable, Codable {
     /// The entity name, as records of it are stored.
     public var name: String
-    /// The name of the primary key field; it must be one of `fields`, not optional, and of a type
-    /// with an order-preserving key (integer, string, uuid, date, double, bool).
+    /// The primary key: the name of its field, or for a compound key the names of its fields in
+    /// key order joined by commas (`"country,year"`, as `strata import --primary-key` takes it).
+    /// Each must be one of `fields`, not optional, and of a type with an order-preserving key
+    /// (integer, string, uuid, date, double, bool). ``primaryKeyFields`` lists them.
     public var primaryKey: String
     /// The top-level fields, in the order they are stored.
     public var fields: [FieldDescription]
@@ -78,6 +80,23 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     /// The field named `name`.
     public func field(_ name: String) -> FieldDescription? { fields.first { $0.name == name } }
 
+    /// The primary key's fields in key order: one, or several for a compound key. A record's
+    /// stored key is then the order-preserving keys of these fields' values one after the other,
+    /// as a compound index keys its entries, so records sort by the first field, then the next.
+    public var primaryKeyFields: [String] { Self.keyFields(primaryKey) }
+
+    /// The primary key is made of more than one field.
+    public var hasCompoundKey: Bool { primaryKeyFields.count > 1 }
+
+    /// The field names of a primary key as ``primaryKey`` spells it (`"country, year"` →
+    /// `["country", "year"]`): split at commas, spaces around each name dropped.
+    public static func keyFields(_ primaryKey: String) -> [String] {
+        guard primaryKey.contains(",") else { return [primaryKey] }
+        return primaryKey.split(separator: ",", omittingEmptySubsequences: false).map { name in
+            String(name.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        }
+    }
+
     /// Throws `.invalidValue` naming the first problem: no fields, an unknown or optional primary
     /// key, a primary key type without an ordered key encoding, duplicate field names, an index on
     /// an unknown field.
@@ -90,10 +109,21 @@ public struct EntityDescription: Sendable, Hashable, Codable {
         guard !fields.isEmpty else { throw invalid("it has no fields") }
         var seen = Set<String>()
         for field in fields where !seen.insert(field.name).inserted { throw invalid("the field '\(field.name)' is declared twice") }
-        guard let key = field(primaryKey) else { throw invalid("the primary key '\(primaryKey)' is not one of its fields") }
-        guard !key.isOptional else { throw invalid("the primary key '\(primaryKey)' cannot be optional") }
-        guard key.type.isKeyType else { throw invalid("the primary key '\(primaryKey)' has type \(key.type), which has no ordered key encoding") }
-        if primaryKeyIsGenerated, key.type != .integer { throw invalid("a generated primary key is an integer, not \(key.type)") }
+        let keyFields = primaryKeyFields
+        // "the primary key 'id'", or "the field 'year' of the primary key (country, year)".
+        func named(_ name: String) -> String {
+            keyFields.count > 1 ? "the field '\(name)' of the primary key (\(keyFields.joined(separator: ", ")))" : "the primary key '\(name)'"
+        }
+        var keySeen = Set<String>()
+        for name in keyFields {
+            guard !name.isEmpty else { throw invalid("the primary key '\(primaryKey)' leaves a field name empty") }
+            guard keySeen.insert(name).inserted else { throw invalid("the primary key '\(primaryKey)' names '\(name)' twice") }
+            guard let key = field(name) else { throw invalid("\(named(name)) is not one of its fields") }
+            guard !key.isOptional else { throw invalid("\(named(name)) cannot be optional") }
+            guard key.type.isKeyType else { throw invalid("\(named(name)) has type \(key.type), which has no ordered key encoding") }
+            if primaryKeyIsGenerated, key.type != .integer { throw invalid("a generated primary key is an integer, not \(key.type)") }
+        }
+        if primaryKeyIsGenerated, keyFields.count > 1 { throw invalid("a generated primary key is one field, not a compound key") }
         for index in indexes {
             guard !index.fields.isEmpty else { throw invalid("an index has no fields") }
             for path in index.fields {

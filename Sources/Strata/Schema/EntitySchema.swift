@@ -49,3 +49,8 @@ struct EntitySchema: Codable, Equatable, Sendable {
     static func recordsDatabaseName(for entity: String) -> String { "records/\(entity)" }
     static func indexDatabaseName(entity: String, index: String) -> String { "index/\(entity)/\(index)" }
 }
+
+extension EntitySchema {
+    /// The primary key's fields in key order (``EntityDescription/primaryKeyFields``).
+    var primaryKeyFields: [String] { EntityDescription.keyFields(primaryKey) }
+}

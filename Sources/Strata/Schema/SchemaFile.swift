@@ -25,6 +25,7 @@ import Foundation
 /// Types: `string int double float bool date data uuid url decimal any`, arrays `[T]`, `object`
 /// (with `fields`, an embedded value; without, any JSON object). Fields keep the order they are
 /// written in. Collations: `binary`, `caseInsensitive`, `caseDiacriticInsensitive`.
+/// A compound primary key lists its fields in key order: `"primaryKey": ["country", "year"]`.
 /// `"generatedKey": true` marks a primary key the importer numbers (``EntityDescription/primaryKeyIsGenerated``).
 /// A partial file (``init(json:allowingPartial:)``) may leave out `primaryKey`, `fields` or any field.
 public struct SchemaFile: Sendable, Hashable {
@@ -75,8 +76,16 @@ public struct SchemaFile: Sendable, Hashable {
         let primaryKey: String
         switch value["primaryKey"] {
         case .string(let key)?: primaryKey = key
+        case .array(let names)? where !names.isEmpty:
+            // A compound key: its fields in key order.
+            primaryKey = try names.map { element in
+                guard case .string(let field) = element, !field.isEmpty, !field.contains(",") else {
+                    throw invalid("\"primaryKey\" must name a field, or list the fields of a compound key", entity: name)
+                }
+                return field
+            }.joined(separator: ",")
         case nil where partial: primaryKey = ""
-        default: throw invalid("\"primaryKey\" must name a field", entity: name)
+        default: throw invalid("\"primaryKey\" must name a field, or list the fields of a compound key", entity: name)
         }
         let fieldMembers: [JSONMember]
         switch value["fields"] {
@@ -218,7 +227,7 @@ public struct SchemaFile: Sendable, Hashable {
 
     private static func json(_ entity: EntityDescription) -> JSONValue {
         var members = [
-            JSONMember(key: "primaryKey", value: .string(entity.primaryKey)),
+            JSONMember(key: "primaryKey", value: entity.hasCompoundKey ? .array(entity.primaryKeyFields.map(JSONValue.string)) : .string(entity.primaryKey)),
             JSONMember(key: "fields", value: .object(entity.fields.map { JSONMember(key: $0.name, value: json($0)) })),
         ]
         if entity.primaryKeyIsGenerated { members.append(JSONMember(key: "generatedKey", value: .bool(true))) }

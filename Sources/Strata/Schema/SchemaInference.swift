@@ -12,9 +12,10 @@ extension EntityDescription {
     /// `any`), optional when any record has null or lacks the key. No indexes.
     ///
     /// The primary key, in this order: the partial description's, `primaryKey` (a JSON key or the
-    /// field name it becomes: `alpha_2` or `alpha2`), a field `id` (or `_id`), which every record
-    /// must have; else, with `generatingKey`, an integer `id` numbered by each record's position
-    /// in the input (``primaryKeyIsGenerated``).
+    /// field name it becomes: `alpha_2` or `alpha2`; several separated by commas for a compound
+    /// key, `"country,year"`), a field `id` (or `_id`), which every record must have; else, with
+    /// `generatingKey`, an integer `id` numbered by each record's position in the input
+    /// (``primaryKeyIsGenerated``).
     ///
     /// - Parameter partial: a description naming only some fields (a schema file read with
     ///   ``SchemaFile/init(json:allowingPartial:)``): its fields, key, indexes and relationships are
@@ -47,7 +48,7 @@ extension EntityDescription {
     }
 
     /// Where the primary key comes from.
-    private enum KeyChoice {
+    private enum KeyChoice: Equatable {
         /// A field the partial description names.
         case described(String)
         /// A JSON key of the records.
@@ -109,66 +110,88 @@ extension EntityDescription {
         // A field missing from some record is optional: found once, after the records are read,
         // rather than by looking for every known field in every record.
         for key in order where fields[key] != nil { fields[key]!.finish(records: records) }
-        let choice = try chooseKey(name: name, request: request, partialKey: partialKey, described: described,
-                                   inferredKeys: order.filter { fields[$0] != nil }, records: records, arraysOfRecords: arraysOfRecords)
+        let choices = try chooseKey(name: name, request: request, partialKey: partialKey, described: described,
+                                    inferredKeys: order.filter { fields[$0] != nil }, records: records, arraysOfRecords: arraysOfRecords)
 
         var result: [FieldDescription] = []
         var usedNames = Set(described.map(\.name))
-        var keyFieldName = ""
-        if case .generated = choice {
-            let taken = usedNames.union(order.map(conventionalName)).union(order)
-            keyFieldName = ["id", "rowID", "recordNumber"].first { !taken.contains($0) } ?? "strataRowID"
-            usedNames.insert(keyFieldName)
-            result.append(FieldDescription(keyFieldName, .integer))
+        // The field name of each part of the key, in key order.
+        var keyFieldNames = [String](repeating: "", count: choices.count)
+        for (part, choice) in choices.enumerated() {
+            switch choice {
+            case .generated:
+                let taken = usedNames.union(order.map(conventionalName)).union(order)
+                keyFieldNames[part] = ["id", "rowID", "recordNumber"].first { !taken.contains($0) } ?? "strataRowID"
+                usedNames.insert(keyFieldNames[part])
+                result.append(FieldDescription(keyFieldNames[part], .integer))
+            case .described(let field): keyFieldNames[part] = field
+            case .json: break
+            }
         }
-        if case .described(let field) = choice { keyFieldName = field }
         // The described fields in the order they are written, then the inferred ones in the data's.
         result += described
         for key in order where describedKeys[key] == nil {
             let field = fields[key]!
-            var isKey = false
+            let part = choices.firstIndex { if case .json(let keyJSON) = $0 { keyJSON == key } else { false } }
             var fieldName = Self.conventionalName(key)
-            if case .json(let keyJSON) = choice, keyJSON == key {
-                isKey = true
-                // `id` and `_id` chosen by convention name the field `id`, as they always have.
-                if request.requested == nil, partialKey == nil { fieldName = "id" }
-            }
+            // `id` and `_id` chosen by convention name the field `id`, as they always have.
+            if part != nil, request.requested == nil, partialKey == nil { fieldName = "id" }
             if fieldName.isEmpty || usedNames.contains(fieldName) { fieldName = key }
             usedNames.insert(fieldName)
-            if isKey { keyFieldName = fieldName }
-            result.append(FieldDescription(fieldName, field.type ?? .any, optional: !isKey && (field.isOptional || field.firstSeenIn > 0),
+            if let part { keyFieldNames[part] = fieldName }
+            result.append(FieldDescription(fieldName, field.type ?? .any, optional: part == nil && (field.isOptional || field.firstSeenIn > 0),
                                            jsonKey: fieldName == key ? nil : key))
         }
-        var description = EntityDescription(name: name, primaryKey: keyFieldName, fields: result,
+        var description = EntityDescription(name: name, primaryKey: keyFieldNames.joined(separator: ","), fields: result,
                                             indexes: partial?.indexes ?? [], relationships: partial?.relationships ?? [])
-        if case .generated = choice { description.primaryKeyIsGenerated = true }
-        if case .json(let keyName) = choice { try checkKey(fields[keyName]!, named: keyName, entity: name, type: description.field(keyFieldName)?.type) }
+        if case .generated = choices.first { description.primaryKeyIsGenerated = true }
+        for (part, choice) in choices.enumerated() {
+            if case .json(let keyName) = choice {
+                try checkKey(fields[keyName]!, named: keyName, entity: name, type: description.field(keyFieldNames[part])?.type,
+                             compound: choices.count > 1 ? description.primaryKeyFields : nil)
+            }
+        }
         try description.validate()
         return description
     }
 
-    /// The primary key's source, or an error saying why none can be chosen.
+    /// The source of each field of the primary key (one, or several for a compound key), or an
+    /// error saying why none can be chosen.
     private static func chooseKey(name: String, request: KeyRequest, partialKey: String?, described: [FieldDescription],
-                                  inferredKeys: [String], records: Int, arraysOfRecords: [(key: String, count: Int)]) throws -> KeyChoice {
+                                  inferredKeys: [String], records: Int, arraysOfRecords: [(key: String, count: Int)]) throws -> [KeyChoice] {
         func matches(_ jsonKey: String, _ asked: String) -> Bool {
             jsonKey == asked || conventionalName(jsonKey) == asked
         }
-        if let partialKey, let requested = request.requested, requested != partialKey,
-           !inferredKeys.contains(where: { matches($0, requested) && matches($0, partialKey) }),
-           !described.contains(where: { $0.name == partialKey && $0.jsonKey == requested }) {
-            throw StrataError(.invalidValue, "\(name): the schema names '\(partialKey)' as the primary key, not '\(requested)'", entity: name)
+        if let partialKey, let requested = request.requested {
+            let schemaParts = EntityDescription.keyFields(partialKey), requestedParts = EntityDescription.keyFields(requested)
+            let agree = schemaParts.count == requestedParts.count && zip(schemaParts, requestedParts).allSatisfy { schemaPart, requestedPart in
+                schemaPart == requestedPart
+                    || inferredKeys.contains { matches($0, requestedPart) && matches($0, schemaPart) }
+                    || described.contains { $0.name == schemaPart && $0.jsonKey == requestedPart }
+            }
+            guard agree else {
+                throw StrataError(.invalidValue, "\(name): the schema names '\(partialKey)' as the primary key, not '\(requested)'", entity: name)
+            }
         }
         let hint = rootKeyHint(arraysOfRecords)
         if let asked = partialKey ?? request.requested {
-            if let field = described.first(where: { $0.name == asked || $0.jsonKey == asked }) { return .described(field.name) }
-            if inferredKeys.contains(asked) { return .json(asked) }
-            if let key = inferredKeys.first(where: { matches($0, asked) }) { return .json(key) }
-            let listed = inferredKeys.prefix(20).joined(separator: ", ") + (inferredKeys.count > 20 ? ", …" : "")
-            throw StrataError(.invalidValue, "\(name): no record has a field '\(asked)' to be the primary key; "
-                + (hint ?? (records == 0 ? "the JSON holds no records" : "the records' fields are \(listed)")), entity: name, field: asked)
+            let parts = EntityDescription.keyFields(asked)
+            let choices: [KeyChoice] = try parts.map { asked in
+                if let field = described.first(where: { $0.name == asked || $0.jsonKey == asked }) { return .described(field.name) }
+                if inferredKeys.contains(asked) { return .json(asked) }
+                if let key = inferredKeys.first(where: { matches($0, asked) }) { return .json(key) }
+                let listed = inferredKeys.prefix(20).joined(separator: ", ") + (inferredKeys.count > 20 ? ", …" : "")
+                throw StrataError(.invalidValue, "\(name): no record has a field '\(asked)' to be the primary key; "
+                    + (hint ?? (records == 0 ? "the JSON holds no records" : "the records' fields are \(listed)")), entity: name, field: asked)
+            }
+            // `year,year`, or `alpha_2,alpha2`: one field named twice.
+            if let twice = choices.indices.first(where: { choices[..<$0].contains(choices[$0]) }) {
+                throw StrataError(.invalidValue, "\(name): the primary key '\(asked)' names '\(parts[twice])' twice", entity: name, field: parts[twice])
+            }
+            return choices
         }
-        if let field = described.first(where: { $0.name == "id" || $0.name == "_id" }) { return .described(field.name) }
-        if let key = ["id", "_id"].first(where: inferredKeys.contains) { return .json(key) }
+        if let field = described.first(where: { $0.name == "id" || $0.name == "_id" }) { return [.described(field.name)] }
+        if let key = ["id", "_id"].first(where: inferredKeys.contains) { return [.json(key)] }
         if let hint { throw StrataError(.invalidValue, "\(name): no record field is named 'id' or '_id' to be the primary key; \(hint)", entity: name) }
         guard records > 0 else {
             throw StrataError(.invalidValue, "\(name): the JSON holds no records to infer a schema from; give a schema", entity: name)
@@ -176,7 +199,7 @@ extension EntityDescription {
         guard request.generating else {
             throw StrataError(.invalidValue, "\(name): no record field is named 'id' or '_id' to be the primary key; give a schema that names one", entity: name)
         }
-        return .generated
+        return [.generated]
     }
 
     /// What to say when the document is one object holding arrays of records.
@@ -196,8 +219,10 @@ extension EntityDescription {
     }
 
     /// Checks that the JSON key `keyName` can be the primary key: every record has it, not null,
-    /// with values of a type with an ordered key encoding.
-    private static func checkKey(_ keyField: InferredField, named keyName: String, entity name: String, type: FieldType?) throws {
+    /// with values of a type with an ordered key encoding. `compound` lists the fields of the key
+    /// it is part of, if any.
+    private static func checkKey(_ keyField: InferredField, named keyName: String, entity name: String, type: FieldType?,
+                                 compound: [String]?) throws {
         if !keyField.isOptional, keyField.firstSeenIn == 0, type?.isKeyType == true { return }
         let reason: String, record: Int
         if keyField.firstSeenIn > 0 {
@@ -210,7 +235,8 @@ extension EntityDescription {
             record = keyField.firstNonKeyTypeIn ?? 0
             reason = "its values are \(keyField.type.map { "\($0)" } ?? "mixed"), not integers, strings or UUIDs (from record \(record) on)"
         }
-        var error = StrataError(.invalidValue, "\(name): '\(keyName)' cannot be the primary key: \(reason)", entity: name, field: keyName)
+        let role = compound.map { "a field of the primary key (\($0.joined(separator: ", ")))" } ?? "the primary key"
+        var error = StrataError(.invalidValue, "\(name): '\(keyName)' cannot be \(role): \(reason)", entity: name, field: keyName)
         error.record = record
         throw error
     }

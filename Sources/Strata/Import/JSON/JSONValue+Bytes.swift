@@ -29,18 +29,22 @@ extension JSONValue {
             bytes.append(UInt8(ascii: "0") + UInt8(value))
             return
         }
-        if value == .min {
-            bytes.append(contentsOf: String(value).utf8)
-            return
+        // The digits from the last one back, on the stack (a sign and 19 digits at most), then
+        // appended in one piece.
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "-")
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
-        var magnitude = value < 0 ? -value : value
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        let start = bytes.count
-        while magnitude > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        }
-        bytes[start...].reverse()
     }
 
     /// Appends `string` quoted and escaped as ``quoted(_:)`` does: `"` and `\`, `\n`, `\r`, `\t`,

@@ -15,9 +15,12 @@ final class RecordMapper {
     let converter: ValueConverter
     /// The value transform of each top-level field, if any (looked up once, not per record).
     let transforms: [JSONValueTransform?]
-    /// The range of each narrower integer field of a record type (nil: any Int64).
+    /// The range of each integer field of a record type narrower than 128 bits (nil: any integer).
     let integerRanges: [ClosedRange<WideInteger>?]
+    /// The (first) primary key field.
     let primaryKeyIndex: Int
+    /// The primary key's fields in key order: one, or several for a compound key.
+    let keyFieldIndexes: [Int]
     let primaryKeyKind: ValueKind
     /// The primary key field is an integer.
     let primaryKeyIsInteger: Bool
@@ -80,14 +83,16 @@ final class RecordMapper {
     /// A mapped record: its encoded primary key and its fields, ready to merge with the stored one.
     struct Mapped: Sendable {
         var primaryKey: [UInt8]
-        /// The primary key's JSON value.
+        /// The primary key's JSON value (for a compound key, an array of its fields' values).
         var keyValue: JSONValue
         /// The primary key as the JSON gave it, for messages and the report (made when asked).
         var keyText: String { Self.keyText(of: keyValue) }
 
-        /// A primary key's JSON value as text for messages: strings without quotes.
+        /// A primary key's JSON value as text for messages: strings without quotes, a compound
+        /// key's values in parentheses (`(DE, 2021)`).
         static func keyText(of keyValue: JSONValue) -> String {
             if case .string(let string) = keyValue { return string }
+            if case .array(let parts) = keyValue { return "(" + parts.map(keyText).joined(separator: ", ") + ")" }
             return keyValue.jsonText
         }
         /// Per top-level field: absent, null, or the range of its CBOR value in `values`.
@@ -118,19 +123,20 @@ final class RecordMapper {
         self.converter = ValueConverter(dateFormats: options.dateFormats)
         self.transforms = description.fields.map { options.transforms[$0.name] }
         self.integerRanges = description.fields.map { description.integerRanges.byField[$0.name] }
-        self.primaryKeyIndex = description.fields.firstIndex { $0.name == description.primaryKey } ?? 0
+        self.keyFieldIndexes = description.primaryKeyFields.map { name in description.fields.firstIndex { $0.name == name } ?? 0 }
+        self.primaryKeyIndex = keyFieldIndexes[0]
         self.primaryKeyKind = ValueKind(description.fields[primaryKeyIndex].type)
         self.primaryKeyIsInteger = description.fields[primaryKeyIndex].type == .integer
         self.generatesKey = description.primaryKeyIsGenerated
         chosen = Array(repeating: nil, count: description.fields.count)
         pending = Array(repeating: .absent, count: description.fields.count)
         failures = Array(repeating: nil, count: description.fields.count)
-        let converter = self.converter, transforms = self.transforms, primaryKeyIndex = self.primaryKeyIndex
+        let converter = self.converter, transforms = self.transforms, keyFieldIndexes = self.keyFieldIndexes
         directKinds = description.fields.enumerated().map { index, field in
             // Integer fields narrower than Int64 take the general path, where their range is checked
             // (the direct path writes JSON integers that fit Int64, and sends the rest there too).
             let range = description.integerRanges.byField[field.name]
-            guard transforms[index] == nil, index != primaryKeyIndex,
+            guard transforms[index] == nil, !keyFieldIndexes.contains(index),
                   range.map({ $0.contains(IntegerRanges.int64.lowerBound) && $0.contains(IntegerRanges.int64.upperBound) }) ?? true else { return .general }
             return DirectKind(field, dateFormats: converter.dateFormats)
         }
@@ -237,6 +243,7 @@ final class RecordMapper {
 
     /// The mapped record of converted fields, with the primary key from `chosen`.
     func finish(slots: Slots, values: CBORWriter, maximumKeySize: Int) throws -> Mapped {
+        if keyFieldIndexes.count > 1 { return try finishCompound(slots: slots, values: values, maximumKeySize: maximumKeySize) }
         var slots = slots, values = values
         var given = chosen[primaryKeyIndex]
         if generatesKey, given == nil {
@@ -271,9 +278,39 @@ final class RecordMapper {
         return Mapped(primaryKey: bytes, keyValue: value, slots: slots, values: values.bytes, related: related)
     }
 
-    /// The primary key as a query value, converted as its field's type asks.
-    func primaryKeyValue(_ value: JSONValue) -> QueryValue? {
-        let field = description.fields[primaryKeyIndex]
+    /// ``finish(slots:values:maximumKeySize:)`` for a compound primary key: the stored key is the
+    /// order-preserving keys of its fields' values one after the other (as a compound index keys
+    /// an entry), the key's JSON value the array of those values. Every field of the key must be
+    /// given and not null.
+    private func finishCompound(slots: Slots, values: CBORWriter, maximumKeySize: Int) throws -> Mapped {
+        var bytes: [UInt8] = []
+        var parts: [JSONValue] = []
+        for index in keyFieldIndexes {
+            let field = description.fields[index]
+            guard let (key, value) = chosen[index], value != .null else {
+                throw ConversionFailure(message: "has no '\(field.name)' (JSON key '\(field.jsonKey ?? field.name)'), "
+                    + "a field of the primary key (\(description.primaryKeyFields.joined(separator: ", ")))")
+            }
+            guard let keyValue = primaryKeyValue(value, field: index),
+                  let encoded = IndexKey.encode(keyValue, kind: ValueKind(field.type), collation: .binary) else {
+                throw ConversionFailure(message: "'\(key)' is \(value), which is not a valid value of the primary key field '\(field.name)'")
+            }
+            bytes += encoded
+            parts.append(value)
+        }
+        let keyValue = JSONValue.array(parts)
+        guard bytes.count <= maximumKeySize else {
+            throw ConversionFailure(message: "\(Mapped.keyText(of: keyValue)): the primary key encodes to \(bytes.count) bytes; LMDB keys are limited to \(maximumKeySize)")
+        }
+        let related = chosenRelated.isEmpty ? [] : try relatedValues(maximumKeySize: maximumKeySize)
+        return Mapped(primaryKey: bytes, keyValue: keyValue, slots: slots, values: values.bytes, related: related)
+    }
+
+    /// The value of the primary key field at `index` (the first by default) as a query value,
+    /// converted as its field's type asks.
+    func primaryKeyValue(_ value: JSONValue, field index: Int? = nil) -> QueryValue? {
+        let index = index ?? primaryKeyIndex
+        let field = description.fields[index]
         switch field.type {
         case .integer: return ValueConverter.integer(value)?.queryValue
         case .double: return ValueConverter.double(value).map(QueryValue.double)

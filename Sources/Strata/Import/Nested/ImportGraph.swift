@@ -107,6 +107,11 @@ extension ImportGraph {
                 targets[entity] = .existing(description)
                 graph.descriptions[entity] = description
             }
+            if !nested.isEmpty, let described = graph.descriptions[entity], described.hasCompoundKey {
+                // References hold one key value; a compound key is several.
+                throw StrataError(.invalidValue, "\(entity): an entity with a compound primary key (\(described.primaryKeyFields.joined(separator: ", "))) "
+                    + "cannot have relationships (\(nested.map(\.related).joined(separator: ", ")))", entity: entity)
+            }
             pending += nested.map(\.related).filter { graph.relationships[$0] == nil }
         }
         return (graph, targets)

@@ -25,7 +25,8 @@ final class QueryExecutor {
     private let checkedSelection: FieldSelection
     /// True when candidates not under a cut key are checked against the residual alone.
     private let exact: Bool
-    /// The kind of the entity's primary key values, for encoding looked-up keys.
+    /// The kind of the entity's primary key values (of a compound key's first field), for
+    /// encoding looked-up keys and key range bounds.
     private let keyKind: ValueKind
     /// The entity's records, read once rather than through `context` for every candidate.
     private let records: Database
@@ -39,7 +40,8 @@ final class QueryExecutor {
         self.plan = plan
         self.predicate = predicate
         selection = FieldSelection(predicate: predicate, orderings: plan.sort, fields: context.schema.fields)
-        keyKind = try transaction.primaryKeyKind(of: context)
+        // A compound key's ranges bound its first field.
+        keyKind = try transaction.primaryKeyFieldKinds(of: context)?.first?.kind ?? transaction.primaryKeyKind(of: context)
         records = context.records
         budget = QueryBudget.make(entity: context.name, timeout: timeout, transaction: transaction)
         var exact = plan.exactAccess

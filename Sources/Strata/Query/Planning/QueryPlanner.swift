@@ -179,6 +179,18 @@ struct QueryPlanner<Root> {
                 }
             }
         }
+        let keyFields = context.schema.primaryKeyFields
+        if keyFields.count > 1, comparison.field == [keyFields[0]], comparison.quantifier == nil, comparison.options.isEmpty,
+           comparison.value != .null,
+           let range = range ?? (comparison.op == .equal ? QueryPlan.ValueRange(lower: comparison.value, upper: comparison.value)
+                                                         : Self.range(of: comparison) ?? Self.prefixRange(of: comparison)) {
+            // Records keyed by a compound key sort by its first field: a condition on that field
+            // is a stretch of stored keys (an inclusive bound takes every key its value's key
+            // begins). Not exact: the whole predicate is checked on each record.
+            let rows = max(1, total / 3)
+            paths.append(Candidate(access: .primaryKeyRange(field: comparison.fieldName, range: range),
+                                   rows: rows, cost: Double(rows), used: [], ordered: nil))
+        }
         for descriptor in context.schema.indexes {
             guard let database = context.indexes[descriptor.name], let leading = descriptor.fields.first,
                   leading.path == comparison.field, serves(leading, comparison, multiValue: descriptor.isMultiValue),
