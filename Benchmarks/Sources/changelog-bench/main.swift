@@ -83,65 +83,7 @@ do {
     }
 
     // 3. Lag at a steady rate, through a pipe of JSON lines.
-    let directory = try ScratchDirectory(prefix: "changelog-lag")
-    defer { directory.remove() }
-    let primary = try Store(path: directory.url.appendingPathComponent("primary").path)
-    try primary.enableChangeLog(retention: .commits(100_000))
-    try primary.write { tx in try tx.upsert(users[0]) }   // the entity and its schema entry
-    let replica = try Store(path: directory.url.appendingPathComponent("replica").path)
-    try replica.replicate(from: primary)
-    let pipe = Pipe()
-    let committed = ConditionBox()
-    let visible = ConditionBox()
-    let feeder = Task.detached {
-        var output: [UInt8] = []
-        for try await commit in primary.changes(after: 1) {
-            output.removeAll(keepingCapacity: true)
-            try primary.read { tx in try ChangeFeedLines.append(commit, from: tx, to: &output) }
-            try pipe.fileHandleForWriting.write(contentsOf: output)
-            if commit.sequence >= UInt64(lagWrites + 1) { break }
-        }
-        try pipe.fileHandleForWriting.close()
-    }
-    let applier = Thread {
-        var reader = ChangeFeedLines.Reader()
-        var pending: [UInt8] = []
-        let handle = pipe.fileHandleForReading
-        while true {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            pending.append(contentsOf: chunk)
-            var start = 0
-            while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                if let commit = try? reader.read(line: pending[start..<newline]), (try? replica.applyChanges([commit], durability: .deferred)) != nil {
-                    visible.set(commit.sequence, at: DispatchTime.now().uptimeNanoseconds)
-                }
-                start = newline + 1
-            }
-            pending.removeFirst(start)
-        }
-    }
-    applier.start()
-    let interval = 1.0 / rate
-    let started = DispatchTime.now().uptimeNanoseconds
-    for index in 0..<lagWrites {
-        let due = started + UInt64(Double(index) * interval * 1e9)
-        let now = DispatchTime.now().uptimeNanoseconds
-        if due > now { usleep(UInt32((due - now) / 1_000)) }
-        var user = users[(index + 1) % users.count]
-        user.score = Double(index)
-        try primary.write { tx in try tx.upsert(user) }
-        committed.set(UInt64(index + 2), at: DispatchTime.now().uptimeNanoseconds)
-    }
-    let achieved = Double(lagWrites) / (Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
-    _ = try await feeder.value
-    while applier.isExecuting { usleep(1_000) }
-    var lags: [Double] = []
-    for sequence in 2...UInt64(lagWrites + 1) {
-        guard let commit = committed.time(of: sequence), let seen = visible.time(of: sequence) else { continue }
-        lags.append(Double(Int64(seen) - Int64(commit)) / 1e6)
-    }
-    lags.sort()
+    let (achieved, lags) = try await measureLag(users: users, writes: lagWrites, rate: rate)
 
     let overhead = (median(on) / median(off) - 1) * 100
     print("\(count) users with 3 indexes, one write transaction each round, \(rounds) rounds alternating log off / on\n")
@@ -158,6 +100,80 @@ do {
     print(conditions.summary())
 } catch {
     benchmarkFailure("changelog-bench", "\(error)")
+}
+
+/// Commits `writes` single-record upserts at `rate` per second into a logged store while its feed
+/// goes as JSON lines through a pipe to a replica; returns the rate achieved and each commit's lag
+/// in milliseconds, sorted.
+func measureLag(users: [IndexedBenchUser], writes: Int, rate: Double) async throws -> (Double, [Double]) {
+    let directory = try ScratchDirectory(prefix: "changelog-lag")
+    defer { directory.remove() }
+    let primary = try Store(path: directory.url.appendingPathComponent("primary").path)
+    try primary.enableChangeLog(retention: .commits(100_000))
+    try upsert(users[0], into: primary)   // the entity and its schema entry: commit 1
+    let replica = try Store(path: directory.url.appendingPathComponent("replica").path)
+    try replica.replicate(from: primary)
+    let pipe = Pipe()
+    let committed = ConditionBox(), visible = ConditionBox()
+    let last = UInt64(writes + 1)
+    let feeder = Task.detached {
+        for try await commit in primary.changes(after: 1) {
+            let lines = try await primary.read { tx in
+                var output: [UInt8] = []
+                try ChangeFeedLines.append(commit, from: tx, to: &output)
+                return output
+            }
+            try pipe.fileHandleForWriting.write(contentsOf: lines)
+            if commit.sequence >= last { break }
+        }
+        try pipe.fileHandleForWriting.close()
+    }
+    let applier = Thread {
+        var reader = ChangeFeedLines.Reader()
+        var pending: [UInt8] = []
+        let handle = pipe.fileHandleForReading
+        while true {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            pending.append(contentsOf: chunk)
+            var start = 0
+            while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                if let commit = try? reader.read(line: pending[start..<newline]),
+                   (try? replica.applyChanges([commit], durability: .deferred)) != nil {
+                    visible.set(commit.sequence, at: DispatchTime.now().uptimeNanoseconds)
+                }
+                start = newline + 1
+            }
+            pending.removeFirst(start)
+        }
+        visible.set(0, at: 1)   // done
+    }
+    applier.start()
+    let interval = 1.0 / rate
+    let started = DispatchTime.now().uptimeNanoseconds
+    for index in 0..<writes {
+        let due = started + UInt64(Double(index) * interval * 1e9)
+        let now = DispatchTime.now().uptimeNanoseconds
+        if due > now { usleep(UInt32((due - now) / 1_000)) }
+        var user = users[(index + 1) % users.count]
+        user.score = Double(index)
+        try upsert(user, into: primary)
+        committed.set(UInt64(index + 2), at: DispatchTime.now().uptimeNanoseconds)
+    }
+    let achieved = Double(writes) / (Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+    _ = try await feeder.value
+    while visible.time(of: 0) == nil { usleep(1_000) }
+    var lags: [Double] = []
+    for sequence in 2...last {
+        guard let commit = committed.time(of: sequence), let seen = visible.time(of: sequence) else { continue }
+        lags.append(Double(Int64(seen) - Int64(commit)) / 1e6)
+    }
+    return (achieved, lags.sorted())
+}
+
+/// One durable commit on this thread (the synchronous `write`, which an async function does not pick).
+func upsert(_ user: IndexedBenchUser, into store: Store) throws {
+    try store.write { tx in try tx.upsert(user) }
 }
 
 /// Times by sequence, written by one thread and read by another.
