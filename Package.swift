@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "LMDB", "TestSupport", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "StrataCommandTests", dependencies: ["StrataCommand", "LMDB", "TestSupport"]),
+        .testTarget(name: "StrataCommandTests", dependencies: ["StrataCommand", "Strata", "LMDB", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
