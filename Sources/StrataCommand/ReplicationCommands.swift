@@ -71,11 +71,11 @@ struct ChangesCommand: ParsableCommand {
     @Option(help: "Print the commits after this sequence (0: from the first the log holds).") var after: UInt64 = 0
     @Flag(help: "After the logged commits, wait for new ones and print them as they commit (until interrupted).") var follow = false
     @Option(help: "Only changes of this entity (a commit's position and changes then count its changes of every entity).") var entity: String?
-    @Option(help: "jsonl (the only format).") var format: String = "jsonl"
+    @Option(help: "jsonl (one JSON object a line, the default) or cbor (the same objects as a CBOR sequence).") var format: String = "jsonl"
     @Flag(help: "Name record fields by their JSON keys, the import's mapping reversed.") var jsonKeys = false
 
     func validate() throws {
-        guard format == "jsonl" else { throw ValidationError("--format takes jsonl") }
+        guard format == "jsonl" || format == "cbor" else { throw ValidationError("--format takes jsonl or cbor") }
     }
 
     func run() throws {
@@ -92,7 +92,11 @@ struct ChangesCommand: ParsableCommand {
                         guard !kept.isEmpty else { continue }
                         let shown = LoggedCommit(sequence: commit.sequence, time: commit.time, changes: kept)
                         var bytes: [UInt8] = []
-                        try ChangeFeedLines.append(shown, from: tx, jsonKeys: jsonKeys, to: &bytes)
+                        if format == "cbor" {
+                            try ChangeFeedLines.appendCBOR(shown, from: tx, jsonKeys: jsonKeys, to: &bytes)
+                        } else {
+                            try ChangeFeedLines.append(shown, from: tx, jsonKeys: jsonKeys, to: &bytes)
+                        }
                         StandardOutput.shared.append { $0.append(contentsOf: bytes) }
                     }
                 }
@@ -117,7 +121,7 @@ func waitForCommit(of store: Store, after seen: Int) {
 struct ReplicateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replicate",
-        abstract: "Apply a store's change log (SOURCE a store, or - for `strata changes` lines on standard input) to REPLICA.",
+        abstract: "Apply a store's change log (SOURCE a store, or - for `strata changes` output, JSON lines or CBOR, on standard input) to REPLICA.",
         discussion: """
             REPLICA becomes a replica (programs cannot write to it) at the first run, starting after the last commit its \
             own log holds (a backup of the source) or from the source's first commit; each commit is applied whole in one \
@@ -152,18 +156,44 @@ struct ReplicateCommand: ParsableCommand {
                        + (source == "-" ? ", \(applied) commits read" : ""))
     }
 
-    /// Applies the commits of the lines on standard input as each one's last line arrives.
+    /// Applies the commits on standard input (JSON lines, or the CBOR form: told by the first
+    /// byte) as each one's last change arrives.
     private func applyStandardInput(to replica: Store, applied: inout Int) throws -> UInt64 {
         var reader = ChangeFeedLines.Reader()
         var position = try replica.replicaPosition() ?? 0
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        func take(_ line: ArraySlice<UInt8>) throws {
-            guard !line.isEmpty else { return }
-            if let commit = try reader.read(line: line) {
-                position = try replica.applyChanges([commit])
-                applied += 1
+        var isCBOR: Bool?
+        func apply(_ commit: LoggedCommit?) throws {
+            guard let commit else { return }
+            position = try replica.applyChanges([commit])
+            applied += 1
+        }
+        /// Takes the whole lines (or CBOR items) at the start of `pending`; at the end, the rest too.
+        func takeItems(atEnd: Bool) throws {
+            if isCBOR == nil, let first = pending.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) {
+                isCBOR = first != UInt8(ascii: "{")
             }
+            var start = 0
+            if isCBOR == true {
+                while let end = ChangeFeedLines.cborItemEnd(in: pending, from: start) {
+                    try apply(reader.read(cborItem: Array(pending[start..<end])))
+                    start = end
+                }
+                if atEnd, start < pending.count {
+                    throw CommandFailure(message: "the feed ends inside a CBOR item after item \(reader.lineNumber - 1); the replica stays at commit \(position)")
+                }
+            } else {
+                while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                    if newline > start { try apply(reader.read(line: pending[start..<newline])) }
+                    start = newline + 1
+                }
+                if atEnd, start < pending.count {
+                    try apply(reader.read(line: pending[start...]))
+                    start = pending.count
+                }
+            }
+            pending.removeFirst(start)
         }
         while true {
             let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress!, $0.count) }
@@ -173,14 +203,9 @@ struct ReplicateCommand: ParsableCommand {
             }
             if count == 0 { break }
             pending.append(contentsOf: chunk[0..<count])
-            var lineStart = 0
-            while let newline = pending[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
-                try take(pending[lineStart..<newline])
-                lineStart = newline + 1
-            }
-            pending.removeFirst(lineStart)
+            try takeItems(atEnd: false)
         }
-        try take(pending[...])
+        try takeItems(atEnd: true)
         if reader.isInsideCommit {
             throw CommandFailure(message: "the feed ends inside a commit at line \(reader.lineNumber - 1); the replica stays at commit \(position)")
         }

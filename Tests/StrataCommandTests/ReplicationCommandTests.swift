@@ -61,6 +61,11 @@ import TestSupport
         #expect(piped.status == 0, "\(piped.error)")
         #expect(piped.error.contains("at commit 2"), "\(piped.error)")
         #expect(try exported(replica) == exported(primary))
+        // The CBOR form carries the same commits: replayed, it changes nothing either.
+        let cbor = try StrataCLI.runBytes(["changes", primary, "--format", "cbor"])
+        #expect(cbor.status == 0 && !cbor.output.isEmpty && cbor.output.first != UInt8(ascii: "{"))
+        let fromCBOR = try StrataCLI.run(["replicate", "-", replica], input: cbor.output)
+        #expect(fromCBOR.status == 0 && fromCBOR.error.contains("at commit 2 (was 2)"), "\(fromCBOR.error)")
         // Replayed, it changes nothing; by store path it goes on from there.
         #expect(try StrataCLI.run(["replicate", "-", replica], input: Data(feed.output.utf8)).status == 0)
         try importJSON(#"[{"id": 4, "name": "Dee"}]"#)

@@ -16,6 +16,21 @@ enum StrataCLI {
         var error: String
     }
 
+    /// Runs `strata arguments...` and returns its status and standard output as bytes (for binary
+    /// output: `changes --format cbor`); standard error is dropped.
+    static func runBytes(_ arguments: [String]) throws -> (status: Int32, output: Data) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, data)
+    }
+
     /// Runs `strata arguments...` with `input` on standard input and waits for it.
     @discardableResult
     static func run(_ arguments: [String], input: Data? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> Result {

@@ -25,6 +25,15 @@ public enum ChangeFeedLines {
     /// with the fields of `transaction`'s entities (their JSON keys with `jsonKeys`).
     public static func append(_ commit: LoggedCommit, from transaction: ReadTransaction, jsonKeys: Bool = false,
                               to output: inout [UInt8]) throws {
+        try forEachObject(commit, from: transaction, jsonKeys: jsonKeys) { object in
+            object.appendJSON(to: &output)
+            output.append(UInt8(ascii: "\n"))
+        }
+    }
+
+    /// Calls `body` with the object of each change of `commit`, in order.
+    static func forEachObject(_ commit: LoggedCommit, from transaction: ReadTransaction, jsonKeys: Bool,
+                              _ body: (JSONValue) throws -> Void) throws {
         var renamed: [String: [String: String]] = [:]
         let time = Array(CBORReader.isoText(commit.time).utf8)
         for (index, change) in commit.changes.enumerated() {
@@ -56,9 +65,28 @@ public enum ChangeFeedLines {
             members.append(JSONMember(key: "record", value: record))
             members.append(JSONMember(key: "storedKey", value: .string(Data(change.key).base64EncodedString())))
             members.append(JSONMember(key: "stored", value: change.bytes.map { .string(Data($0).base64EncodedString()) } ?? .null))
-            JSONValue.object(members).appendJSON(to: &output)
-            output.append(UInt8(ascii: "\n"))
+            try body(.object(members))
         }
+    }
+
+    /// Appends the changes of `commit` in the CBOR form: the objects of ``append(_:from:jsonKeys:to:)``
+    /// as a CBOR sequence (RFC 8742), one map per change, the same members with the same values.
+    public static func appendCBOR(_ commit: LoggedCommit, from transaction: ReadTransaction, jsonKeys: Bool = false,
+                                  to output: inout [UInt8]) throws {
+        try forEachObject(commit, from: transaction, jsonKeys: jsonKeys) { object in
+            var writer = CBORWriter(capacity: 256)
+            ValueConverter.writeAny(object, into: &writer)
+            output.append(contentsOf: writer.bytes)
+        }
+    }
+
+    /// Where the CBOR item that starts at `start` of `bytes` ends, or nil while it is not whole there
+    /// (a reader of the CBOR form waits for more bytes; at the end of its input, such a rest is a
+    /// cut or damaged item).
+    public static func cborItemEnd(in bytes: [UInt8], from start: Int) -> Int? {
+        guard start < bytes.count else { return nil }
+        var offset = start
+        return (try? CBORReader(bytes: bytes).skipItem(at: &offset)) != nil ? offset : nil
     }
 
     /// The one JSON object `bytes` hold.
@@ -102,14 +130,34 @@ public enum ChangeFeedLines {
         public var isInsideCommit: Bool { sequence != nil }
 
         public mutating func read(line: some Collection<UInt8>) throws -> LoggedCommit? {
+            let value: JSONValue
+            do throws(StrataError) { value = try ChangeFeedLines.object(Array(line)) } catch {
+                defer { lineNumber += 1 }
+                throw StrataError(.malformedJSON, "change feed line \(lineNumber) is not JSON: \(error.message)", cause: error)
+            }
+            return try read(value)
+        }
+
+        /// Reads one item of the CBOR form (``ChangeFeedLines/appendCBOR(_:from:jsonKeys:to:)``).
+        public mutating func read(cborItem bytes: [UInt8]) throws -> LoggedCommit? {
+            var offset = 0
+            let value: JSONValue
+            do throws(CBORReadFailure) {
+                value = try CBORReader(bytes: bytes).jsonValue(at: &offset)
+                guard offset == bytes.count else { throw CBORReadFailure.corrupt(offset: offset, reason: "bytes after the item") }
+            } catch {
+                defer { lineNumber += 1 }
+                throw StrataError(.corruptRecord, "change feed item \(lineNumber) is not CBOR: \(error)", cause: error)
+            }
+            return try read(value)
+        }
+
+        /// Reads one change given as its object (a JSON line or a CBOR item, parsed).
+        private mutating func read(_ value: JSONValue) throws -> LoggedCommit? {
             defer { lineNumber += 1 }
             let number = lineNumber
             func invalid(_ reason: String) -> StrataError {
                 StrataError(.invalidRecord, "change feed line \(number): \(reason)")
-            }
-            let value: JSONValue
-            do throws(StrataError) { value = try ChangeFeedLines.object(Array(line)) } catch {
-                throw StrataError(.malformedJSON, "change feed line \(number) is not JSON: \(error.message)", cause: error)
             }
             guard case .object = value else { throw invalid("not an object") }
             guard case .wideInt(let wide)? = Self.integer(value["sequence"]), let lineSequence = wide.exactly(UInt64.self),

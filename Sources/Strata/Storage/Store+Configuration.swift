@@ -55,8 +55,20 @@ extension Store {
         /// at opening (unless read-only) when the store keeps none or keeps it otherwise. Nil (the default) leaves the
         /// store as it is: a log enabled earlier, by this or another program, goes on.
         public var changeLog: ChangeLogRetention?
+        /// Open as a replica (``replica``): reads and observation only; every write of this `Store`
+        /// throws `.readOnlyReplica`, while ``Store/applyChanges(_:durability:)`` and
+        /// ``Store/replicate(from:pageSize:)`` apply the primary's log. (A store that has applied a
+        /// log refuses programs' writes whatever the configuration.)
+        public var isReplica = false
 
         public init() {}
+
+        /// The configuration of a replica: ``isReplica``, the rest default.
+        public static var replica: Configuration {
+            var configuration = Configuration()
+            configuration.isReplica = true
+            return configuration
+        }
     }
 
     /// When a write's commit reaches the disk.

@@ -88,7 +88,8 @@ public final class Store: Sendable {
             "path": "\(path)", "entities": "\(opened.1.keys.sorted().joined(separator: ","))",
             "mapSize": "\(environment.currentMapSize)",
         ])
-        if let retention = configuration.changeLog, !configuration.readOnly, try read({ try $0.changeLogRetention() }) != retention {
+        if let retention = configuration.changeLog, !configuration.readOnly, !configuration.isReplica,
+           try read({ try $0.changeLogRetention() }) != retention {
             try enableChangeLog(retention: retention)
         }
     }
@@ -153,6 +154,10 @@ public final class Store: Sendable {
     /// ``write(durability:_:)``; `replicating` is the replica applier's, the one writer a replica takes.
     func write<R>(durability: Durability, replicating: Bool, _ body: (WriteTransaction) throws -> R) throws -> R {
         try refuseWritesIfReadOnly()
+        if configuration.isReplica, !replicating {
+            throw StrataError(.readOnlyReplica,
+                "the store at \(path) was opened as a replica (Configuration.replica): it takes changes only from its primary's change log")
+        }
         var committed: WriteTransaction?
         var transactionID = 0
         let mapSizeBefore = environment.currentMapSize

@@ -40,6 +40,25 @@ import TestSupport
         #expect(!reader.isInsideCommit)
     }
 
+    @Test func theCBORFormCarriesTheSameObjects() throws {
+        let commits = try primary.read { tx in try tx.loggedCommits(after: 0) }
+        let bytes = try primary.read { tx in
+            var output: [UInt8] = []
+            for commit in commits { try ChangeFeedLines.appendCBOR(commit, from: tx, to: &output) }
+            return output
+        }
+        var reader = ChangeFeedLines.Reader()
+        var read: [LoggedCommit] = []
+        var start = 0
+        while let end = ChangeFeedLines.cborItemEnd(in: bytes, from: start) {
+            if let commit = try reader.read(cborItem: Array(bytes[start..<end])) { read.append(commit) }
+            start = end
+        }
+        #expect(start == bytes.count)
+        #expect(read.map(\.changes) == commits.map(\.changes))
+        #expect(ChangeFeedLines.cborItemEnd(in: Array(bytes.prefix(10)), from: 0) == nil)   // a cut item is not whole
+    }
+
     @Test func eachLineCarriesTheDocumentedMembers() throws {
         let all = split(try lines())
         let first = try #require(try JSONSerialization.jsonObject(with: Data(all[0])) as? [String: Any])

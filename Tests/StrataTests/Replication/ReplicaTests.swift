@@ -99,6 +99,21 @@ private struct SubscriberV2: Record, Equatable {
         #expect(try contents(replica) == contents(primary))
     }
 
+    @Test func aStoreOpenedAsAReplicaReadsAndObservesButRefusesWrites() async throws {
+        try fill()
+        let opened = try Store(path: dir.path("opened"), configuration: .replica)
+        let error = await #expect(throws: StrataError.self) { try await opened.write { tx in try tx.insert(User.sample(9)) } }
+        #expect(error?.code == .readOnlyReplica && error?.message.contains("opened as a replica") == true)
+        try opened.replicate(from: primary)   // the applier writes
+        #expect(try await opened.read { tx in try tx.count(Subscriber.self) } == 49)
+        var observed: [Int] = []
+        for try await users in opened.observe(User.self, { $0 }) {
+            observed.append(users.count)
+            break
+        }
+        #expect(observed == [1])
+    }
+
     @Test func aFeedAppliedTwiceChangesNothingAndAGapIsRefused() throws {
         try fill()
         let commits = try primary.read { tx in try tx.loggedCommits(after: 0) }
