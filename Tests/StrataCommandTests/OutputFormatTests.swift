@@ -114,15 +114,8 @@ import TestSupport
         try JSONSerialization.data(withJSONObject: records).write(to: URL(fileURLWithPath: path))
         try #require(try StrataCLI.run(["import", store, path, "--entity", "M"]).status == 0)
         let trace = dir.path("trace")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
-        process.arguments = ["-f", "-e", "trace=write", "-o", trace, StrataCLI.binary, "query", store, "M", "--format", "jsonl"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try StrataCLI.runBytes(["-f", "-e", "trace=write", "-o", trace, StrataCLI.binary, "query", store, "M", "--format", "jsonl"],
+                                          executable: "/usr/bin/strace").output
         #expect(String(decoding: data, as: UTF8.self).split(separator: "\n").count == 20_000)
         let writes = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains("write(1,") }.count
         #expect(writes <= data.count / (64 << 10) + 1, "\(writes) writes for \(data.count) bytes")

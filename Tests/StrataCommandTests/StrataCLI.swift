@@ -16,11 +16,12 @@ enum StrataCLI {
         var error: String
     }
 
-    /// Runs `strata arguments...` and returns its status and standard output as bytes (for binary
-    /// output: `changes --format cbor`); standard error is dropped.
-    static func runBytes(_ arguments: [String]) throws -> (status: Int32, output: Data) {
+    /// Runs `strata arguments...` (or `executable arguments...`, a program that runs strata) and
+    /// returns its status and standard output as bytes (for binary output: `changes --format
+    /// cbor`); standard error is dropped.
+    static func runBytes(_ arguments: [String], executable: String? = nil) throws -> (status: Int32, output: Data) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
+        process.executableURL = URL(fileURLWithPath: executable ?? binary)
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
