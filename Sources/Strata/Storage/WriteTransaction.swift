@@ -23,7 +23,7 @@ public final class WriteTransaction: ReadTransaction {
     // so accesses cannot overlap; the runtime check would run on every record written.
     @exclusivity(unchecked) var changes = ChangeSet()
     /// The change log's writer while the store logs changes (shared with savepoints), set when
-    /// the transaction begins (``prepareChangeLog()``).
+    /// the transaction begins (``prepareWrite(replicating:)``).
     var changeLog: ChangeLogWriter?
     /// The change log's database, opened by this transaction: published to the store once it commits.
     private(set) var openedChangeLog: Database?
