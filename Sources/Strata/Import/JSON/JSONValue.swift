@@ -18,6 +18,12 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     case array([JSONValue])
     case object([JSONMember])
 
+    /// Whether this is an integer literal that fits `Int64`.
+    var isInt64: Bool {
+        if case .int = self { return true }
+        return false
+    }
+
     /// The value of the last member named `key`, when this is an object that has one.
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }

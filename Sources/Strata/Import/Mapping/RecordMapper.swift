@@ -17,6 +17,8 @@ final class RecordMapper {
     let transforms: [JSONValueTransform?]
     /// The range of each integer field of a record type narrower than 128 bits (nil: any integer).
     let integerRanges: [ClosedRange<WideInteger>?]
+    /// Whether each field's range holds every `Int64` (a JSON integer that fits `Int64` then needs no check).
+    let rangeCoversInt64: [Bool]
     /// The (first) primary key field.
     let primaryKeyIndex: Int
     /// The primary key's fields in key order: one, or several for a compound key.
@@ -123,6 +125,9 @@ final class RecordMapper {
         self.converter = ValueConverter(dateFormats: options.dateFormats)
         self.transforms = description.fields.map { options.transforms[$0.name] }
         self.integerRanges = description.fields.map { description.integerRanges.byField[$0.name] }
+        rangeCoversInt64 = integerRanges.map { range in
+            range.map { $0.contains(IntegerRanges.int64.lowerBound) && $0.contains(IntegerRanges.int64.upperBound) } ?? true
+        }
         self.keyFieldIndexes = description.primaryKeyFields.map { name in description.fields.firstIndex { $0.name == name } ?? 0 }
         self.primaryKeyIndex = keyFieldIndexes[0]
         self.primaryKeyKind = ValueKind(description.fields[primaryKeyIndex].type)
@@ -228,7 +233,8 @@ final class RecordMapper {
             guard field.isOptional else { throw ConversionFailure(message: "'\(key)' is null, but '\(field.name)' is not optional") }
             return .null
         }
-        if let range = integerRanges[index], let number = ValueConverter.integer(value), !range.contains(number) {
+        if let range = integerRanges[index], !(rangeCoversInt64[index] && value.isInt64),
+           let number = ValueConverter.integer(value), !range.contains(number) {
             throw ConversionFailure(message: "'\(key)' is \(number), out of range for '\(field.name)' (\(range.lowerBound) through \(range.upperBound))")
         }
         let start = values.count

@@ -26,6 +26,10 @@ struct ValueConverter {
         case .bool:
             writer.writeBool(try Self.bool(value) ?? { throw mismatch("a boolean") }())
         case .integer:
+            if case .int(let number) = value {   // the common case, without the wide value
+                writer.writeInteger(number)
+                return
+            }
             guard let number = Self.integer(value) else {
                 throw Self.isWholeNumber(value)
                     ? ConversionFailure(message: "is \(value), out of range for an integer (\(WideInteger.min) through \(WideInteger.max))")
