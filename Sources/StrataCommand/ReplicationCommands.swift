@@ -84,23 +84,25 @@ struct ChangesCommand: ParsableCommand {
         while true {
             // Taken before the read: a commit after it, even one during the read, ends the wait below.
             let seen = store.lastTransactionID
-            let commits = try store.read { tx in try tx.loggedCommits(after: position, limit: 256) }
-            if let last = commits.last {
-                try store.read { tx in
-                    for commit in commits {
-                        let kept = entity.map { name in commit.changes.filter { $0.entity == name } } ?? commit.changes
-                        guard !kept.isEmpty else { continue }
-                        let shown = LoggedCommit(sequence: commit.sequence, time: commit.time, changes: kept)
-                        var bytes: [UInt8] = []
-                        if format == "cbor" {
-                            try ChangeFeedLines.appendCBOR(shown, from: tx, jsonKeys: jsonKeys, to: &bytes)
-                        } else {
-                            try ChangeFeedLines.append(shown, from: tx, jsonKeys: jsonKeys, to: &bytes)
-                        }
-                        StandardOutput.shared.append { $0.append(contentsOf: bytes) }
+            // One read transaction a page: the commits, rendered with the entities' fields of the same snapshot.
+            let (last, bytes) = try store.read { tx -> (UInt64?, [UInt8]) in
+                let commits = try tx.loggedCommits(after: position, limit: 256)
+                var bytes: [UInt8] = []
+                for commit in commits {
+                    let kept = entity.map { name in commit.changes.filter { $0.entity == name } } ?? commit.changes
+                    guard !kept.isEmpty else { continue }
+                    let shown = LoggedCommit(sequence: commit.sequence, time: commit.time, changes: kept)
+                    if format == "cbor" {
+                        try ChangeFeedLines.appendCBOR(shown, from: tx, jsonKeys: jsonKeys, to: &bytes)
+                    } else {
+                        try ChangeFeedLines.append(shown, from: tx, jsonKeys: jsonKeys, to: &bytes)
                     }
                 }
-                position = last.sequence
+                return (commits.last?.sequence, bytes)
+            }
+            if let last {
+                StandardOutput.shared.append { $0.append(contentsOf: bytes) }
+                position = last
                 if follow { StandardOutput.shared.flush() }
                 continue
             }

@@ -103,14 +103,9 @@ public enum ChangeFeedLines {
 
     /// The JSON value of a stored primary key: its value, or an array of values for a compound key.
     static func keyValue(_ key: [UInt8], entity: String) throws -> JSONValue {
-        var values: [JSONValue] = []
-        var position = 0
-        do throws(StrataError) {
-            while position < key.count { values.append(try OrderedKey.queryValue(from: key, at: &position).jsonValue) }
-        } catch {
+        do throws(StrataError) { return try OrderedKey.primaryKeyValue(from: key).jsonValue } catch {
             throw StrataError(.corruptRecord, "\(entity): a logged primary key does not decode (\(key.hex)): \(error.message)", entity: entity)
         }
-        return values.count == 1 ? values[0] : .array(values)
     }
 
     /// Reads feed lines back into commits: give it each line in order; it returns a commit once

@@ -86,18 +86,19 @@ enum ChangeLogFormat {
     static let readerPrefix = Array("changelog/reader/".utf8)
 
     static func key(_ sequence: UInt64, _ position: UInt32) -> [UInt8] {
-        var key = [UInt8](repeating: 0, count: 12)
-        for index in 0..<8 { key[index] = UInt8(truncatingIfNeeded: sequence >> (56 - 8 * UInt64(index))) }
-        for index in 0..<4 { key[8 + index] = UInt8(truncatingIfNeeded: position >> (24 - 8 * UInt32(index))) }
+        var key: [UInt8] = []
+        key.reserveCapacity(12)
+        OrderedKey.appendBigEndian(sequence, to: &key)
+        for shift in stride(from: 24, through: 0, by: -8) { key.append(UInt8(truncatingIfNeeded: position >> UInt32(shift))) }
         return key
     }
 
     /// The sequence and position of a log key, or nil when it is not one.
     static func parse(_ key: [UInt8]) -> (sequence: UInt64, position: UInt32)? {
         guard key.count == 12 else { return nil }
-        var sequence: UInt64 = 0, position: UInt32 = 0
-        for index in 0..<8 { sequence = sequence << 8 | UInt64(key[index]) }
-        for index in 8..<12 { position = position << 8 | UInt32(key[index]) }
+        var offset = 0
+        guard let sequence = try? OrderedKey.readBigEndian(from: key, at: &offset) else { return nil }
+        let position = key[8...].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         return (sequence, position)
     }
 
@@ -232,10 +233,9 @@ enum ChangeLogReaders {
             var readers: [String: UInt64] = [:]
             var more = try cursor.seek(atLeast: ChangeLogFormat.readerPrefix)
             while more, cursor.key.starts(with: ChangeLogFormat.readerPrefix) {
-                let value = cursor.value
-                if value.count == 8 {
-                    let name = String(decoding: cursor.key.dropFirst(ChangeLogFormat.readerPrefix.count), as: UTF8.self)
-                    readers[name] = value.reduce(0) { $0 << 8 | UInt64($1) }
+                var offset = 0
+                if cursor.value.count == 8, let sequence = try? OrderedKey.readBigEndian(from: cursor.value, at: &offset) {
+                    readers[String(decoding: cursor.key.dropFirst(ChangeLogFormat.readerPrefix.count), as: UTF8.self)] = sequence
                 }
                 more = try cursor.next()
             }
@@ -246,6 +246,8 @@ enum ChangeLogReaders {
     static func key(_ reader: String) -> [UInt8] { ChangeLogFormat.readerPrefix + Array(reader.utf8) }
 
     static func value(_ sequence: UInt64) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: sequence >> (56 - 8 * UInt64($0))) }
+        var value: [UInt8] = []
+        OrderedKey.appendBigEndian(sequence, to: &value)
+        return value
     }
 }
