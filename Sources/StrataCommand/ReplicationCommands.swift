@@ -82,10 +82,8 @@ struct ChangesCommand: ParsableCommand {
         let store = try Store.existing(self.store)
         var position = after
         while true {
-            // Taken before the read: a commit after it, even one during the read, ends the wait below.
-            let seen = store.lastTransactionID
             // One read transaction a page: the commits, rendered with the entities' fields of the same snapshot.
-            let (last, bytes) = try store.read { tx -> (UInt64?, [UInt8]) in
+            let (last, bytes, snapshot) = try store.read { tx -> (UInt64?, [UInt8], Int) in
                 let commits = try tx.loggedCommits(after: position, limit: 256)
                 var bytes: [UInt8] = []
                 for commit in commits {
@@ -98,7 +96,7 @@ struct ChangesCommand: ParsableCommand {
                         try ChangeFeedLines.append(shown, from: tx, jsonKeys: jsonKeys, to: &bytes)
                     }
                 }
-                return (commits.last?.sequence, bytes)
+                return (commits.last?.sequence, bytes, tx.snapshotID)
             }
             if let last {
                 StandardOutput.shared.append { $0.append(contentsOf: bytes) }
@@ -108,15 +106,18 @@ struct ChangesCommand: ParsableCommand {
             }
             guard follow else { return }
             StandardOutput.shared.flush()
-            waitForCommit(of: store, after: seen)
+            waitForCommit(of: store, after: snapshot)
         }
     }
 }
 
-/// Waits until `store`'s last transaction id, which every commit of any process moves, differs
-/// from `seen`: polled every 2 ms, a read of the lock file's shared memory.
-func waitForCommit(of store: Store, after seen: Int) {
-    while store.lastTransactionID == seen { usleep(2_000) }
+/// Waits until `store` holds a commit newer than `snapshot`, the ``ReadTransaction/snapshotID``
+/// of a read that found nothing new: the last transaction id, which every commit of any process
+/// moves, is polled every 2 ms (a read of the memory-mapped meta page). The meta page shows a
+/// commit while LMDB is still syncing it, before new reads may see it; a read begun then returns
+/// the old snapshot again, and the wait after it returns at once, until the read sees the commit.
+func waitForCommit(of store: Store, after snapshot: Int) {
+    repeat { usleep(2_000) } while store.lastTransactionID == snapshot
 }
 
 /// `strata replicate`: apply a primary's change log to a replica.
@@ -145,11 +146,12 @@ struct ReplicateCommand: ParsableCommand {
             position = try applyStandardInput(to: replica, applied: &applied)
         } else {
             let source = try Store.existing(self.source)
-            var seen = source.lastTransactionID
+            // A snapshot taken before `replicate`, whose last read (finding nothing new) is at it or later.
+            var snapshot = try source.read { tx in tx.snapshotID }
             var current = try replica.replicate(from: source)
             while follow {
-                waitForCommit(of: source, after: seen)
-                seen = source.lastTransactionID
+                waitForCommit(of: source, after: snapshot)
+                snapshot = try source.read { tx in tx.snapshotID }
                 current = try replica.replicate(from: source)
             }
             position = current

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 import Testing
 import TestSupport
 
@@ -97,26 +98,123 @@ import TestSupport
         #expect(cut.status == 1 && cut.error.contains("ends inside a commit at line 1"), "\(cut.error)")
     }
 
-    @Test func followingPrintsCommitsAsTheyArrive() throws {
-        let output = dir.path("follow.out")
+    /// Starts `strata arguments` (a follower), commits record 7 by `strata import` with
+    /// `environment`, and waits up to 20 s for `seen` to find it; returns the follower's output.
+    func follow(_ arguments: [String], importing environment: [String: String] = [:],
+                until seen: (String) throws -> Bool) throws -> (found: Bool, output: String) {
+        let output = dir.path("follow-\(UUID().uuidString).out")
         _ = FileManager.default.createFile(atPath: output, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: StrataCLI.binary)
-        process.arguments = ["changes", primary, "--follow"]
+        process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        let errors = dir.path("follow.err")
+        let errors = dir.path("follow-\(UUID().uuidString).err")
         _ = FileManager.default.createFile(atPath: errors, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
         try process.run()
         defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-        try importJSON(#"[{"id": 7, "name": "Gil"}]"#)
+        usleep(200_000)   // the follower has read the log and waits (not required: a head start)
+        let path = dir.path("in-\(UUID().uuidString).json")
+        try Data(#"[{"id": 7, "name": "Gil"}]"#.utf8).write(to: URL(fileURLWithPath: path))
+        let result = try StrataCLI.run(["import", primary, path, "--entity", "Person"], environment: environment)
+        try #require(result.status == 0, "\(result.error)")
         let deadline = Date().addingTimeInterval(20)
-        var text = ""
         while Date() < deadline {
-            text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            if text.contains("\"key\":7") { break }
+            if try seen((try? String(contentsOfFile: output, encoding: .utf8)) ?? "") { return (true, "") }
             usleep(20_000)
         }
-        #expect(text.contains(#""operation":"insert","key":7"#), "\(text) \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        let error = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        return (false, "output: \(text) errors: \(error) running: \(process.isRunning)")
+    }
+
+    /// A library that makes LMDB's synchronous meta-page writes return 300 ms late: the window in
+    /// which the meta page (what `lastTransactionID` reads) shows a commit that new read
+    /// transactions cannot see yet. Built with the toolchain's clang; nil without one.
+    func slowMetaPageLibrary() throws -> String? {
+        let compiler = ["/usr/bin/cc", "/usr/bin/clang", "/usr/bin/gcc"].first { FileManager.default.isExecutableFile(atPath: $0) }
+            ?? (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+                .map { "\($0)/clang" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let compiler else { return nil }
+        let source = dir.path("slowmeta.c"), library = dir.path("slowmeta.so")
+        try Data(#"""
+            #define _GNU_SOURCE
+            #include <dlfcn.h>
+            #include <unistd.h>
+            #include <sys/types.h>
+            static ssize_t (*real)(int, const void *, size_t, off_t);
+            ssize_t pwrite64(int fd, const void *buf, size_t count, off_t offset) {
+                if (!real) real = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite64");
+                ssize_t written = real(fd, buf, count, offset);
+                if (offset > 0 && offset < 8192 && count <= 4096) usleep(300000);   /* a meta page */
+                return written;
+            }
+            ssize_t pwrite(int fd, const void *buf, size_t count, off_t offset) { return pwrite64(fd, buf, count, offset); }
+            """#.utf8).write(to: URL(fileURLWithPath: source))
+        let build = Process()
+        build.executableURL = URL(fileURLWithPath: compiler)
+        build.arguments = ["-shared", "-fPIC", "-o", library, source, "-ldl"]
+        try build.run()
+        build.waitUntilExit()
+        try #require(build.terminationStatus == 0, "\(compiler) could not build the slow-meta-page library")
+        return library
+    }
+
+    @Test func followingPrintsCommitsAsTheyArrive() throws {
+        let result = try follow(["changes", primary, "--follow"]) { $0.contains(#""operation":"insert","key":7"#) }
+        #expect(result.found, "\(result.output)")
+    }
+
+    /// Before, the followers took the id to wait on from the meta page before their read: a read
+    /// begun while the commit's meta page was being synced saw the old snapshot, and they then
+    /// waited for a commit after the one they had missed (CI's disk made the window wide enough).
+    @Test func followersSeeACommitWhoseMetaPageIsStillBeingSynced() throws {
+        guard let library = try slowMetaPageLibrary() else {
+            Issue.record("no C compiler (cc, clang or gcc) to build the slow-meta-page library with")
+            return
+        }
+        let slow = ["LD_PRELOAD": library]
+        let changes = try follow(["changes", primary, "--follow"], importing: slow) { $0.contains(#""key":7"#) }
+        #expect(changes.found, "strata changes --follow: \(changes.output)")
+        let replica = try replicaFromBackup()
+        let replicate = try follow(["replicate", primary, replica, "--follow"], importing: slow) { _ in
+            try Store(path: replica, configuration: { var c = Store.Configuration(); c.readOnly = true; return c }())
+                .read { tx in try tx.query(entity: "Person").count() } == 3
+        }
+        #expect(replicate.found, "strata replicate --follow: \(replicate.output)")
+        // The library's feed, which hears of other processes' commits by polling.
+        let store = try Store(path: primary)
+        let seen = LockedData()
+        let start = try store.read { tx in try tx.loggedCommits(after: 0, limit: 100_000).last?.sequence ?? 0 }
+        let reader = Task {
+            for try await _ in store.changes(after: start) {
+                seen.set(Data([1]))
+                return
+            }
+        }
+        defer { reader.cancel() }
+        let path = dir.path("in-8.json")
+        try Data(#"[{"id": 8, "name": "Hal"}]"#.utf8).write(to: URL(fileURLWithPath: path))
+        usleep(200_000)
+        #expect(try StrataCLI.run(["import", primary, path, "--entity", "Person"], environment: slow).status == 0)
+        let deadline = Date().addingTimeInterval(20)
+        while !seen.isSet, Date() < deadline { usleep(20_000) }
+        #expect(seen.isSet, "Store.changes(after:) did not deliver a commit of another process")
+        // And an observation, which hears of them by the same poll.
+        let counts = store.observe(entities: ["Person"]) { tx in try tx.query(entity: "Person").count() }
+        let observed = LockedData()
+        let observer = Task {
+            for try await count in counts where count == 5 {
+                observed.set(Data([1]))
+                return
+            }
+        }
+        defer { observer.cancel() }
+        usleep(300_000)
+        try Data(#"[{"id": 9, "name": "Ida"}]"#.utf8).write(to: URL(fileURLWithPath: path))
+        #expect(try StrataCLI.run(["import", primary, path, "--entity", "Person"], environment: slow).status == 0)
+        let until = Date().addingTimeInterval(20)
+        while !observed.isSet, Date() < until { usleep(20_000) }
+        #expect(observed.isSet, "an observation did not see a commit of another process")
     }
 }

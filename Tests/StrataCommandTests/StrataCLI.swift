@@ -32,9 +32,11 @@ enum StrataCLI {
         return (process.terminationStatus, data)
     }
 
-    /// Runs `strata arguments...` with `input` on standard input and waits for it.
+    /// Runs `strata arguments...` with `input` on standard input and waits for it; `environment`
+    /// is added to this process's.
     @discardableResult
-    static func run(_ arguments: [String], input: Data? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> Result {
+    static func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:],
+                    sourceLocation: SourceLocation = #_sourceLocation) throws -> Result {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             Issue.record("the strata binary is missing at \(binary); build the package (swift build) first", sourceLocation: sourceLocation)
             return Result(status: -1, output: "", error: "")
@@ -42,6 +44,7 @@ enum StrataCLI {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let output = Pipe(), error = Pipe(), stdin = Pipe()
         process.standardOutput = output
         process.standardError = error

@@ -4,7 +4,7 @@ import LMDB
 
 /// The observers of one store, told of every commit: those of this process right after they
 /// commit, those of other processes within two ``pollInterval``s (LMDB has no notifications: a
-/// timer compares the environment's last transaction id with the commits this process made).
+/// timer compares the id of the last commit a read can see with the commits this process made).
 ///
 /// Which observers a commit may concern is decided on the committing thread, in one pass over
 /// the observers with precomputed, non-generic data (``ObserverInterest``): an observer whose

@@ -65,13 +65,20 @@ public struct ChangeFeed: AsyncSequence, Sendable {
                 }
                 if Task.isCancelled { return nil }
                 let after = position
-                pending = try await store.read { tx in try tx.loggedCommits(after: after, limit: Self.page) }
+                let snapshot: Int
+                (pending, snapshot) = try await store.read { tx in (try tx.loggedCommits(after: after, limit: Self.page), tx.snapshotID) }
                 pendingIndex = 0
                 if let last = pending.last {
                     position = last.sequence
                     continue
                 }
-                // Nothing new: wait for a commit (one noticed since the read is already buffered).
+                // Nothing new. A commit of another process whose meta page LMDB is still syncing
+                // is noticed before reads can see it: read again shortly, as its notice may be spent.
+                if store.lastTransactionID != snapshot {
+                    try? await Task.sleep(for: .milliseconds(2))
+                    continue
+                }
+                // Wait for a commit (one noticed since the read is already buffered).
                 guard await commitIterator.next() != nil else { return nil }
             }
         }

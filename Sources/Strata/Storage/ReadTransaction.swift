@@ -34,6 +34,10 @@ public class ReadTransaction {
         self.raw = raw
     }
 
+    /// The id of the commit this transaction reads (`mdb_txn_id`): what a follower compares with
+    /// ``Store/lastTransactionID`` to know whether a newer commit may be read.
+    package var snapshotID: Int { raw.id }
+
     func invalidate() {
         isOpen = false
         // A cached maintainer refers to this transaction: a context kept past it must not keep

@@ -10,7 +10,9 @@ struct ReplicaState: Codable, Equatable {
 
 extension Store {
     /// The id of the last transaction committed to the store by any process: it changes with
-    /// every commit (what the tool's `--follow` waits on).
+    /// every commit (what the tool's `--follow` waits on). It is read from the meta page, which
+    /// LMDB writes (and syncs) before it lets new read transactions see the commit: compare it
+    /// with the ``ReadTransaction/snapshotID`` of a read, never with an id taken before the read.
     package var lastTransactionID: Int { environment.lastTransactionID }
 
     /// The last commit of its primary this store has applied, when it is a replica; nil otherwise.

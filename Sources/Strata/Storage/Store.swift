@@ -83,7 +83,9 @@ public final class Store: Sendable {
         published = ConditionLock(PublishedState())
         decodeExecutor = DecodeExecutor.shared(by: environment)
         writerQueue = DispatchQueue(label: "strata.writer")
-        observers = ObservationCenter { [environment] in environment.lastTransactionID }
+        // The id a new read sees, not the meta page's (which shows a commit while LMDB still syncs
+        // it, before reads may see it): an observer told of a commit then reads it.
+        observers = ObservationCenter { [environment] in (try? environment.read { $0.id }) ?? environment.lastTransactionID }
         configuration.logger.debug("opened store", metadata: [
             "path": "\(path)", "entities": "\(opened.1.keys.sorted().joined(separator: ","))",
             "mapSize": "\(environment.currentMapSize)",
