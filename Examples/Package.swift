@@ -9,7 +9,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [.package(name: "Strata", path: "..")],
     targets: [
-        // The Quick start as a fresh `main.swift`, exactly as the README shows it.
+        // The Quick start as a fresh `main.swift`, exactly as the README shows it: its statements run
+        // inside an `async` function, as in a server's handler or a test.
         .executableTarget(name: "QuickStart", dependencies: [.product(name: "Strata", package: "Strata")]),
         // The README's tour of each capability, each block a marked region.
         .executableTarget(name: "Tour", dependencies: [.product(name: "Strata", package: "Strata")]),

@@ -10,13 +10,15 @@ func replicating(_ store: Store) async throws {
         for change in commit.changes { print(commit.sequence, change.operation, change.entity) }
         break
     }
-    for try await change in store.changes(of: User.self, after: 0) {   // one record type, decoded
-        print(change.operation, change.key as Any, change.record?.firstName ?? "deleted")
-        break
-    }
     try store.backup(to: "replica.strata")                   // a replica starts as a backup…
     let replica = try Store(path: "replica.strata")
     try await store.write { tx in try tx.delete(User.self, key: 7) }
     try replica.replicate(from: store)                       // …and follows the log after it; programs cannot write to it
     // end snippet: change-feed
+    // snippet: typed-changes
+    for try await change in store.changes(of: User.self, after: 0) {   // one record type, decoded
+        print(change.operation, change.key as Any, change.record?.firstName ?? "deleted")
+        break
+    }
+    // end snippet: typed-changes
 }

@@ -14,7 +14,8 @@ try store.write { tx in
     try tx.insert(pancake)
 }
 try queries(store)
-try await asyncCalls(store, user)
+try aggregating(store)
+try syncCalls(store, user)
 
 // snippet: relationships
 struct Note: Record {
@@ -26,6 +27,18 @@ struct Note: Record {
     static let user = ToOne<Note, User>("user", \.userID, inverse: "notes", deleteRule: .cascade)
     static let relationships: [AnyRelationship<Note>] = [.init(user)]
 }
+try store.read { tx in
+    let author = try tx.parent(Note.user, of: note)                   // User?
+    let notes = try tx.related(Note.user, of: user)                    // [Note], through the index on userID
+    let count = try tx.count(Note.user, of: user)                      // counted in the index
+    let writers = try tx.query(User.self, "notes.@count > 0 AND NONE notes.text CONTAINS[c] 'draft'").all()
+    let json = try tx.exportJSON(user)                                 // the user with its notes nested, JSON keys reversed
+    print(author as Any, notes, count, writers, json as Any)
+}
+try store.write { tx in try tx.delete(User.self, key: 6) }             // cascade: the user's notes go too
+// end snippet: relationships
+
+// snippet: many-to-many
 struct Ingredient: Record {
     var id: String
     var name: String
@@ -40,17 +53,11 @@ struct Recipe: Record {
     static let relationships: [AnyRelationship<Recipe>] = [.init(ingredients)]
 }
 try store.read { tx in
-    let author = try tx.parent(Note.user, of: note)                   // User?
-    let notes = try tx.related(Note.user, of: user)                    // [Note], through the index on userID
-    let count = try tx.count(Note.user, of: user)                      // counted in the index
     let ingredients = try tx.related(Recipe.ingredients, of: pancake)  // [Ingredient], in list order
     let withEgg = try tx.query(Recipe.self, "ANY ingredients.name == %@ ORDER BY name DESC", "egg").all()   // Lidenbrock
-    let writers = try tx.query(User.self, "notes.@count > 0 AND NONE notes.text CONTAINS[c] 'draft'").all()
-    let json = try tx.exportJSON(user)                                 // the user with its notes nested, JSON keys reversed
-    print(author as Any, notes, count, ingredients, withEgg, writers, json as Any)
+    print(ingredients, withEgg)
 }
-try store.write { tx in try tx.delete(User.self, key: 6) }             // cascade: the user's notes go too
-// end snippet: relationships
+// end snippet: many-to-many
 
 try await importing(store, payload: directory.appendingPathComponent("users.json"))
 try await observing(store)
