@@ -4,12 +4,14 @@ import LMDB
 public struct IndexVerification: Sendable, Equatable {
     /// The entity checked.
     public var entity: String
+    /// The records read and checked.
     public var recordsChecked = 0
     /// Index entries the records call for, over all indexes.
     public var entriesExpected = 0
     /// What does not match, one sentence each (the first 100).
     public var problems: [String] = []
 
+    /// True when no problem was found.
     public var isConsistent: Bool { problems.isEmpty }
 }
 

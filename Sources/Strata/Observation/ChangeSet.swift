@@ -76,6 +76,7 @@ public struct ChangeSet: Sendable, Equatable {
     var isTracking = true
     /// Something changed while tracking was off: observers registered meanwhile must re-read.
     private(set) var missed = false
+    /// An empty change set.
     public init() {}
 
     /// A change of unknown extent from another process.
@@ -90,6 +91,7 @@ public struct ChangeSet: Sendable, Equatable {
         changed.mapValues { $0.all ? .all : .some(Set($0.keys)) }
     }
 
+    /// True when nothing changed (and the set is not a change of unknown extent from another process).
     public var isEmpty: Bool { changed.isEmpty && !isExternal }
 
     /// True when `entity` may have changed.

@@ -22,6 +22,7 @@ public struct Query<Root>: Sendable, Hashable {
     /// it only collects keys.
     var anyOrder = false
 
+    /// A query with no predicate, orderings, limit or offset: every record in primary key order.
     public init() {}
 
     /// This query with `predicate` added to its condition (AND).

@@ -10,11 +10,15 @@ import Foundation
 /// (``ValueKind/accepts(_:)``). Per-type code that cannot be a table entry (how a value is written
 /// as CBOR, its order-preserving key) lives with the codec and ``OrderedKey``, keyed by these cases.
 public enum ScalarType: String, CaseIterable, Sendable, Hashable {
+    /// `Bool`.
     case bool
     /// Every integer width up to 128 bits, signed or not (see ``WideInteger``).
     case integer
+    /// `Double`.
     case double
+    /// `Float`.
     case float
+    /// `String`.
     case string
     /// `Date`: CBOR tag 1 over seconds since 1970.
     case date

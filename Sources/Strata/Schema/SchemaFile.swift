@@ -29,8 +29,10 @@ import Foundation
 /// `"generatedKey": true` marks a primary key the importer numbers (``EntityDescription/primaryKeyIsGenerated``).
 /// A partial file (``init(json:allowingPartial:)``) may leave out `primaryKey`, `fields` or any field.
 public struct SchemaFile: Sendable, Hashable {
+    /// The entities the file describes.
     public var entities: [EntityDescription]
 
+    /// A schema file of these entities.
     public init(entities: [EntityDescription]) { self.entities = entities }
 
     /// The entity named `name`.
