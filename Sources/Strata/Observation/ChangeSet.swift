@@ -1,7 +1,7 @@
 import LMDB
 
 /// What a committed write transaction changed, per entity: the stored primary keys it wrote or
-/// deleted, or "any record" when it changed more than ``ChangeSet/keyLimit`` or wrote without
+/// deleted, or "any record" when it changed more than `keyLimit` or wrote without
 /// noting keys (an import, dropping every record). Observers use it to skip work for commits
 /// that cannot have changed their results.
 public struct ChangeSet: Sendable, Equatable {
@@ -33,7 +33,7 @@ public struct ChangeSet: Sendable, Equatable {
         }
 
         /// Notes `key`, with the record's bytes after the change when `keepingBytes`; past
-        /// ``ChangeSet/keyLimit`` keys the entity counts as ``all``.
+        /// `keyLimit` keys the entity counts as ``all``.
         mutating func note(_ key: [UInt8], bytes: [UInt8]?, keepingBytes: Bool) {
             if all { return }
             if let position = position(of: key) {

@@ -5,7 +5,7 @@
 /// strings — produces one of these.
 ///
 /// `Root` names the record type for type checking only; the command-line tool's untyped queries
-/// (``EntityQuery``) use ``StoredRecord``.
+/// (`EntityQuery`) use ``StoredRecord``.
 public struct Query<Root>: Sendable, Hashable {
     /// The condition records must meet; `.constant(true)` for all records.
     public var predicate: QueryPredicate = .constant(true)

@@ -7,7 +7,7 @@ public enum IndexCollation: String, Sendable, Codable, Hashable {
     /// Case folded (`[c]`), by Unicode full case mapping, not ASCII only.
     case caseInsensitive
     /// Case and diacritics folded (`[cd]`) as Foundation folds them: "Fünke" matches "funke",
-    /// "ÉLAN" matches "elan", "Ørsted" does not match "orsted" (see ``Collation``).
+    /// "ÉLAN" matches "elan", "Ørsted" does not match "orsted" (see `Collation`).
     case caseAndDiacriticInsensitive
 
     /// The string comparison options this collation answers.

@@ -41,6 +41,7 @@ public struct SchemaFile: Sendable, Hashable {
     /// Reads a schema file. Throws `.malformedJSON` with the position for bad JSON and
     /// `.invalidValue` naming the entity, field and problem for a schema that is not valid.
     ///
+    /// - Parameter data: the schema file's bytes (UTF-8 JSON).
     /// - Parameter allowingPartial: an entity may name only some fields, and no `primaryKey` (its
     ///   description's is then empty); such descriptions are not validated here, but once completed
     ///   from the data by ``EntityDescription/inferred(name:fromJSONFile:rootKey:primaryKey:generatingKey:completing:related:limits:)``,

@@ -26,7 +26,7 @@ public struct LoggedChange: Sendable, Equatable {
     public enum Operation: UInt8, Sendable, Codable, CustomStringConvertible {
         /// The record was inserted, updated or deleted.
         case insert = 0, update = 1, delete = 2
-        /// Every record of the entity was deleted at once (``WriteTransaction/deleteAll(_:)``); the key is empty.
+        /// Every record of the entity was deleted at once (``WriteTransaction/deleteAll(_:)-(T.Type)``); the key is empty.
         case deleteAll = 3
         /// The entity's catalog entry changed (a new entity, new field ids, other indexes): the
         /// bytes are the entry's JSON, which a replica stores before the commit's records, whose

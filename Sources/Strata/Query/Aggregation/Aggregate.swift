@@ -27,7 +27,7 @@ public struct Aggregate<Root>: Sendable, Hashable, CustomStringConvertible {
     /// The number of records in the group.
     public static var count: Self { Self(.count, []) }
 
-    /// The smallest non-nil value of the field, in ``QueryValueOrder``.
+    /// The smallest non-nil value of the field, in the order queries sort values.
     public static func min<V>(_ keyPath: KeyPath<Root, V> & Sendable) -> Self { Self(.min, KeyPathNames.components(of: keyPath)) }
     /// The largest non-nil value of the field.
     public static func max<V>(_ keyPath: KeyPath<Root, V> & Sendable) -> Self { Self(.max, KeyPathNames.components(of: keyPath)) }
@@ -59,7 +59,7 @@ public enum AggregateFunction: String, Sendable, Hashable {
     case count, min, max, sum, average
 }
 
-/// One group of ``QueryRequest/group(by:aggregating:)-(KeyPath<Root,Key>&Sendable,_)``: the records
+/// One group of ``QueryRequest/group(by:aggregating:)->AggregateGroups<Root,Key>``: the records
 /// sharing a value of the grouping field, with their count and the aggregates asked for.
 public struct AggregateGroup<Root, Key: Sendable>: Sendable {
     /// The grouping field's value (nil for the records without one, when the field is optional).
@@ -94,7 +94,7 @@ public struct AggregateGroup<Root, Key: Sendable>: Sendable {
     }
 }
 
-/// The groups of a grouping query, ordered by key (nil first, then in ``QueryValueOrder``).
+/// The groups of a grouping query, ordered by key (nil first, then in the order queries sort values).
 ///
 /// ```swift
 /// let crowded = try tx.query(User.self).group(by: \.lastName).having { $0.count > 1 }

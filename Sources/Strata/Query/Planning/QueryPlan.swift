@@ -1,5 +1,5 @@
 /// How a query runs: an access path that yields candidate records in some order, then a filter,
-/// an ordering and a window. Produced by ``QueryPlanner``, run by the executor, and printed by
+/// an ordering and a window. Produced by the query planner, run by the executor, and printed by
 /// ``description`` as one stable line, e.g.
 /// `IndexScan(User.lastName[cd] = "bluth") → Filter(luckyNumber > 5) → TopK(luckyNumber desc, 2)`.
 public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
@@ -61,7 +61,7 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
     public var reversed: Bool
     /// The part of the predicate the access path does not guarantee; `.constant(true)` when none.
     /// The executor checks candidates against it alone when the access is exact
-    /// (``exactAccess``), otherwise against the whole predicate (index keys may be folded).
+    /// (`exactAccess`), otherwise against the whole predicate (index keys may be folded).
     public var residual: QueryPredicate
     /// True when every candidate of the access path meets the conjuncts left out of `residual`,
     /// except candidates found under a cut index key (``IndexKey/maxLength``), which the
