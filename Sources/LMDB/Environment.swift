@@ -45,6 +45,8 @@ public final class Environment: @unchecked Sendable {
         public var writeLockTimeout: Double = 30
         /// The permissions of the files the environment creates: owner only by default.
         public var fileMode: UInt16 = 0o600
+        /// The defaults: a 1 GiB map that may grow to 1 TiB, 126 readers, 1024 named databases, read-write, a
+        /// 30-second write-lock wait, files readable and writable by the owner only.
         public init() {}
     }
 
@@ -60,6 +62,7 @@ public final class Environment: @unchecked Sendable {
     let handle: OpaquePointer
     /// The directory holding `data.mdb` and `lock.mdb`.
     public let path: String
+    /// The options the environment was opened with.
     public let options: Options
     let mapLock = MapLock()
     /// `mdb_dbi_open` must not run in two transactions of one process at once.

@@ -11,6 +11,7 @@ public struct LMDBError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Extra context supplied by the wrapper (a path, a database name), or empty.
     public var context: String
 
+    /// An error for `code`, returned by `operation`, with optional context (a path, a database name).
     public init(code: Int32, operation: String, context: String = "") {
         self.code = code
         self.operation = operation

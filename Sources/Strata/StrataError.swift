@@ -15,6 +15,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is. Extensible: new codes may be added in later versions,
     /// so a `switch` over codes needs a `default` case.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as `description` prints it (`duplicateKey`).
         public let name: String
         private init(_ name: String) { self.name = name }
         public var description: String { name }
@@ -94,6 +95,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
     /// The index (0-based) of the imported record involved, when one is.
     public var record: Int?
 
+    /// An error of `code` with a message naming what failed and where, and what is known of it.
     public init(
         _ code: Code, _ message: String,
         entity: String? = nil, field: String? = nil, key: String? = nil,
@@ -117,10 +119,14 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
 /// A place in a text input: byte offset (0-based), line and column (1-based; the column counts
 /// bytes from the start of the line).
 public struct InputPosition: Sendable, Hashable, CustomStringConvertible {
+    /// The byte offset, from 0.
     public var offset: Int
+    /// The line, from 1.
     public var line: Int
+    /// The column, from 1, in bytes from the start of the line.
     public var column: Int
 
+    /// A position.
     public init(offset: Int, line: Int, column: Int) {
         self.offset = offset
         self.line = line

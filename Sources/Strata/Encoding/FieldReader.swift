@@ -207,43 +207,63 @@ public struct FieldReader {
     // synthesized `CodingKeys` case folds to a constant; the work is in the non-generic reads by name
     // below. (Generic over the key, each field costs measurably more.)
 
+    /// Reads the `String` field `key`; throws `.missingField` when the record lacks it and `.typeMismatch`
+    /// when it holds another type.
     @inlinable public mutating func decode(_: String.Type, forKey key: some CodingKey) throws -> String {
         try string(key.stringValue)
     }
+    /// Reads the `Int` field `key`; throws `.missingField` when the record lacks it and `.typeMismatch` when
+    /// it holds another type.
     @inlinable public mutating func decode(_: Int.Type, forKey key: some CodingKey) throws -> Int {
         try int(key.stringValue)
     }
+    /// Reads the `Int64` field `key`; throws `.missingField` when the record lacks it and `.typeMismatch`
+    /// when it holds another type.
     @inlinable public mutating func decode(_: Int64.Type, forKey key: some CodingKey) throws -> Int64 {
         try int64(key.stringValue)
     }
+    /// Reads the `Double` field `key`; throws `.missingField` when the record lacks it and `.typeMismatch`
+    /// when it holds another type.
     @inlinable public mutating func decode(_: Double.Type, forKey key: some CodingKey) throws -> Double {
         try double(key.stringValue)
     }
+    /// Reads the `Bool` field `key`; throws `.missingField` when the record lacks it and `.typeMismatch` when
+    /// it holds another type.
     @inlinable public mutating func decode(_: Bool.Type, forKey key: some CodingKey) throws -> Bool {
         try bool(key.stringValue)
     }
+    /// Reads the `Date` field `key`; throws `.missingField` when the record lacks it and `.typeMismatch` when
+    /// it holds another type.
     @inlinable public mutating func decode(_: Date.Type, forKey key: some CodingKey) throws -> Date {
         try date(key.stringValue)
     }
+    /// Reads the `[String]` field `key`; throws `.missingField` when the record lacks it and `.typeMismatch`
+    /// when it holds another type.
     @inlinable public mutating func decode(_: [String].Type, forKey key: some CodingKey) throws -> [String] {
         try strings(key.stringValue)
     }
 
+    /// Reads the optional `String` field `key`: nil when the record lacks it or stores nil.
     @inlinable public mutating func decodeIfPresent(_: String.Type, forKey key: some CodingKey) throws -> String? {
         try string(ifPresent: key.stringValue)
     }
+    /// Reads the optional `Int` field `key`: nil when the record lacks it or stores nil.
     @inlinable public mutating func decodeIfPresent(_: Int.Type, forKey key: some CodingKey) throws -> Int? {
         try int(ifPresent: key.stringValue)
     }
+    /// Reads the optional `Int64` field `key`: nil when the record lacks it or stores nil.
     @inlinable public mutating func decodeIfPresent(_: Int64.Type, forKey key: some CodingKey) throws -> Int64? {
         try int64(ifPresent: key.stringValue)
     }
+    /// Reads the optional `Double` field `key`: nil when the record lacks it or stores nil.
     @inlinable public mutating func decodeIfPresent(_: Double.Type, forKey key: some CodingKey) throws -> Double? {
         try double(ifPresent: key.stringValue)
     }
+    /// Reads the optional `Bool` field `key`: nil when the record lacks it or stores nil.
     @inlinable public mutating func decodeIfPresent(_: Bool.Type, forKey key: some CodingKey) throws -> Bool? {
         try bool(ifPresent: key.stringValue)
     }
+    /// Reads the optional `Date` field `key`: nil when the record lacks it or stores nil.
     @inlinable public mutating func decodeIfPresent(_: Date.Type, forKey key: some CodingKey) throws -> Date? {
         try date(ifPresent: key.stringValue)
     }
@@ -254,6 +274,8 @@ public struct FieldReader {
         try value(type, key.stringValue)
     }
 
+    /// Any other optional value, read as the generic `decode(_:forKey:)` reads it: nil when the record lacks
+    /// the field or stores nil.
     @inlinable public mutating func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: some CodingKey) throws -> T? {
         try value(ifPresent: type, key.stringValue)
     }

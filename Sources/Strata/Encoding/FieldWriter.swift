@@ -38,14 +38,23 @@ public struct FieldWriter {
     // The public writes are inlined into the caller's `encodeFields(to:)`, where `key.stringValue` of
     // a synthesized `CodingKeys` case folds to a constant; the work is in the writes by name below.
 
+    /// Writes the `String` field `key`.
     @inlinable public mutating func encode(_ value: String, forKey key: some CodingKey) { encode(value, named: key.stringValue) }
+    /// Writes the `Int` field `key`.
     @inlinable public mutating func encode(_ value: Int, forKey key: some CodingKey) { encode(value, named: key.stringValue) }
+    /// Writes the `Int64` field `key`.
     @inlinable public mutating func encode(_ value: Int64, forKey key: some CodingKey) { encode(value, named: key.stringValue) }
+    /// Writes the `Double` field `key`.
     @inlinable public mutating func encode(_ value: Double, forKey key: some CodingKey) { encode(value, named: key.stringValue) }
+    /// Writes the `Float` field `key`.
     @inlinable public mutating func encode(_ value: Float, forKey key: some CodingKey) { encode(value, named: key.stringValue) }
+    /// Writes the `Bool` field `key`.
     @inlinable public mutating func encode(_ value: Bool, forKey key: some CodingKey) { encode(value, named: key.stringValue) }
+    /// Writes the `Date` field `key`.
     @inlinable public mutating func encode(_ value: Date, forKey key: some CodingKey) { encode(value, named: key.stringValue) }
+    /// Writes the `UUID` field `key`.
     @inlinable public mutating func encode(_ value: UUID, forKey key: some CodingKey) { encode(value, named: key.stringValue) }
+    /// Writes the `[String]` field `key`.
     @inlinable public mutating func encode(_ value: [String], forKey key: some CodingKey) { encode(value, named: key.stringValue) }
 
     /// Any other integer width.
@@ -68,21 +77,27 @@ public struct FieldWriter {
     public mutating func encodeIfPresent(_ value: String?, forKey key: some CodingKey) {
         if let value { encode(value, forKey: key) }
     }
+    /// Writes the `Int` field `key` unless `value` is nil.
     public mutating func encodeIfPresent(_ value: Int?, forKey key: some CodingKey) {
         if let value { encode(value, forKey: key) }
     }
+    /// Writes the `Int64` field `key` unless `value` is nil.
     public mutating func encodeIfPresent(_ value: Int64?, forKey key: some CodingKey) {
         if let value { encode(value, forKey: key) }
     }
+    /// Writes the `Double` field `key` unless `value` is nil.
     public mutating func encodeIfPresent(_ value: Double?, forKey key: some CodingKey) {
         if let value { encode(value, forKey: key) }
     }
+    /// Writes the `Bool` field `key` unless `value` is nil.
     public mutating func encodeIfPresent(_ value: Bool?, forKey key: some CodingKey) {
         if let value { encode(value, forKey: key) }
     }
+    /// Writes the `Date` field `key` unless `value` is nil.
     public mutating func encodeIfPresent(_ value: Date?, forKey key: some CodingKey) {
         if let value { encode(value, forKey: key) }
     }
+    /// Writes the `Encodable` field `key` unless `value` is nil.
     public mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: some CodingKey) throws {
         if let value { try encode(value, forKey: key) }
     }

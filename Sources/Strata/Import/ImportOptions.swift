@@ -1,4 +1,4 @@
-/// How ``Store/importJSON(_:as:options:)`` treats a payload.
+/// How ``Store/importJSON(_:as:options:)-8hmiw`` (and its async twin) treats a payload.
 ///
 /// ```swift
 /// let options = ImportOptions(mode: .sync(scope: "city == 'Berlin'"), rootKey: "users", onError: .skip)
@@ -34,10 +34,12 @@ public struct ImportOptions: Sendable {
         case skip
     }
 
+    /// Upsert (the default) or sync, with a sync's scope.
     public var mode: Mode
     /// The member of a top-level object that holds the records (`{"users": [...]}`); nil when the
     /// document is the array of records itself, or a single record object.
     public var rootKey: String?
+    /// What a record that cannot be mapped does to the import (default ``ErrorPolicy/abort``).
     public var onError: ErrorPolicy
     /// Insert records whose key is not stored (default true).
     public var insertsNew: Bool
@@ -58,7 +60,9 @@ public struct ImportOptions: Sendable {
     public var transforms: [String: JSONValueTransform]
     /// Date formats by dotted field path, overriding automatic detection.
     public var dateFormats: [String: DateFormat]
+    /// The limits on nesting depth and string length that hostile JSON meets.
     public var limits: JSONLimits
+    /// When the import's commit reaches the disk (default ``Store/Durability/synchronous``).
     public var durability: Store.Durability
     /// Called every 10,000 records and at the end, on the importing thread. If the write
     /// transaction must be retried because the store's map grew, the import starts over and so
@@ -70,6 +74,8 @@ public struct ImportOptions: Sendable {
     /// are recorded before the import starts.
     public var related: [RelatedEntity]
 
+    /// Options for an import; every parameter is the property of the same name, and the defaults upsert every
+    /// record of the payload in one synchronous write transaction, stopping at the first record that fails.
     public init(
         mode: Mode = .upsert, rootKey: String? = nil, onError: ErrorPolicy = .abort,
         insertsNew: Bool = true, updatesExisting: Bool = true, deletesMissing: Bool = true,
@@ -127,6 +133,7 @@ public struct ImportProgress: Sendable, Equatable {
     public var recordsRead: Int
     /// Bytes of input parsed so far, and in all when known.
     public var bytesRead: Int
+    /// The input's size in bytes, when known (a file; not a stream).
     public var totalBytes: Int?
 
     /// Between 0 and 1, by bytes; nil when the input's size is unknown.

@@ -7,6 +7,7 @@ public struct ImportReport: Sendable, CustomStringConvertible {
     public var entity: String
     /// Records read from the payload (including skipped ones and duplicates).
     public var records = 0
+    /// Records the payload added (their key was not stored).
     public var inserted = 0
     /// Stored records whose bytes changed.
     public var updated = 0
@@ -37,6 +38,7 @@ public struct ImportReport: Sendable, CustomStringConvertible {
     /// Wall-clock time of the import, in seconds.
     public var seconds = 0.0
 
+    /// An empty report for an import into `entity`.
     public init(entity: String) { self.entity = entity }
 
     public var description: String {

@@ -4,12 +4,14 @@ import LMDB
 public struct IndexVerification: Sendable, Equatable {
     /// The entity checked.
     public var entity: String
+    /// The records read and checked.
     public var recordsChecked = 0
     /// Index entries the records call for, over all indexes.
     public var entriesExpected = 0
     /// What does not match, one sentence each (the first 100).
     public var problems: [String] = []
 
+    /// True when no problem was found.
     public var isConsistent: Bool { problems.isEmpty }
 }
 
@@ -17,7 +19,7 @@ extension ReadTransaction {
     /// Checks that every record of `entity` decodes (its key, its CBOR, its field ids) and that
     /// every index holds exactly the entries the records call for: each record's keys are present
     /// with its primary key, and no index holds more entries than that. What `strata verify` runs.
-    /// Keys are computed from the stored bytes (``IndexKey/keys(of:_:)``), for indexes whose
+    /// Keys are computed from the stored bytes (`IndexKey.keys(of:_:)`), for indexes whose
     /// fields have standard key encodings; others are reported as not checked.
     ///
     /// Reads every record once; memory does not grow with the entity.

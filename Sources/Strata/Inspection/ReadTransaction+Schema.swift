@@ -4,7 +4,7 @@ import LMDB
 extension ReadTransaction {
     /// The description of entity `name` in the schema-file format: the one it was last imported
     /// with when there is one, else one inferred from its stored records (each field typed from
-    /// the values of up to `sampleLimit` records as ``InferredField`` types JSON values, optional where a record has nil or lacks it);
+    /// the values of up to `sampleLimit` records as `InferredField` types JSON values, optional where a record has nil or lacks it);
     /// with every built index either way. What `strata schema` prints.
     ///
     /// Throws `.notFound` when there is no such entity.

@@ -15,10 +15,13 @@ public struct StoreStatistics: Sendable, Codable, Equatable {
 
 /// One entity's records and indexes.
 public struct EntityStatistics: Sendable, Codable, Equatable {
+    /// The entity's name.
     public var name: String
+    /// The number of records.
     public var records: Int
     /// Bytes of the B-tree pages holding the records.
     public var bytes: Int
+    /// Its indexes, sorted by name.
     public var indexes: [IndexStatistics]
 }
 
@@ -26,6 +29,7 @@ public struct EntityStatistics: Sendable, Codable, Equatable {
 public struct IndexStatistics: Sendable, Codable, Equatable {
     /// The index name, as `strata index list` shows it.
     public var name: String
+    /// The number of index entries (a multi-value index has one per element).
     public var entries: Int
     /// Bytes of the index's pages: its B-tree's branch, leaf and overflow pages (LMDB's
     /// `mdb_stat`), plus the pages of the sub-databases LMDB keeps a key's many sorted duplicates
@@ -34,7 +38,9 @@ public struct IndexStatistics: Sendable, Codable, Equatable {
     /// Of ``bytes``, those of the duplicates' sub-databases: estimated from each key's number
     /// and size of values as LMDB lays them out (full pages), as LMDB reports no sizes for them.
     public var duplicateBytes: Int = 0
+    /// The index is unique.
     public var unique: Bool
+    /// The index has an entry per array element.
     public var multiValue: Bool
 }
 

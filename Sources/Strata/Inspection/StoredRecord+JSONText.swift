@@ -8,6 +8,7 @@ extension QueryRequest where Root == StoredRecord {
     /// - Parameters:
     ///   - fields: the fields to write; nil for all of them.
     ///   - keys: output keys by stored field name (`export --json-keys`); others keep their names.
+    ///   - body: called with each object's bytes, in query order.
     public func forEachJSONObject(fields: Set<String>? = nil, renaming keys: [String: String] = [:],
                                   _ body: ([UInt8]) throws -> Void) throws {
         guard let context = try resolvedContext() else { return }

@@ -13,6 +13,7 @@ public struct StoredRecord: Sendable, Hashable {
     /// as nil is `.null`; a field the record never had is absent.
     public var fields: [JSONMember]
 
+    /// A record with this primary key and these fields.
     public init(key: QueryValue, fields: [JSONMember]) {
         self.key = key
         self.fields = fields

@@ -1,7 +1,7 @@
 import LMDB
 
 /// What a committed write transaction changed, per entity: the stored primary keys it wrote or
-/// deleted, or "any record" when it changed more than ``ChangeSet/keyLimit`` or wrote without
+/// deleted, or "any record" when it changed more than `keyLimit` or wrote without
 /// noting keys (an import, dropping every record). Observers use it to skip work for commits
 /// that cannot have changed their results.
 public struct ChangeSet: Sendable, Equatable {
@@ -33,7 +33,7 @@ public struct ChangeSet: Sendable, Equatable {
         }
 
         /// Notes `key`, with the record's bytes after the change when `keepingBytes`; past
-        /// ``ChangeSet/keyLimit`` keys the entity counts as ``all``.
+        /// `keyLimit` keys the entity counts as ``all``.
         mutating func note(_ key: [UInt8], bytes: [UInt8]?, keepingBytes: Bool) {
             if all { return }
             if let position = position(of: key) {
@@ -76,6 +76,7 @@ public struct ChangeSet: Sendable, Equatable {
     var isTracking = true
     /// Something changed while tracking was off: observers registered meanwhile must re-read.
     private(set) var missed = false
+    /// An empty change set.
     public init() {}
 
     /// A change of unknown extent from another process.
@@ -90,6 +91,7 @@ public struct ChangeSet: Sendable, Equatable {
         changed.mapValues { $0.all ? .all : .some(Set($0.keys)) }
     }
 
+    /// True when nothing changed (and the set is not a change of unknown extent from another process).
     public var isEmpty: Bool { changed.isEmpty && !isExternal }
 
     /// True when `entity` may have changed.

@@ -5,13 +5,17 @@
 public struct ResultsChange<Record: Sendable & Equatable>: Sendable, Equatable {
     /// One section: the records with one value of the section key, in query order.
     public struct Section: Sendable, Equatable {
+        /// The section key's value shared by the section's records.
         public var key: QueryValue
+        /// The section's records, in query order.
         public var records: [Record]
     }
 
     /// A row position: its section's index and its index in the section.
     public struct Position: Sendable, Hashable, Comparable, CustomStringConvertible {
+        /// The index of the section, from 0.
         public var section: Int
+        /// The index of the row in its section, from 0.
         public var item: Int
         public static func < (a: Self, b: Self) -> Bool { (a.section, a.item) < (b.section, b.item) }
         public var description: String { "[\(section), \(item)]" }
@@ -21,9 +25,11 @@ public struct ResultsChange<Record: Sendable & Equatable>: Sendable, Equatable {
     public var sections: [Section]
     /// Sections of the previous snapshot that are gone, and sections of this one that are new.
     public var deletedSections: [Int] = []
+    /// Sections of this snapshot that the previous one did not have, by their index now.
     public var insertedSections: [Int] = []
     /// Rows gone, by their previous position; rows new, by their position now.
     public var deleted: [Position] = []
+    /// Rows new, by their position now.
     public var inserted: [Position] = []
     /// Rows whose place changed (another section, or their order relative to the other rows
     /// that stayed), from the previous position to the position now.
@@ -31,6 +37,7 @@ public struct ResultsChange<Record: Sendable & Equatable>: Sendable, Equatable {
     /// Rows that stayed in place but whose record changed, by their position now.
     public var updated: [Position] = []
 
+    /// True when nothing changed: no section or row deleted, inserted, moved or updated.
     public var isEmpty: Bool { deletedSections.isEmpty && insertedSections.isEmpty && deleted.isEmpty && inserted.isEmpty && moved.isEmpty && updated.isEmpty }
 
     public static func == (a: Self, b: Self) -> Bool {

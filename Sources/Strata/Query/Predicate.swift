@@ -23,6 +23,7 @@ public indirect enum QueryPredicate: Sendable, Hashable {
 public struct FieldComparison: Sendable, Hashable {
     /// The stored field path, e.g. `["lastName"]` or `["address", "city"]`.
     public var field: [String]
+    /// The operator.
     public var op: ComparisonOperator
     /// The right-hand side: a single value, a `.list` for `IN` and `BETWEEN` (two values: low, high).
     public var value: QueryValue
@@ -31,6 +32,7 @@ public struct FieldComparison: Sendable, Hashable {
     /// For array fields: `ANY` (the default for arrays), `ALL` or `NONE` of the elements.
     public var quantifier: Quantifier?
 
+    /// A comparison of `field` (a stored field path) with `value`.
     public init(field: [String], op: ComparisonOperator, value: QueryValue,
                 options: StringComparisonOptions = [], quantifier: Quantifier? = nil) {
         self.field = field
@@ -46,17 +48,25 @@ public struct FieldComparison: Sendable, Hashable {
 
 /// The comparison operators of the predicate language.
 public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
+    /// Equal (`==`).
     case equal = "=="
+    /// Not equal (`!=`); nil differs from every value.
     case notEqual = "!="
+    /// Less than (`<`).
     case less = "<"
+    /// Less than or equal (`<=`).
     case lessOrEqual = "<="
+    /// Greater than (`>`).
     case greater = ">"
+    /// Greater than or equal (`>=`).
     case greaterOrEqual = ">="
     /// `BETWEEN {low, high}`, both ends included; the value is a `.list` of two.
     case between = "BETWEEN"
     /// `IN {a, b}`; the value is a `.list`.
     case `in` = "IN"
+    /// The string starts with the value (`BEGINSWITH`).
     case beginsWith = "BEGINSWITH"
+    /// The string ends with the value (`ENDSWITH`).
     case endsWith = "ENDSWITH"
     /// On a string, a substring test; on an array field, as in NSPredicate, "the array holds an
     /// element equal to the value" (`tags CONTAINS 'b'` does not match `["beta"]`), with `[c]`/`[d]`
@@ -73,38 +83,54 @@ public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
 public struct StringComparisonOptions: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// `[c]`: letters compare without case.
     public static let caseInsensitive = StringComparisonOptions(rawValue: 1)
+    /// `[d]`: letters compare without diacritics.
     public static let diacriticInsensitive = StringComparisonOptions(rawValue: 2)
 }
 
 /// How a comparison applies to the elements of an array field.
 public enum Quantifier: String, Sendable, Hashable {
+    /// Some element (`ANY`), every element (`ALL`), or no element (`NONE`) of the array meets the comparison.
     case any = "ANY", all = "ALL", none = "NONE"
 }
 
 /// A value in a predicate: what literals and arguments become.
 public enum QueryValue: Sendable, Hashable {
+    /// nil (`nil`, `NULL`).
     case null
+    /// A Boolean.
     case bool(Bool)
+    /// A signed integer that fits `Int64`.
     case int(Int64)
     /// Unsigned values above `Int64.max`.
     case uint(UInt64)
     /// Integers beyond 64 bits (`Int128` and `UInt128` values below `Int64.min` or above `UInt64.max`).
     case wideInt(WideInteger)
+    /// A floating-point number.
     case double(Double)
+    /// A string.
     case string(String)
+    /// A date.
     case date(Date)
+    /// A UUID.
     case uuid(UUID)
+    /// Bytes (`Data`).
     case data(Data)
+    /// A list of values: the right-hand side of `IN` and `BETWEEN`, or a compound primary key's values.
     case list([QueryValue])
 }
 
 /// One sort key: a field and a direction, optionally compared by a collation.
 public struct QueryOrdering: Sendable, Hashable {
+    /// The stored field path, e.g. `["address", "city"]`.
     public var field: [String]
+    /// Smallest first when true.
     public var ascending: Bool
+    /// `[c]`/`[d]`: strings compare folded.
     public var options: StringComparisonOptions
 
+    /// An ordering by `field`.
     public init(field: [String], ascending: Bool = true, options: StringComparisonOptions = []) {
         self.field = field
         self.ascending = ascending

@@ -5,7 +5,7 @@
 /// strings — produces one of these.
 ///
 /// `Root` names the record type for type checking only; the command-line tool's untyped queries
-/// (``EntityQuery``) use ``StoredRecord``.
+/// (`EntityQuery`) use ``StoredRecord``.
 public struct Query<Root>: Sendable, Hashable {
     /// The condition records must meet; `.constant(true)` for all records.
     public var predicate: QueryPredicate = .constant(true)
@@ -22,6 +22,7 @@ public struct Query<Root>: Sendable, Hashable {
     /// it only collects keys.
     var anyOrder = false
 
+    /// A query with no predicate, orderings, limit or offset: every record in primary key order.
     public init() {}
 
     /// This query with `predicate` added to its condition (AND).

@@ -33,7 +33,12 @@ public struct QueryRequest<Root> {
     }
 
     /// Sort directions.
-    public enum Direction: Sendable { case ascending, descending }
+    public enum Direction: Sendable {
+        /// Smallest first.
+        case ascending
+        /// Largest first.
+        case descending
+    }
 
     // MARK: Conditions
 

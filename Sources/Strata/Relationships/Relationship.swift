@@ -34,9 +34,12 @@ public struct ToOne<Source: Record, Target: Record>: Sendable {
     /// The name of the inverse to-many relationship on `Target` (`notes`), for queries on
     /// `Target` (`ANY notes.text == 'x'`, `notes.@count > 2`), when it has one.
     public let inverse: String?
+    /// What happens to `Source` records when their target is deleted.
     public let deleteRule: DeleteRule
     let key: KeyPath<Source, Target.PrimaryKey?> & Sendable
 
+    /// A to-one relationship named `name`, whose target's primary key is held in the optional field at `key`,
+    /// with the to-many inverse `inverse` on `Target` and a delete rule (default ``DeleteRule/nullify``).
     public init(_ name: String, _ key: KeyPath<Source, Target.PrimaryKey?> & Sendable, inverse: String? = nil,
                 deleteRule: DeleteRule = .nullify) {
         self.name = name
@@ -67,12 +70,16 @@ public struct ToOne<Source: Record, Target: Record>: Sendable {
 /// an index scan. `deleteRule` says what happens to `Source` records when a listed target is
 /// deleted: `.nullify` takes its key out of their lists.
 public struct ToMany<Source: Record, Target: Record>: Sendable {
+    /// The relationship's name on `Source` (`ingredients`): queries on `Source` say `ANY ingredients.name`.
     public let name: String
     /// The name of the inverse relationship on `Target` (`recipes`), when it has one.
     public let inverse: String?
+    /// What happens to `Source` records when a target they list is deleted.
     public let deleteRule: DeleteRule
     let keys: KeyPath<Source, [Target.PrimaryKey]> & Sendable
 
+    /// A to-many relationship named `name`, whose targets' primary keys are listed in the array field at
+    /// `keys`, with the inverse `inverse` on `Target` and a delete rule (default ``DeleteRule/nullify``).
     public init(_ name: String, _ keys: KeyPath<Source, [Target.PrimaryKey]> & Sendable, inverse: String? = nil,
                 deleteRule: DeleteRule = .nullify) {
         self.name = name
@@ -90,6 +97,7 @@ public struct AnyRelationship<Source: Record>: Sendable {
     /// The index the reference field needs.
     let index: IndexDefinition<Source>
 
+    /// A to-one relationship.
     public init<Target: Record>(_ relationship: ToOne<Source, Target>) {
         descriptor = RelationshipDescriptor(name: relationship.name, kind: .toOne, target: Target.entityName,
                                             keyField: relationship.keyField, inverse: relationship.inverse,
@@ -97,6 +105,7 @@ public struct AnyRelationship<Source: Record>: Sendable {
         index = .index(relationship.key)
     }
 
+    /// A to-many relationship.
     public init<Target: Record>(_ relationship: ToMany<Source, Target>) {
         descriptor = RelationshipDescriptor(name: relationship.name, kind: .keyList, target: Target.entityName,
                                             keyField: relationship.keyField, inverse: relationship.inverse,

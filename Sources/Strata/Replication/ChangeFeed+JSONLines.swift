@@ -119,11 +119,14 @@ public enum ChangeFeedLines {
         /// The line number of the next line, from 1.
         public private(set) var lineNumber = 1
 
+        /// A reader expecting the first line of a commit.
         public init() {}
 
         /// Whether a commit has lines read but not its last one (a feed that ends here ends mid-commit).
         public var isInsideCommit: Bool { sequence != nil }
 
+        /// Reads the next line (without its newline): the commit when this was its last line, nil when more
+        /// of it follows.
         public mutating func read(line: some Collection<UInt8>) throws -> LoggedCommit? {
             let value: JSONValue
             do throws(StrataError) { value = try ChangeFeedLines.object(Array(line)) } catch {

@@ -87,8 +87,11 @@ public struct ChangeFeed: AsyncSequence, Sendable {
 
 /// One change of a record type, decoded (``Store/changes(of:after:)``).
 public struct TypedChange<T: Record>: Sendable {
+    /// The commit's sequence number in the change log.
     public let sequence: UInt64
+    /// When the commit was made (the writer's clock).
     public let time: Date
+    /// What happened to the record.
     public let operation: LoggedChange.Operation
     /// The record's primary key; nil for ``LoggedChange/Operation/deleteAll``.
     public let key: T.PrimaryKey?
@@ -104,6 +107,7 @@ public struct TypedChangeFeed<T: Record>: AsyncSequence, Sendable {
 
     public func makeAsyncIterator() -> Iterator { Iterator(commits: feed.makeAsyncIterator(), store: store) }
 
+    /// Decodes each change of the record type as it arrives; the changes of other entities are skipped.
     public final class Iterator: AsyncIteratorProtocol {
         private let commits: ChangeFeed.Iterator
         private let store: Store

@@ -45,6 +45,7 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     /// the importer checks: known only for a description derived from a type.
     var integerRanges = IntegerRanges()
 
+    /// A description of the entity `name`, keyed by the field `primaryKey` (one of `fields`).
     public init(name: String, primaryKey: String, fields: [FieldDescription], indexes: [IndexDescription] = [],
                 relationships: [RelationshipDescription] = []) {
         self.name = name
@@ -179,6 +180,7 @@ public struct EntityDescription: Sendable, Hashable, Codable {
 public struct FieldDescription: Sendable, Hashable, Codable {
     /// The stored field name.
     public var name: String
+    /// The field's type.
     public var type: FieldType
     /// nil (JSON `null`, or an absent key in a new record) is allowed.
     public var isOptional: Bool
@@ -187,6 +189,7 @@ public struct FieldDescription: Sendable, Hashable, Codable {
     /// How dates in this field are written in JSON, when not by the automatic detection.
     public var dateFormat: DateFormat?
 
+    /// A field named `name` of type `type`.
     public init(_ name: String, _ type: FieldType, optional: Bool = false, jsonKey: String? = nil, dateFormat: DateFormat? = nil) {
         self.name = name
         self.type = type
@@ -225,7 +228,7 @@ public indirect enum FieldType: Sendable, Hashable, Codable, CustomStringConvert
     case integer
     /// `Double` (stored as a 64-bit float even when the JSON number is whole).
     case double
-    // The other scalars, as ``ScalarType`` describes them.
+    /// The other scalars, as ``ScalarType`` describes them.
     case float, string, date, uuid, url, data, decimal
     /// An array of one element type.
     case array(FieldType)
@@ -327,10 +330,14 @@ public indirect enum FieldType: Sendable, Hashable, Codable, CustomStringConvert
 public struct IndexDescription: Sendable, Hashable, Codable {
     /// Dotted field paths, in key order.
     public var fields: [String]
+    /// How string keys compare (default ``IndexCollation/binary``).
     public var collation: IndexCollation
+    /// At most one record per key value.
     public var isUnique: Bool
+    /// An entry per element of an array field.
     public var isMultiValue: Bool
 
+    /// An index on `fields`, in key order.
     public init(fields: [String], collation: IndexCollation = .binary, unique: Bool = false, multiValue: Bool = false) {
         self.fields = fields
         self.collation = collation
@@ -365,9 +372,16 @@ public enum DateFormat: String, Sendable, Hashable, Codable {
 /// A relationship of an ``EntityDescription``, held by one of its fields: a to-one reference (the
 /// target's key, optional) or a to-many key list (an array of the target's keys).
 public struct RelationshipDescription: Sendable, Hashable, Codable {
-    public enum Kind: String, Sendable, Hashable, Codable { case toOne, toMany }
+    /// A to-one reference (the target's key, optional) or a to-many key list.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// A to-one reference: the field holds the target's key, or nil.
+        case toOne
+        /// A to-many key list: the field holds an array of the targets' keys.
+        case toMany
+    }
     /// The name queries use (`company.name`, `ANY ingredients.name`).
     public var name: String
+    /// To-one or to-many.
     public var kind: Kind
     /// The entity referred to.
     public var target: String
@@ -378,6 +392,7 @@ public struct RelationshipDescription: Sendable, Hashable, Codable {
     /// What happens to this entity's records when a target record is deleted.
     public var deleteRule: DeleteRule
 
+    /// A relationship named `name` held by the field `keyField`.
     public init(_ name: String, _ kind: Kind, target: String, keyField: String, inverse: String? = nil, deleteRule: DeleteRule = .nullify) {
         self.name = name
         self.kind = kind

@@ -7,7 +7,7 @@ public enum IndexCollation: String, Sendable, Codable, Hashable {
     /// Case folded (`[c]`), by Unicode full case mapping, not ASCII only.
     case caseInsensitive
     /// Case and diacritics folded (`[cd]`) as Foundation folds them: "Fünke" matches "funke",
-    /// "ÉLAN" matches "elan", "Ørsted" does not match "orsted" (see ``Collation``).
+    /// "ÉLAN" matches "elan", "Ørsted" does not match "orsted" (see `Collation`).
     case caseAndDiacriticInsensitive
 
     /// The string comparison options this collation answers.
@@ -33,6 +33,7 @@ public enum IndexCollation: String, Sendable, Codable, Hashable {
 public struct IndexedField: Sendable, Codable, Hashable, CustomStringConvertible {
     /// The stored field path, e.g. `["address", "city"]`.
     public var path: [String]
+    /// How the field's strings compare in the index.
     public var collation: IndexCollation
     /// The kind of value the keys hold, so the planner uses the index only for values of that kind.
     public var kind: ValueKind

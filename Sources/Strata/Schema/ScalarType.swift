@@ -4,17 +4,21 @@ import Foundation
 ///
 /// What the rest of Strata knows about a scalar type is derived from here rather than listed again:
 /// the schema file's type names and ``FieldType``'s scalar cases, the Swift types the record codec
-/// stores as each scalar (``swiftType(_:)``: what ``SchemaProbe`` and ``ValueKind/init(_:)-(Any.Type)``
+/// stores as each scalar (`swiftType(_:)`: what `SchemaProbe` and `ValueKind.init(_:)`
 /// read), the ranges of integer types (what the importer checks a JSON integer against), the index key
 /// kind of each (``keyKind``) and the query constants a field of the type can be compared with
-/// (``ValueKind/accepts(_:)``). Per-type code that cannot be a table entry (how a value is written
-/// as CBOR, its order-preserving key) lives with the codec and ``OrderedKey``, keyed by these cases.
+/// (`ValueKind.accepts(_:)`). Per-type code that cannot be a table entry (how a value is written
+/// as CBOR, its order-preserving key) lives with the codec and `OrderedKey`, keyed by these cases.
 public enum ScalarType: String, CaseIterable, Sendable, Hashable {
+    /// `Bool`.
     case bool
     /// Every integer width up to 128 bits, signed or not (see ``WideInteger``).
     case integer
+    /// `Double`.
     case double
+    /// `Float`.
     case float
+    /// `String`.
     case string
     /// `Date`: CBOR tag 1 over seconds since 1970.
     case date

@@ -29,8 +29,10 @@ import Foundation
 /// `"generatedKey": true` marks a primary key the importer numbers (``EntityDescription/primaryKeyIsGenerated``).
 /// A partial file (``init(json:allowingPartial:)``) may leave out `primaryKey`, `fields` or any field.
 public struct SchemaFile: Sendable, Hashable {
+    /// The entities the file describes.
     public var entities: [EntityDescription]
 
+    /// A schema file of these entities.
     public init(entities: [EntityDescription]) { self.entities = entities }
 
     /// The entity named `name`.
@@ -39,6 +41,7 @@ public struct SchemaFile: Sendable, Hashable {
     /// Reads a schema file. Throws `.malformedJSON` with the position for bad JSON and
     /// `.invalidValue` naming the entity, field and problem for a schema that is not valid.
     ///
+    /// - Parameter data: the schema file's bytes (UTF-8 JSON).
     /// - Parameter allowingPartial: an entity may name only some fields, and no `primaryKey` (its
     ///   description's is then empty); such descriptions are not validated here, but once completed
     ///   from the data by ``EntityDescription/inferred(name:fromJSONFile:rootKey:primaryKey:generatingKey:completing:related:limits:)``,

@@ -17,6 +17,12 @@ extension EntityDescription {
     /// `generatingKey`, an integer `id` numbered by each record's position in the input
     /// (``primaryKeyIsGenerated``).
     ///
+    /// - Parameter name: the entity's name.
+    /// - Parameter path: the JSON file to read.
+    /// - Parameter rootKey: the member of a top-level object that holds the records, if any.
+    /// - Parameter primaryKey: the primary key's JSON key or field name, when not found by the rules above.
+    /// - Parameter generatingKey: number the records when no key is found.
+    /// - Parameter limits: the limits the JSON parser applies.
     /// - Parameter partial: a description naming only some fields (a schema file read with
     ///   ``SchemaFile/init(json:allowingPartial:)``): its fields, key, indexes and relationships are
     ///   kept as written; JSON keys that fill none of its fields or relationships are inferred.

@@ -1,5 +1,6 @@
 /// The kinds of values an index key can hold.
 public enum ValueKind: String, Sendable, Codable, Hashable {
+    /// Integers of every width, floating point, strings, dates, UUIDs, Booleans, and any other value.
     case integer, double, string, date, uuid, bool, other
 
     /// The kind of a Swift type, looking through `Optional` (``ScalarType``'s table).

@@ -4,7 +4,7 @@
 /// It is the one model of an integer value. Every integer field type shares it (an `Int8` and a
 /// `UInt128` field hold values of the same kind, compared by value), and the places that meet
 /// integers without their Swift type go through it: the stored CBOR (major types 0 and 1, and the
-/// bignum tags 2 and 3 beyond 64 bits), index keys (``OrderedKey``), query values (``QueryValue``,
+/// bignum tags 2 and 3 beyond 64 bits), index keys (`OrderedKey`), query values (``QueryValue``,
 /// whose `int` and `uint` cases are its 64-bit forms and `wideInt` the rest) and JSON numbers.
 public struct WideInteger: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// True for values below zero (zero is never negative).

@@ -24,8 +24,9 @@ public enum ChangeLogRetention: Sendable, Hashable, Codable, CustomStringConvert
 public struct LoggedChange: Sendable, Equatable {
     /// What happened to the record.
     public enum Operation: UInt8, Sendable, Codable, CustomStringConvertible {
+        /// The record was inserted, updated or deleted.
         case insert = 0, update = 1, delete = 2
-        /// Every record of the entity was deleted at once (``WriteTransaction/deleteAll(_:)``); the key is empty.
+        /// Every record of the entity was deleted at once (``WriteTransaction/deleteAll(_:)-(T.Type)``); the key is empty.
         case deleteAll = 3
         /// The entity's catalog entry changed (a new entity, new field ids, other indexes): the
         /// bytes are the entry's JSON, which a replica stores before the commit's records, whose
@@ -43,7 +44,9 @@ public struct LoggedChange: Sendable, Equatable {
         }
     }
 
+    /// The entity of the record.
     public let entity: String
+    /// What happened to the record.
     public let operation: Operation
     /// The record's stored primary key: its order-preserving key bytes (empty for `deleteAll`).
     public let key: [UInt8]
@@ -51,6 +54,7 @@ public struct LoggedChange: Sendable, Equatable {
     /// for ``Operation/schema``, the entity's catalog entry (JSON).
     public let bytes: [UInt8]?
 
+    /// A change to one record of `entity`.
     public init(entity: String, operation: Operation, key: [UInt8], bytes: [UInt8]?) {
         self.entity = entity
         self.operation = operation
@@ -65,8 +69,10 @@ public struct LoggedCommit: Sendable, Equatable {
     public let sequence: UInt64
     /// When the commit was made (the writer's clock).
     public let time: Date
+    /// The changes, in the order the commit made them.
     public let changes: [LoggedChange]
 
+    /// A logged commit.
     public init(sequence: UInt64, time: Date, changes: [LoggedChange]) {
         self.sequence = sequence
         self.time = time

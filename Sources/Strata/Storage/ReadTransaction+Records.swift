@@ -34,7 +34,7 @@ extension ReadTransaction {
     /// (a key given twice gives its record twice).
     ///
     /// The lookups run on this thread while the records found are decoded on a second one
-    /// (``DecodePipeline``), so this is the fast way to read many records by key.
+    /// (the decode pipeline), so this is the fast way to read many records by key.
     public func get<T: Record>(_ type: T.Type, keys: some Sequence<T.PrimaryKey>) throws -> [T] {
         guard let context = try context(for: type) else { return [] }
         let entity = context.name, database = context.records

@@ -61,6 +61,7 @@ extension Store {
         /// log refuses programs' writes whatever the configuration.)
         public var isReplica = false
 
+        /// The defaults, as each property says.
         public init() {}
 
         /// The configuration of a replica: ``isReplica``, the rest default.

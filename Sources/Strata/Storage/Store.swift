@@ -25,6 +25,7 @@ import Logging
 public final class Store: Sendable {
     /// The store's directory.
     public let path: String
+    /// The configuration the store was opened with.
     public let configuration: Configuration
     let environment: Environment
     let catalog: Database

@@ -7,6 +7,7 @@ public struct JSONLimits: Sendable, Equatable {
     /// is passed, before the rest of it is read.
     public var maximumStringLength: Int
 
+    /// Limits of 512 levels of nesting and 64 MiB strings unless given.
     public init(maximumDepth: Int = 512, maximumStringLength: Int = 64 << 20) {
         self.maximumDepth = maximumDepth
         self.maximumStringLength = maximumStringLength

@@ -47,7 +47,7 @@ extension JSONValue {
         }
     }
 
-    /// Appends `string` quoted and escaped as ``quoted(_:)`` does: `"` and `\`, `\n`, `\r`, `\t`,
+    /// Appends `string` quoted and escaped as `quoted(_:)` does: `"` and `\`, `\n`, `\r`, `\t`,
     /// and every other C0, DEL and C1 control character as `\u00XX`.
     public static func appendQuoted(_ string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))

@@ -8,14 +8,21 @@ import Foundation
 /// (fractions, exponents, integers beyond 128 bits) is `.double`. Objects keep their keys in
 /// input order, duplicates included, so that the mapper can apply "the last occurrence wins".
 public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// An integer literal that fits `Int64`.
     case int(Int64)
     /// An integer literal beyond `Int64` that fits 128 bits.
     case wideInt(WideInteger)
+    /// A number with a fraction or an exponent, or an integer beyond 128 bits.
     case double(Double)
+    /// A string, unescaped.
     case string(String)
+    /// An array, in input order.
     case array([JSONValue])
+    /// An object's members, in input order, duplicates included.
     case object([JSONMember])
 
     /// Whether this is an integer literal that fits `Int64`.
@@ -68,9 +75,12 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
 
 /// One `"key": value` member of a JSON object.
 public struct JSONMember: Sendable, Hashable {
+    /// The member's key, unescaped.
     public var key: String
+    /// The member's value.
     public var value: JSONValue
 
+    /// A member `key: value`.
     public init(key: String, value: JSONValue) {
         self.key = key
         self.value = value

@@ -151,8 +151,11 @@ extension EntityWriter {
 
 /// What an import did to the records of one related entity (``ImportReport/related``).
 public struct RelatedImportCounts: Sendable, Equatable, CustomStringConvertible {
+    /// Related records the payload added.
     public var inserted = 0
+    /// Stored related records whose bytes changed.
     public var updated = 0
+    /// Related records the payload held exactly as stored.
     public var unchanged = 0
     /// Records deleted because a sync's payload no longer nests them (cascade delete rule).
     public var deleted = 0
@@ -163,6 +166,7 @@ public struct RelatedImportCounts: Sendable, Equatable, CustomStringConvertible 
     /// Left alone because the options turned inserts or updates off.
     public var notInserted = 0, notUpdated = 0
 
+    /// All counts zero.
     public init() {}
 
     mutating func add(_ other: RelatedImportCounts) {

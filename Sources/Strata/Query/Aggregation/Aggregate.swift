@@ -14,6 +14,7 @@ public struct Aggregate<Root>: Sendable, Hashable, CustomStringConvertible {
     /// What an aggregate computes.
     public typealias Function = AggregateFunction
 
+    /// What the aggregate computes.
     public let function: Function
     /// The stored field path; empty for `count`.
     public let field: [String]
@@ -26,7 +27,7 @@ public struct Aggregate<Root>: Sendable, Hashable, CustomStringConvertible {
     /// The number of records in the group.
     public static var count: Self { Self(.count, []) }
 
-    /// The smallest non-nil value of the field, in ``QueryValueOrder``.
+    /// The smallest non-nil value of the field, in the order queries sort values.
     public static func min<V>(_ keyPath: KeyPath<Root, V> & Sendable) -> Self { Self(.min, KeyPathNames.components(of: keyPath)) }
     /// The largest non-nil value of the field.
     public static func max<V>(_ keyPath: KeyPath<Root, V> & Sendable) -> Self { Self(.max, KeyPathNames.components(of: keyPath)) }
@@ -37,8 +38,11 @@ public struct Aggregate<Root>: Sendable, Hashable, CustomStringConvertible {
 
     /// As ``min(_:)-swift.type.method``, with the field by stored name (`"address.zip"`).
     public static func min(_ field: String) -> Self { Self(.min, Self.path(field)) }
+    /// As ``max(_:)-swift.type.method``, with the field by stored name (`"address.zip"`).
     public static func max(_ field: String) -> Self { Self(.max, Self.path(field)) }
+    /// As ``sum(_:)-swift.type.method``, with the field by stored name.
     public static func sum(_ field: String) -> Self { Self(.sum, Self.path(field)) }
+    /// As ``average(_:)-swift.type.method``, with the field by stored name.
     public static func average(_ field: String) -> Self { Self(.average, Self.path(field)) }
 
     static func path(_ field: String) -> [String] { field.split(separator: ".").map(String.init) }
@@ -51,10 +55,11 @@ public struct Aggregate<Root>: Sendable, Hashable, CustomStringConvertible {
 
 /// What an ``Aggregate`` computes.
 public enum AggregateFunction: String, Sendable, Hashable {
+    /// The record count; the smallest, largest, sum and mean of a field's non-nil values.
     case count, min, max, sum, average
 }
 
-/// One group of ``QueryRequest/group(by:aggregating:)-(KeyPath<Root,Key>&Sendable,_)``: the records
+/// One group of ``QueryRequest/group(by:aggregating:)->AggregateGroups<Root,Key>``: the records
 /// sharing a value of the grouping field, with their count and the aggregates asked for.
 public struct AggregateGroup<Root, Key: Sendable>: Sendable {
     /// The grouping field's value (nil for the records without one, when the field is optional).
@@ -89,7 +94,7 @@ public struct AggregateGroup<Root, Key: Sendable>: Sendable {
     }
 }
 
-/// The groups of a grouping query, ordered by key (nil first, then in ``QueryValueOrder``).
+/// The groups of a grouping query, ordered by key (nil first, then in the order queries sort values).
 ///
 /// ```swift
 /// let crowded = try tx.query(User.self).group(by: \.lastName).having { $0.count > 1 }
@@ -97,6 +102,7 @@ public struct AggregateGroup<Root, Key: Sendable>: Sendable {
 /// crowded.group(for: "Bluth")?.count
 /// ```
 public struct AggregateGroups<Root, Key: Sendable>: RandomAccessCollection, Sendable {
+    /// The groups, ordered by key.
     public let groups: [AggregateGroup<Root, Key>]
     /// How the groups were computed (index keys or records); for tests and diagnosis.
     let source: AggregateSource

@@ -91,7 +91,7 @@ extension QueryRequest {
         }
     }
 
-    /// The distinct values of the field named `field`, in ``QueryValueOrder`` (nil first).
+    /// The distinct values of the field named `field`, in the order queries sort values (nil first).
     public func distinct(_ field: String) throws -> [QueryValue] {
         try groups(by: Aggregate<Root>.path(field), []).map(\.key)
     }

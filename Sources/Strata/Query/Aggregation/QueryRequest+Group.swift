@@ -33,7 +33,7 @@ extension QueryRequest {
         return AggregateGroups(groups: groups, source: untyped.source)
     }
 
-    /// As ``group(by:aggregating:)-(KeyPath<Root,Key>&Sendable,_)``, with the field by stored name
+    /// As ``group(by:aggregating:)->AggregateGroups<Root,Key>``, with the field by stored name
     /// (`"lastName"`, `"address.city"`) and the keys as query values.
     public func group(by field: String, aggregating aggregates: Aggregate<Root>...) throws -> AggregateGroups<Root, QueryValue> {
         try groups(by: Aggregate<Root>.path(field), aggregates)

@@ -26,6 +26,7 @@ extension QueryPlan {
         /// intersection, the related entity's plan of a semi-join.
         public var children: [Step]
 
+        /// A step that has not run (no actual rows or time).
         public init(operation: String, detail: String, index: String? = nil, estimatedRows: Int? = nil, children: [Step] = []) {
             self.operation = operation
             self.detail = detail

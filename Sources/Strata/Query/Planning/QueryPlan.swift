@@ -1,5 +1,5 @@
 /// How a query runs: an access path that yields candidate records in some order, then a filter,
-/// an ordering and a window. Produced by ``QueryPlanner``, run by the executor, and printed by
+/// an ordering and a window. Produced by the query planner, run by the executor, and printed by
 /// ``description`` as one stable line, e.g.
 /// `IndexScan(User.lastName[cd] = "bluth") → Filter(luckyNumber > 5) → TopK(luckyNumber desc, 2)`.
 public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
@@ -35,11 +35,16 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
 
     /// Bounds on a value; nil for an open end.
     public struct ValueRange: Sendable, Hashable {
+        /// The lower bound; nil for none.
         public var lower: QueryValue?
+        /// The lower bound itself is in the range.
         public var lowerInclusive: Bool
+        /// The upper bound; nil for none.
         public var upper: QueryValue?
+        /// The upper bound itself is in the range.
         public var upperInclusive: Bool
 
+        /// A range; with no bounds, every value.
         public init(lower: QueryValue? = nil, lowerInclusive: Bool = true, upper: QueryValue? = nil, upperInclusive: Bool = true) {
             self.lower = lower
             self.lowerInclusive = lowerInclusive
@@ -50,12 +55,13 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
 
     /// The entity queried.
     public var entity: String
+    /// How candidate records are found: a full scan, key lookups or a range, or an index scan.
     public var access: Access
     /// The access path is walked backwards (for a descending order it delivers).
     public var reversed: Bool
     /// The part of the predicate the access path does not guarantee; `.constant(true)` when none.
     /// The executor checks candidates against it alone when the access is exact
-    /// (``exactAccess``), otherwise against the whole predicate (index keys may be folded).
+    /// (`exactAccess`), otherwise against the whole predicate (index keys may be folded).
     public var residual: QueryPredicate
     /// True when every candidate of the access path meets the conjuncts left out of `residual`,
     /// except candidates found under a cut index key (``IndexKey/maxLength``), which the
@@ -76,7 +82,9 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
     /// the points' entries (each key's duplicates are sorted primary keys), so a LIMIT stops it
     /// early. Explained as `IndexMerge(…)`.
     public var mergedByPrimaryKey = false
+    /// Records skipped after filtering and ordering.
     public var offset: Int
+    /// The most records returned; nil for all.
     public var limit: Int?
     /// The planner's estimate of the candidate records the access path yields.
     public var estimatedRows: Int
@@ -102,6 +110,7 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
         /// The keys it produced.
         public var keys: Int
 
+        /// A semi-join of `relationship`, whose `plan` produced `keys` keys, read through `through`.
         public init(relationship: String, through: String, plan: QueryPlan?, keys: Int) {
             self.relationship = relationship
             self.through = through

@@ -9,6 +9,7 @@ public struct TypedPredicate<Root: Record>: Sendable {
     /// The predicate tree this stands for.
     public let tree: QueryPredicate
 
+    /// The predicate a tree stands for (as the format-string and `#Predicate` front ends build it).
     public init(_ tree: QueryPredicate) { self.tree = tree }
 
     static func compare<Value>(_ keyPath: KeyPath<Root, Value>, _ op: ComparisonOperator, _ value: QueryValue,
@@ -102,41 +103,56 @@ public struct TypedPredicate<Root: Record>: Sendable {
 
 // MARK: Comparison operators on key paths
 
+/// The field at `lhs` equals `rhs`: `\.luckyNumber == 5`.
 public func == <Root: Record, Value: QueryValueConvertible>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value) -> TypedPredicate<Root> {
     .compare(lhs, .equal, rhs.queryValue)
 }
+/// The field at `lhs` differs from `rhs`: `\.luckyNumber != 5`.
 public func != <Root: Record, Value: QueryValueConvertible>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value) -> TypedPredicate<Root> {
     .compare(lhs, .notEqual, rhs.queryValue)
 }
+/// The field at `lhs` is less than `rhs`: `\.luckyNumber < 5`.
 public func < <Root: Record, Value: QueryValueConvertible & Comparable>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value) -> TypedPredicate<Root> {
     .compare(lhs, .less, rhs.queryValue)
 }
+/// The field at `lhs` is less than or equal to `rhs`: `\.luckyNumber <= 5`.
 public func <= <Root: Record, Value: QueryValueConvertible & Comparable>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value) -> TypedPredicate<Root> {
     .compare(lhs, .lessOrEqual, rhs.queryValue)
 }
+/// The field at `lhs` is greater than `rhs`: `\.luckyNumber > 5`.
 public func > <Root: Record, Value: QueryValueConvertible & Comparable>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value) -> TypedPredicate<Root> {
     .compare(lhs, .greater, rhs.queryValue)
 }
+/// The field at `lhs` is greater than or equal to `rhs`: `\.luckyNumber >= 5`.
 public func >= <Root: Record, Value: QueryValueConvertible & Comparable>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value) -> TypedPredicate<Root> {
     .compare(lhs, .greaterOrEqual, rhs.queryValue)
 }
 
 // Optional fields compared with plain values: `\.luckyNumber > 5` where luckyNumber is `Int?`.
+/// The optional field at `lhs` equals `rhs`: `\.luckyNumber == 5`.
 public func == <Root: Record, Value: QueryValueConvertible>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value) -> TypedPredicate<Root> {
     .compare(lhs, .equal, rhs.queryValue)
 }
+/// The optional field at `lhs` differs from `rhs` (a nil field matches: `!=` is the negation of `==`):
+/// `\.luckyNumber != 5`.
 public func != <Root: Record, Value: QueryValueConvertible>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value) -> TypedPredicate<Root> {
     .compare(lhs, .notEqual, rhs.queryValue)
 }
+/// The optional field at `lhs` is less than `rhs` (a nil field never matches): `\.luckyNumber < 5`.
 public func < <Root: Record, Value: QueryValueConvertible & Comparable>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value) -> TypedPredicate<Root> {
     .compare(lhs, .less, rhs.queryValue)
 }
+/// The optional field at `lhs` is less than or equal to `rhs` (a nil field never matches): `\.luckyNumber <=
+/// 5`.
 public func <= <Root: Record, Value: QueryValueConvertible & Comparable>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value) -> TypedPredicate<Root> {
     .compare(lhs, .lessOrEqual, rhs.queryValue)
 }
+/// The optional field at `lhs` is greater than `rhs` (a nil field never matches): `\.luckyNumber > 5`.
 public func > <Root: Record, Value: QueryValueConvertible & Comparable>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value) -> TypedPredicate<Root> {
     .compare(lhs, .greater, rhs.queryValue)
 }
+/// The optional field at `lhs` is greater than or equal to `rhs` (a nil field never matches): `\.luckyNumber
+/// >= 5`.
 public func >= <Root: Record, Value: QueryValueConvertible & Comparable>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value) -> TypedPredicate<Root> {
     .compare(lhs, .greaterOrEqual, rhs.queryValue)
 }
