@@ -83,24 +83,39 @@ extension Store {
     /// (see ``Migrator``), and returns their names (empty when there were none). Throws
     /// `.migrationMismatch` when the store's history is not a prefix of the migrator's list, and
     /// `.migrationFailed`, naming the migration and the record, when one fails; either way the
-    /// store is left as it was.
+    /// store is left as it was. A `dryRun` runs them and rolls them back, to see that they
+    /// succeed and what they would run.
     @discardableResult
-    public func migrate(with migrator: Migrator) throws -> [String] {
+    public func migrate(with migrator: Migrator, dryRun: Bool = false) throws -> [String] {
         try migrator.validate()
-        let ran = try write { tx in
-            let history = try tx.migrationHistory()
-            try migrator.check(history, path: path)
-            var ran: [String] = []
-            let date = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-            for (position, migration) in migrator.migrations.enumerated() where position >= history.count {
-                do { try migration.body(tx) } catch { throw Migrator.failure(error, migration: migration.name) }
-                try tx.noteMigration(AppliedMigration(name: migration.name, order: position + 1, date: date))
-                ran.append(migration.name)
+        /// Thrown to roll a dry run back, with what it ran.
+        struct DryRunRollback: Error { var ran: [String] }
+        let ran: [String]
+        do {
+            ran = try write { tx in
+                let ran = try runMigrations(migrator, tx)
+                if dryRun { throw DryRunRollback(ran: ran) }
+                return ran
             }
-            return ran
+        } catch let rollback as DryRunRollback {
+            return rollback.ran
         }
         if !ran.isEmpty {
             configuration.logger.info("migrated", metadata: ["path": "\(path)", "migrations": "\(ran.joined(separator: ", "))"])
+        }
+        return ran
+    }
+
+    /// Runs the migrations of `migrator` the store has not run, in `tx`; returns their names.
+    private func runMigrations(_ migrator: Migrator, _ tx: WriteTransaction) throws -> [String] {
+        let history = try tx.migrationHistory()
+        try migrator.check(history, path: path)
+        var ran: [String] = []
+        let date = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        for (position, migration) in migrator.migrations.enumerated() where position >= history.count {
+            do { try migration.body(tx) } catch { throw Migrator.failure(error, migration: migration.name) }
+            try tx.noteMigration(AppliedMigration(name: migration.name, order: position + 1, date: date))
+            ran.append(migration.name)
         }
         return ran
     }

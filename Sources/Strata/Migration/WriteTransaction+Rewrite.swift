@@ -35,7 +35,7 @@ extension WriteTransaction {
         return changed
     }
 
-    /// Up to ``rewriteChunk`` records after the key `after` (from the first when nil), copied.
+    /// Up to `rewriteChunk` records after the key `after` (from the first when nil), copied.
     private func readChunk(_ context: EntityContext, after: [UInt8]?) throws -> [(key: [UInt8], bytes: [UInt8])] {
         try withRecordCursor(context) { cursor in
             var chunk: [(key: [UInt8], bytes: [UInt8])] = []

@@ -192,6 +192,7 @@ public struct FieldDescription: Sendable, Hashable, Codable {
     /// in a schema file). Converted to the field's type as the importer converts values.
     public var defaultValue: JSONValue?
 
+    /// A field named `name` of type `type`; `default` is its ``defaultValue``.
     public init(_ name: String, _ type: FieldType, optional: Bool = false, jsonKey: String? = nil, dateFormat: DateFormat? = nil,
                 default defaultValue: JSONValue? = nil) {
         self.name = name

@@ -27,7 +27,7 @@ struct EntitySchema: Codable, Equatable, Sendable {
     /// Fields renamed by migrations: the new name by the old one, so that a query naming the old
     /// name is told the new one.
     var renamedFields: [String: String] = [:]
-    /// The databases of indexes whose name is not the one ``indexDatabaseName(entity:index:)``
+    /// The databases of indexes whose name is not the one `indexDatabaseName(entity:index:)`
     /// gives (the entity or a field was renamed after they were built), by index name.
     var indexDatabases: [String: String] = [:]
 

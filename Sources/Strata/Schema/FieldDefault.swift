@@ -57,7 +57,7 @@ protocol OptionalValueType {}
 extension Optional: OptionalValueType {}
 
 extension Record {
-    /// The stored bytes of ``defaults`` by field name; throws `.invalidValue` for a declaration
+    /// The stored bytes of ``Record/defaults`` by field name; throws `.invalidValue` for a declaration
     /// that cannot be one.
     static func storedDefaults() throws(StrataError) -> [String: [UInt8]] {
         var result: [String: [UInt8]] = [:]

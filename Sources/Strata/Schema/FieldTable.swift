@@ -123,7 +123,7 @@ package struct FieldTable: Sendable, Equatable, Codable {
     }
 
     /// Gives the field `id` the name `name` (a migration's rename, or a removal's tombstone,
-    /// ``removedName(_:id:)``): records keep their bytes, since they hold ids. `name` must not be
+    /// `removedName(_:id:)`): records keep their bytes, since they hold ids. `name` must not be
     /// another field's.
     package mutating func rename(_ id: Int, to name: String) {
         guard let old = names[id], old != name else { return }
@@ -142,7 +142,7 @@ package struct FieldTable: Sendable, Equatable, Codable {
     /// The prefix of removed fields' names.
     package static let removedPrefix = "~removed/"
 
-    /// Whether `name` is a removed field's (``removedName(_:id:)``).
+    /// Whether `name` is a removed field's (`removedName(_:id:)`).
     package static func isRemoved(_ name: String) -> Bool { name.hasPrefix(removedPrefix) }
 
     /// The number of known fields.

@@ -71,7 +71,7 @@ extension WriteTransaction {
 
     /// Moves the catalog entry of `context`'s entity to `newName`: the records database and the
     /// built indexes' databases keep their names, which the entry now records
-    /// (``EntitySchema/recordsDatabase``, ``EntitySchema/indexDatabases``), so nothing but the
+    /// (`EntitySchema/recordsDatabase`, `EntitySchema/indexDatabases`), so nothing but the
     /// entry is written. The entry is saved at the commit, under the new name.
     func renameCatalogEntity(_ context: EntityContext, to newName: String) throws {
         let oldName = context.name

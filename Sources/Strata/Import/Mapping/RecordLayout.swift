@@ -15,7 +15,7 @@ struct RecordLayout: Sendable {
     private let isRequired: [Bool]
     /// How many fields are required.
     private let requiredCount: Int
-    /// The stored default of each field that has one (the catalog's, ``EntitySchema/defaults``),
+    /// The stored default of each field that has one (the catalog's, `EntitySchema/defaults`),
     /// by field index: written when neither the JSON nor the stored record gives the field.
     private let defaults: [(index: Int, value: [UInt8])]
 
