@@ -34,9 +34,8 @@ extension WriteTransaction {
             }
             let database = schema.indexDatabase(descriptor.name)
             schema.indexDatabases[descriptor.name] = nil
-            if database != EntitySchema.indexDatabaseName(entity: schema.name, index: renamed.name) {
-                schema.indexDatabases[renamed.name] = database
-            }
+            schema.indexDatabases[renamed.name] = nil
+            if database != schema.indexDatabase(renamed.name) { schema.indexDatabases[renamed.name] = database }
             databases[renamed.name] = context.indexes[descriptor.name]
             return renamed
         }

@@ -27,8 +27,8 @@ struct EntitySchema: Codable, Equatable, Sendable {
     /// Fields renamed by migrations: the new name by the old one, so that a query naming the old
     /// name is told the new one.
     var renamedFields: [String: String] = [:]
-    /// The databases of indexes whose name is not the one `indexDatabaseName(entity:index:)`
-    /// gives (the entity or a field was renamed after they were built), by index name.
+    /// The databases of indexes whose name is not the one ``indexDatabase(_:)`` derives (a field
+    /// was renamed after they were built), by index name.
     var indexDatabases: [String: String] = [:]
 
     init(name: String, primaryKey: String, recordsDatabase: String, fields: FieldTable, indexes: [IndexDescriptor] = [],
@@ -78,9 +78,14 @@ struct EntitySchema: Codable, Equatable, Sendable {
         if !indexDatabases.isEmpty { try container.encode(indexDatabases, forKey: .indexDatabases) }
     }
 
-    /// The database of the index `index`: its recorded one, or the name built from the entity's.
+    /// The database of the index `index`: its recorded one, or the name built from the records
+    /// database's (`index/<Entity>/<index>` for `records/<Entity>`), so that a renamed entity's
+    /// indexes keep their databases as its records do.
     func indexDatabase(_ index: String) -> String {
-        indexDatabases[index] ?? Self.indexDatabaseName(entity: name, index: index)
+        if let recorded = indexDatabases[index] { return recorded }
+        let prefix = "records/"
+        let stem = recordsDatabase.hasPrefix(prefix) ? String(recordsDatabase.dropFirst(prefix.count)) : name
+        return Self.indexDatabaseName(entity: stem, index: index)
     }
 
     static func recordsDatabaseName(for entity: String) -> String { "records/\(entity)" }

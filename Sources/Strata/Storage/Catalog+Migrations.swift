@@ -69,15 +69,12 @@ extension WriteTransaction {
         try lmdb(entity: "migration") { try raw.put(bytes, forKey: Catalog.migrationKey(migration.order), in: store.catalog) }
     }
 
-    /// Moves the catalog entry of `context`'s entity to `newName`: the records database and the
-    /// built indexes' databases keep their names, which the entry now records
-    /// (`EntitySchema/recordsDatabase`, `EntitySchema/indexDatabases`), so nothing but the
-    /// entry is written. The entry is saved at the commit, under the new name.
+    /// Moves the catalog entry of `context`'s entity to `newName`: the records database keeps its
+    /// name, which the entry records (`recordsDatabase`), and the indexes' databases are named
+    /// after it, so nothing but the entry is written. The entry is saved at the commit, under the
+    /// new name. (A later entity of the old name gets other databases: `createEntity`.)
     func renameCatalogEntity(_ context: EntityContext, to newName: String) throws {
         let oldName = context.name
-        for index in context.schema.indexes where context.schema.indexDatabases[index.name] == nil {
-            context.schema.indexDatabases[index.name] = EntitySchema.indexDatabaseName(entity: oldName, index: index.name)
-        }
         context.schema.name = newName
         _ = try lmdb(entity: oldName) { try raw.delete(Catalog.entityKey(oldName), in: store.catalog) }
         contexts[oldName] = nil

@@ -118,6 +118,16 @@ enum PetV2 {
             #expect(try tx.verifyIndexes(entity: "Animal").isConsistent)
         }
         #expect { try store.write { tx in try tx.renameEntity("Pet", to: "Other") } } throws: { ($0 as? StrataError)?.code == .notFound }
+
+        // A new entity of the old name gets databases of its own: the renamed one's stay whole.
+        try store.write { tx in try tx.insert(PetV1.Pet(id: 1, fullName: "new pet", age: "1", nickname: "p")) }
+        #expect(try storedBytes("Pet").count == 1)
+        try store.read { tx throws in
+            #expect(try tx.count(entity: "Animal") == 8)
+            #expect(try tx.query(PetV2.Animal.self).where("fullName == 'pet 4'").count() == 1)
+            #expect(try tx.query(PetV1.Pet.self).where("fullName == 'new pet'").count() == 1)
+            #expect(try tx.verifyIndexes(entity: "Animal").isConsistent && tx.verifyIndexes(entity: "Pet").isConsistent)
+        }
     }
 
     // MARK: Removal
