@@ -134,9 +134,10 @@ extension WriteTransaction {
         }
         if var description = try context(named: entity)?.schema.description,
            let position = description.fields.firstIndex(where: { $0.name == name }) {
+            let context = try existingContext(named: entity)
             description.fields[position].type = type
-            description.fields[position].defaultValue = nil
-            try existingContext(named: entity).schema.description = description
+            description.fields[position].defaultValue = context.schema.defaults[name].flatMap { try? SingleFieldCoding.jsonValue(from: $0) }
+            context.schema.description = description
         }
     }
 
