@@ -34,6 +34,10 @@ enum SingleFieldCoding {
 
     /// The stored bytes of `value` as the field `field` of `entity` (for messages).
     static func bytes<Value: Encodable>(of value: Value, entity: String, field: String) throws(StrataError) -> [UInt8] {
+        // The types CBOR has its own form for are written as the record codec writes them
+        // (`writePrimitive`, which it shares); a date it would refuse takes the general path.
+        var direct = CBORWriter(capacity: 16)
+        if direct.writePrimitive(value), direct.outOfRangeDate == nil { return direct.bytes }
         var encoder = RecordEncoder()
         encoder.refusesUnstorableDates = true
         var fields = table
@@ -59,6 +63,13 @@ enum SingleFieldCoding {
     /// Decodes stored value bytes as `type`; `entity`, `field` and `key` name the value in errors.
     static func value<Value: Decodable>(_ type: Value.Type, from bytes: some Collection<UInt8>, entity: String, field: String,
                                         key: String) throws(StrataError) -> Value {
+        if let kind = CBOR.PrimitiveKind(of: Value.self) {
+            // As the record codec reads such a type (`readPrimitive`); a failure is read again
+            // through the codec below, for its message.
+            let reader = CBORReader(bytes: Array(bytes))
+            var offset = 0
+            if let value = try? reader.readPrimitive(Value.self, kind: kind, at: &offset), offset == reader.bytes.count { return value }
+        }
         do {
             return try RecordDecoder().decode(Unwrapper<Value>.self, from: record(holding: bytes), fields: table,
                                               entity: entity, key: key).value
