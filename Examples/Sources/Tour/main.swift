@@ -14,6 +14,7 @@ try store.write { tx in
     try tx.insert(pancake)
 }
 try queries(store)
+try migrating()
 try await asyncCalls(store, user)
 
 // snippet: relationships
