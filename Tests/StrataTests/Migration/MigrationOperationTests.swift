@@ -130,6 +130,29 @@ enum PetV2 {
         }
     }
 
+    @Test func aReplicaFollowsAnEntityRename() throws {
+        try store.enableChangeLog()
+        try store.backup(to: dir.path("replica"))   // a replica starts as a backup
+        let replica = try Store(path: dir.path("replica"))
+        try store.write { tx in try tx.renameEntity("Pet", to: "Animal") }
+        try store.write { tx in try tx.upsert(PetV2.Animal(id: 2, fullName: "after", age: "5", nickname: "a")) }
+        try replica.replicate(from: store)
+        try replica.read { tx throws in
+            #expect(try tx.entityNames() == ["Animal"])
+            #expect(try tx.get(PetV2.Animal.self, key: 2)?.fullName == "after")
+            #expect(try tx.query(PetV2.Animal.self).where("fullName == 'pet 5'").count() == 1)
+            #expect(try tx.verifyIndexes(entity: "Animal").isConsistent)
+        }
+    }
+
+    @Test func observersOfARenamedEntitySeeItsChanges() async throws {
+        try await store.write { tx in try tx.renameEntity("Pet", to: "Animal") }
+        var counts = store.observeCount(PetV2.Animal.self).makeAsyncIterator()
+        #expect(try await counts.next() == 8)
+        try await store.write { tx in try tx.insert(PetV2.Animal(id: 100, fullName: "observed", age: "5", nickname: "o")) }
+        #expect(try await counts.next() == 9)
+    }
+
     // MARK: Removal
 
     @Test func aRemovedFieldIsSkippedDroppedByCompactionAndItsNameIsFreeForANewField() throws {
