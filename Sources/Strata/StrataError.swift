@@ -25,7 +25,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         /// A stored value has a different type than the record type's field declares.
         public static let typeMismatch = Code("typeMismatch")
         /// A stored record lacks a field that the record type requires (it was written before the
-        /// field was added; give the field a default by making it optional).
+        /// field was added; make the field optional or give it a default, ``Record/defaults``).
         public static let missingField = Code("missingField")
         /// A query cannot be understood: a syntax error in a predicate or sort string, an unknown
         /// field, a missing argument, a value of the wrong type for its field.
@@ -76,6 +76,12 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         /// A program wrote to a replica, which takes changes only from its primary's change log
         /// (``Store/applyChanges(_:durability:)``, `strata replicate`).
         public static let readOnlyReplica = Code("readOnlyReplica")
+        /// A migration (``Migrator``) failed and was rolled back with every migration of its run;
+        /// the message names the migration and, when one is to blame, the entity and record key.
+        public static let migrationFailed = Code("migrationFailed")
+        /// The store's migration history is not a prefix of the migrator's list: a newer program
+        /// migrated it, or a migration was renamed or reordered. Nothing was changed.
+        public static let migrationMismatch = Code("migrationMismatch")
     }
 
     /// What kind of failure this is.

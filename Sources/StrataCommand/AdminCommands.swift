@@ -4,7 +4,7 @@ import Strata
 
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "schema",
+        commandName: "show",
         abstract: "Print the store's entities in the schema-file format (for editing and `import --schema`).",
         discussion: "Entities imported with a schema show it; others show one read from their stored records."
     )
@@ -12,8 +12,10 @@ struct SchemaCommand: ParsableCommand {
     @Argument(help: "The store directory.") var store: String
     @Option(help: "json (indented, default) or jsonl (one line).") var format: OutputFormat = .json
     @Flag(help: .hidden) var json = false
+    @Flag(help: "List the migrations the store has run (order, date, name) instead.") var history = false
 
     func run() throws {
+        if history { return try MigrationHistoryOutput.print(store) }
         let format = try OutputFormat.check(json ? .jsonl : self.format, allowed: [.json, .jsonl])
         let file = try Store.existing(store).read { tx in
             SchemaFile(entities: try tx.entityNames().map { try tx.entityDescription(named: $0) })

@@ -26,8 +26,8 @@ struct StrataTool: ParsableCommand {
         version: "0.3.0",
         subcommands: [
             ImportCommand.self, QueryCommand.self, ExplainCommand.self, GetCommand.self, DeleteCommand.self,
-            ExportCommand.self, SchemaCommand.self, IndexCommand.self, StatsCommand.self, VerifyCommand.self,
-            BackupCommand.self, ChangeLogCommand.self, ChangesCommand.self, ReplicateCommand.self, DemoCommand.self,
+            ExportCommand.self, SchemaGroup.self, IndexCommand.self, StatsCommand.self, VerifyCommand.self,
+            BackupCommand.self, MigrateCommand.self, ChangeLogCommand.self, ChangesCommand.self, ReplicateCommand.self, DemoCommand.self,
         ]
     )
 

@@ -16,6 +16,7 @@ try store.write { tx in
 try queries(store)
 try aggregating(store)
 try syncCalls(store, user)
+try migrating()
 
 // snippet: relationships
 struct Note: Record {

@@ -32,7 +32,7 @@ final class EntityWriter {
         self.description = description
         let context = try target.context(tx)
         self.context = context
-        layout = RecordLayout(description, ids: context.schema.fields)
+        layout = RecordLayout(description, ids: context.schema.fields, defaults: context.schema.defaults)
         primaryKeyIndex = description.fields.firstIndex { $0.name == description.primaryKey } ?? 0
         fieldIndexes = Dictionary(description.fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         _ = try tx.largestKey(of: context)

@@ -35,6 +35,8 @@ extension WriteTransaction {
             relationshipsByTarget = [:]
         }
         store.registerCustomIndexKeys(type, entity: context.name, declared)
+        // Defaults first: an index on a defaulted field is built from records that hold it.
+        try applyDefaults(T.storedDefaults(), context)
         try migrate(context, to: declared.map { $0.descriptor }) { toBuild in
             // A declared key path must name a stored field (not a computed property, not a property renamed by CodingKeys).
             let known = knownFields(of: context, adding: FieldTypes.of(type)?.description)
@@ -54,12 +56,13 @@ extension WriteTransaction {
                 try empty(database, entity: context.name)
             }
             context.indexes[built.name] = nil
+            context.schema.indexDatabases[built.name] = nil
             store.configuration.logger.info("dropped index", metadata: ["entity": "\(context.name)", "index": "\(built.name)"])
         }
         let kept = context.schema.indexes.filter(descriptors.contains)
         let toBuild = descriptors.filter { !kept.contains($0) }
         for descriptor in toBuild {
-            let name = EntitySchema.indexDatabaseName(entity: context.name, index: descriptor.name)
+            let name = context.schema.indexDatabase(descriptor.name)
             let database = try openIndexDatabase(name, entity: context.name)
             try empty(database, entity: context.name)   // a leftover of an emptied index
             context.indexes[descriptor.name] = database

@@ -18,6 +18,9 @@ extension ReadTransaction {
                                             fields: try inferredFields(context, sampleLimit: sampleLimit))
         }
         description.indexes = context.schema.indexes.map(IndexDescription.init)
+        for (position, field) in description.fields.enumerated() where field.defaultValue == nil {
+            description.fields[position].defaultValue = context.schema.defaults[field.name].flatMap { try? SingleFieldCoding.jsonValue(from: $0) }
+        }
         description.relationships = context.schema.relationships.map(RelationshipDescription.init)
         return description
     }

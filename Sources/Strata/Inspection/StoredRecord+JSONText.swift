@@ -24,7 +24,7 @@ extension QueryRequest where Root == StoredRecord {
         let largest = table.namesByID.count
         var members: [Range<Int>?] = []
         for id in 0..<largest {
-            guard let name = table.name(for: id), fields?.contains(name) ?? true else { members.append(nil); continue }
+            guard let name = table.name(for: id), !FieldTable.isRemoved(name), fields?.contains(name) ?? true else { members.append(nil); continue }
             members.append(appendKey(name))
         }
         var buffer: [UInt8] = []
@@ -39,7 +39,7 @@ extension QueryRequest where Root == StoredRecord {
                     let key: Range<Int>
                     if id < largest, let known = members[id] {
                         key = known
-                    } else if id >= largest, let name = table.name(for: id), fields?.contains(name) ?? true {
+                    } else if id >= largest, let name = table.name(for: id), !FieldTable.isRemoved(name), fields?.contains(name) ?? true {
                         key = appendKey(name)   // a field added after the table was read (not in one transaction)
                     } else {
                         guard table.name(for: id) != nil else {

@@ -48,6 +48,10 @@ public struct StoredRecord: Sendable, Hashable {
                 guard let name = table.name(for: id) else {
                     throw CBORReadFailure.corrupt(offset: cursor.position, reason: "field id \(id) is not in the entity's field table")
                 }
+                if FieldTable.isRemoved(name) {   // removed by a migration, not yet compacted away
+                    _ = try cursor.skipValue(in: reader)
+                    continue
+                }
                 members.append(JSONMember(key: name, value: try reader.jsonValue(at: &cursor.position)))
             }
             try cursor.finish(in: reader)

@@ -31,6 +31,8 @@ struct KnownFields {
     /// inverse names reach this one (``ReadTransaction/incomingRelationships(of:)``).
     private var own: [RelationshipDescriptor] = []
     private var incoming: [(holder: String, relationship: RelationshipDescriptor)] = []
+    /// Fields renamed by migrations: the new name by the old one, for the error's hint.
+    private var renamed: [String: String] = [:]
     /// Where related entities' fields are looked up; nil: paths through relationships are
     /// checked up to the relationship's name only. Weak: nothing here keeps a transaction alive.
     private weak var transaction: ReadTransaction?
@@ -56,6 +58,7 @@ struct KnownFields {
         self.init(owner: context.name, stored: context.schema.fields,
                   described: [context.schema.description, type].compactMap { $0?.fields })
         own = context.schema.relationships
+        renamed = context.schema.renamedFields
         // An unreadable catalog entry of another entity: its inverses are not known here, and
         // the query itself reports the entry when it resolves the relationship.
         incoming = (try? transaction.incomingRelationships(of: context.name)) ?? []
@@ -68,7 +71,7 @@ struct KnownFields {
     }
 
     private func isField(_ name: String) -> Bool {
-        stored.id(for: name) != nil || listed.contains(name) || described.contains { $0.contains { $0.name == name } }
+        (stored.id(for: name) != nil && !FieldTable.isRemoved(name)) || listed.contains(name) || described.contains { $0.contains { $0.name == name } }
     }
 
     /// The fields of the embedded object `name`, when every description that lists it says
@@ -90,7 +93,7 @@ struct KnownFields {
 
     /// Every name a path may start with here, for suggestions.
     private var allNames: Set<String> {
-        var names = listed.union(stored.ids.keys).union(own.map(\.name)).union(incoming.compactMap(\.relationship.inverse))
+        var names = listed.union(stored.ids.keys.filter { !FieldTable.isRemoved($0) }).union(own.map(\.name)).union(incoming.compactMap(\.relationship.inverse))
         for fields in described { names.formUnion(fields.map(\.name)) }
         return names
     }
@@ -122,6 +125,11 @@ struct KnownFields {
             guard more, hops < 8, let transaction, let related = (try? transaction.context(named: target)) ?? nil else { return }
             try KnownFields(related, type: nil, in: transaction)
                 .check(path, from: position + 1, hops: hops + 1, root: root, column: column, usage: usage, code: code)
+        } else if let new = renamed[name] {
+            let whole = path.joined(separator: ".")
+            throw StrataError(code, (usage.map { "\($0): " } ?? "")
+                + "unknown field '\(whole)' in \(root.owner): '\(name)' was renamed to '\(new)'" + (column.map { " at column \($0)" } ?? ""),
+                entity: root.owner, field: whole)
         } else if !isEmpty {
             throw root.unknown(name, at: position, of: path, in: self, column: column, usage: usage, code: code)
         }

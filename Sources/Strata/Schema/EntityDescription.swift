@@ -110,6 +110,7 @@ public struct EntityDescription: Sendable, Hashable, Codable {
         guard !fields.isEmpty else { throw invalid("it has no fields") }
         var seen = Set<String>()
         for field in fields where !seen.insert(field.name).inserted { throw invalid("the field '\(field.name)' is declared twice") }
+        _ = try storedDefaults()
         let keyFields = primaryKeyFields
         // "the primary key 'id'", or "the field 'year' of the primary key (country, year)".
         func named(_ name: String) -> String {
@@ -188,17 +189,23 @@ public struct FieldDescription: Sendable, Hashable, Codable {
     public var jsonKey: String?
     /// How dates in this field are written in JSON, when not by the automatic detection.
     public var dateFormat: DateFormat?
+    /// The value of this (non-optional, top-level) field in records that lack it: stored
+    /// records written before the field existed, and imported JSON without its key (`"default"`
+    /// in a schema file). Converted to the field's type as the importer converts values.
+    public var defaultValue: JSONValue?
 
-    /// A field named `name` of type `type`.
-    public init(_ name: String, _ type: FieldType, optional: Bool = false, jsonKey: String? = nil, dateFormat: DateFormat? = nil) {
+    /// A field named `name` of type `type`; `default` is its ``defaultValue``.
+    public init(_ name: String, _ type: FieldType, optional: Bool = false, jsonKey: String? = nil, dateFormat: DateFormat? = nil,
+                default defaultValue: JSONValue? = nil) {
         self.name = name
         self.type = type
         self.isOptional = optional
         self.jsonKey = jsonKey
         self.dateFormat = dateFormat
+        self.defaultValue = defaultValue
     }
 
-    private enum CodingKeys: String, CodingKey { case name, type, isOptional = "optional", jsonKey, dateFormat }
+    private enum CodingKeys: String, CodingKey { case name, type, isOptional = "optional", jsonKey, dateFormat, defaultValue = "default" }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -207,6 +214,8 @@ public struct FieldDescription: Sendable, Hashable, Codable {
         isOptional = try container.decodeIfPresent(Bool.self, forKey: .isOptional) ?? false
         jsonKey = try container.decodeIfPresent(String.self, forKey: .jsonKey)
         dateFormat = try container.decodeIfPresent(DateFormat.self, forKey: .dateFormat)
+        defaultValue = try container.decodeIfPresent(JSONValue.self, forKey: .defaultValue)
+        if defaultValue == .null { defaultValue = nil }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -216,6 +225,7 @@ public struct FieldDescription: Sendable, Hashable, Codable {
         if isOptional { try container.encode(true, forKey: .isOptional) }
         try container.encodeIfPresent(jsonKey, forKey: .jsonKey)
         try container.encodeIfPresent(dateFormat, forKey: .dateFormat)
+        try container.encodeIfPresent(defaultValue, forKey: .defaultValue)
     }
 }
 

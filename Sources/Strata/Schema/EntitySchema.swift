@@ -21,6 +21,15 @@ struct EntitySchema: Codable, Equatable, Sendable {
     var description: EntityDescription?
     /// The relationships whose reference fields this entity holds.
     var relationships: [RelationshipDescriptor] = []
+    /// Default values by field name, as stored value bytes (``FieldDefault``, a description's
+    /// `"default"`): records that lacked the field were given it when the default was recorded.
+    var defaults: [String: [UInt8]] = [:]
+    /// Fields renamed by migrations: the new name by the old one, so that a query naming the old
+    /// name is told the new one.
+    var renamedFields: [String: String] = [:]
+    /// The databases of indexes whose name is not the one ``indexDatabase(_:)`` derives (a field
+    /// was renamed after they were built), by index name.
+    var indexDatabases: [String: String] = [:]
 
     init(name: String, primaryKey: String, recordsDatabase: String, fields: FieldTable, indexes: [IndexDescriptor] = [],
          primaryKeyKind: ValueKind? = nil) {
@@ -32,7 +41,10 @@ struct EntitySchema: Codable, Equatable, Sendable {
         self.primaryKeyKind = primaryKeyKind
     }
 
-    private enum CodingKeys: String, CodingKey { case name, primaryKey, recordsDatabase, fields, indexes, primaryKeyKind, description, relationships }
+    private enum CodingKeys: String, CodingKey {
+        case name, primaryKey, recordsDatabase, fields, indexes, primaryKeyKind, description, relationships
+        case defaults, renamedFields, indexDatabases
+    }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -44,6 +56,36 @@ struct EntitySchema: Codable, Equatable, Sendable {
         primaryKeyKind = try container.decodeIfPresent(ValueKind.self, forKey: .primaryKeyKind)
         description = try container.decodeIfPresent(EntityDescription.self, forKey: .description)
         relationships = try container.decodeIfPresent([RelationshipDescriptor].self, forKey: .relationships) ?? []
+        defaults = try container.decodeIfPresent([String: [UInt8]].self, forKey: .defaults) ?? [:]
+        renamedFields = try container.decodeIfPresent([String: String].self, forKey: .renamedFields) ?? [:]
+        indexDatabases = try container.decodeIfPresent([String: String].self, forKey: .indexDatabases) ?? [:]
+    }
+
+    /// The migration entries are written only when there are any, so that the catalog entries of
+    /// stores that never used them keep their bytes.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(primaryKey, forKey: .primaryKey)
+        try container.encode(recordsDatabase, forKey: .recordsDatabase)
+        try container.encode(fields, forKey: .fields)
+        try container.encode(indexes, forKey: .indexes)
+        try container.encodeIfPresent(primaryKeyKind, forKey: .primaryKeyKind)
+        try container.encodeIfPresent(description, forKey: .description)
+        try container.encode(relationships, forKey: .relationships)
+        if !defaults.isEmpty { try container.encode(defaults, forKey: .defaults) }
+        if !renamedFields.isEmpty { try container.encode(renamedFields, forKey: .renamedFields) }
+        if !indexDatabases.isEmpty { try container.encode(indexDatabases, forKey: .indexDatabases) }
+    }
+
+    /// The database of the index `index`: its recorded one, or the name built from the records
+    /// database's (`index/<Entity>/<index>` for `records/<Entity>`), so that a renamed entity's
+    /// indexes keep their databases as its records do.
+    func indexDatabase(_ index: String) -> String {
+        if let recorded = indexDatabases[index] { return recorded }
+        let prefix = "records/"
+        let stem = recordsDatabase.hasPrefix(prefix) ? String(recordsDatabase.dropFirst(prefix.count)) : name
+        return Self.indexDatabaseName(entity: stem, index: index)
     }
 
     static func recordsDatabaseName(for entity: String) -> String { "records/\(entity)" }

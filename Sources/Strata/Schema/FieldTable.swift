@@ -122,6 +122,29 @@ package struct FieldTable: Sendable, Equatable, Codable {
         return (assign(name), true)
     }
 
+    /// Gives the field `id` the name `name` (a migration's rename, or a removal's tombstone,
+    /// `removedName(_:id:)`): records keep their bytes, since they hold ids. `name` must not be
+    /// another field's.
+    package mutating func rename(_ id: Int, to name: String) {
+        guard let old = names[id], old != name else { return }
+        precondition(ids[name] == nil, "FieldTable.rename: '\(name)' names another field")
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        storage.ids[old] = nil
+        storage.names[id] = name
+        storage.ids[name] = id
+        Self.setDense(id, name, in: &storage.namesByID)
+    }
+
+    /// What a removed field's id is named, so the id is never given again while its old name is
+    /// free for a new field: `~removed/<id>/<name>`.
+    package static func removedName(_ name: String, id: Int) -> String { "\(removedPrefix)\(id)/\(name)" }
+
+    /// The prefix of removed fields' names.
+    package static let removedPrefix = "~removed/"
+
+    /// Whether `name` is a removed field's (`removedName(_:id:)`).
+    package static func isRemoved(_ name: String) -> Bool { name.hasPrefix(removedPrefix) }
+
     /// The number of known fields.
     package var count: Int { names.count }
 

@@ -43,6 +43,14 @@ public protocol Record: Codable, Sendable {
     /// recorded in the catalog at the type's first write, with an index on each reference field.
     /// Defaults to none.
     static var relationships: [AnyRelationship<Self>] { get }
+
+    /// Values for fields that records stored before the field existed lack (``FieldDefault``):
+    /// `static let defaults: [FieldDefault<User>] = [FieldDefault(\.tags, [])]`. A stored record
+    /// without the field decodes with the default; the store records the defaults in its catalog
+    /// and writes them into the records that lack them at the type's first write (or at
+    /// `Store.prepare(_:)`), before it builds new indexes, so queries and indexes see them; the
+    /// importer fills them for JSON without the key. Defaults to none.
+    static var defaults: [FieldDefault<Self>] { get }
 }
 
 extension Record {
@@ -53,6 +61,9 @@ extension Record {
     public static var jsonKeys: JSONKeys<Self> { [:] }
 
     public static var relationships: [AnyRelationship<Self>] { [] }
+
+    /// No defaults.
+    public static var defaults: [FieldDefault<Self>] { [] }
 
     /// This record's primary key value.
     @inlinable

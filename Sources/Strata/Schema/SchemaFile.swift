@@ -9,7 +9,7 @@ import Foundation
 ///       "remoteID":    {"type": "int", "json": "id"},
 ///       "luckyNumber": {"type": "int", "optional": true},
 ///       "createdDate": {"type": "date", "json": "created_at", "dateFormat": "secondsSince1970"},
-///       "tags":        {"type": "[string]"},
+///       "tags":        {"type": "[string]", "default": []},
 ///       "address":     {"type": "object", "fields": {"city": {"type": "string"}}}
 ///     },
 ///     "indexes": [ {"fields": ["lastName"], "collation": "caseDiacriticInsensitive"},
@@ -167,7 +167,8 @@ public struct SchemaFile: Sendable, Hashable {
             }
             dateFormat = parsed
         }
-        return FieldDescription(name, type, optional: optional, jsonKey: jsonKey, dateFormat: dateFormat)
+        let defaultValue = value["default"].flatMap { $0 == .null ? nil : $0 }
+        return FieldDescription(name, type, optional: optional, jsonKey: jsonKey, dateFormat: dateFormat, default: defaultValue)
     }
 
     private static let typeNames: [String: FieldType] = [
@@ -178,7 +179,7 @@ public struct SchemaFile: Sendable, Hashable {
     /// The type `name` spells: `[T]` is an array of T. The brackets are counted in one pass and
     /// capped at ``EntityDescription/maximumTypeDepth``, so a name nested thousands of levels
     /// costs no more than its length.
-    private static func type(_ name: String, entity: String, field: String) throws -> FieldType {
+    static func type(_ name: String, entity: String, field: String) throws -> FieldType {
         var rest = Substring(name).trimmingCharacters(in: .whitespaces)[...]
         var depth = 0
         while rest.hasPrefix("["), rest.hasSuffix("]"), rest.count >= 2 {
@@ -277,6 +278,7 @@ public struct SchemaFile: Sendable, Hashable {
         if field.isOptional { members.append(JSONMember(key: "optional", value: .bool(true))) }
         if let key = field.jsonKey { members.append(JSONMember(key: "json", value: .string(key))) }
         if let format = field.dateFormat { members.append(JSONMember(key: "dateFormat", value: .string(format.rawValue))) }
+        if let value = field.defaultValue { members.append(JSONMember(key: "default", value: value)) }
         return .object(members)
     }
 

@@ -87,7 +87,7 @@ public class ReadTransaction {
             }
             var indexes: [String: Database] = [:]
             for index in schema.indexes {
-                let databaseName = EntitySchema.indexDatabaseName(entity: name, index: index.name)
+                let databaseName = schema.indexDatabase(index.name)
                 guard let database = try lmdb(entity: name, { try raw.openDatabase(databaseName) }) else {
                     throw StrataError(.incompatibleStore, "\(name): the catalog lists the index '\(index.name)', whose database is missing",
                                       entity: name)

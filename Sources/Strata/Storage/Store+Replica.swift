@@ -109,7 +109,7 @@ extension WriteTransaction {
         guard schema.name == change.entity else {
             throw StrataError(.corruptRecord, "commit \(commit): the schema entry of \(change.entity) describes '\(schema.name)'", entity: change.entity)
         }
-        let context = try context(named: schema.name)
+        let context = try context(named: schema.name) ?? renamedEntity(to: schema)
             ?? createEntity(named: schema.name, primaryKey: schema.primaryKey, primaryKeyKind: schema.primaryKeyKind ?? .other)
         var adopted = schema
         adopted.indexes = context.schema.indexes   // built below, from the records this replica holds
@@ -118,6 +118,18 @@ extension WriteTransaction {
         context.indexMaintainer = nil
         context.needsSaving = true
         try migrate(context, to: schema.indexes) { toBuild in try buildIndexes(toBuild, context) }
+    }
+
+    /// The replica's entity that the primary renamed to `schema`'s name (``WriteTransaction/renameEntity(_:to:)``),
+    /// renamed here too; nil when there is none. A rename keeps the entity's records database,
+    /// so it is the entity of another name whose records database has the entry's name.
+    private func renamedEntity(to schema: EntitySchema) throws -> EntityContext? {
+        for name in try catalogEntityNames() where name != schema.name {
+            guard let other = try context(named: name), other.schema.recordsDatabase == schema.recordsDatabase else { continue }
+            try renameCatalogEntity(other, to: schema.name)
+            return other
+        }
+        return nil
     }
 
     private func applyRecord(_ change: LoggedChange, commit: UInt64) throws {

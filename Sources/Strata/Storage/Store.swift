@@ -95,6 +95,9 @@ public final class Store: Sendable {
            try read({ try $0.changeLogRetention() }) != retention {
             try enableChangeLog(retention: retention)
         }
+        if let migrator = configuration.migrator, !configuration.readOnly, !configuration.isReplica {
+            try migrate(with: migrator)
+        }
     }
 
     /// Creates `path` as a directory when missing and `create` allows; refuses a file.

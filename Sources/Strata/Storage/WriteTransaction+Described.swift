@@ -18,6 +18,7 @@ extension WriteTransaction {
                 entity: description.name, field: description.primaryKey)
         }
         assignFieldIDs(description, context)
+        try applyDefaults(description.storedDefaults(), context)
         if context.schema.description != description {
             context.schema.description = description
             context.needsSaving = true

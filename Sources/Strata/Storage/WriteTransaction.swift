@@ -77,8 +77,15 @@ public final class WriteTransaction: ReadTransaction {
     /// Creates an entity that the store does not have yet: its records database and its schema,
     /// saved into the catalog at the commit.
     func createEntity(named name: String, primaryKey: String, primaryKeyKind: ValueKind) throws -> EntityContext {
-        let schema = EntitySchema(name: name, primaryKey: primaryKey,
-                                  recordsDatabase: EntitySchema.recordsDatabaseName(for: name), fields: FieldTable(),
+        // `records/<name>` exists without an entity when an entity of that name was renamed (it
+        // keeps its databases): the new one takes `records/<name>~2` (and indexes named after it).
+        var database = EntitySchema.recordsDatabaseName(for: name)
+        var suffix = 1
+        while try lmdb(entity: name, { try raw.openDatabase(database) }) != nil {
+            suffix += 1
+            database = EntitySchema.recordsDatabaseName(for: "\(name)~\(suffix)")
+        }
+        let schema = EntitySchema(name: name, primaryKey: primaryKey, recordsDatabase: database, fields: FieldTable(),
                                   primaryKeyKind: primaryKeyKind)
         let records = try lmdb(entity: name) { try raw.openDatabase(schema.recordsDatabase, options: .create) }
         guard let records else { preconditionFailure("mdb_dbi_open with MDB_CREATE returned no database") }

@@ -1,0 +1,172 @@
+import Foundation
+
+/// Migrations written as JSON rather than Swift: what `strata migrate STORE PLAN.json` applies,
+/// and a program may load too. Each step is one of the ``WriteTransaction`` migration operations.
+///
+/// ```json
+/// { "migrations": [
+///   { "name": "v2", "steps": [
+///     {"op": "renameField", "entity": "User", "field": "fullName", "to": "name"},
+///     {"op": "addField", "entity": "User", "field": "plan", "type": "string", "default": "free"},
+///     {"op": "changeType", "entity": "User", "field": "age", "type": "int"},
+///     {"op": "removeField", "entity": "User", "field": "nickname"},
+///     {"op": "compact", "entity": "User"},
+///     {"op": "addIndex", "entity": "User", "fields": ["age"], "unique": false, "collation": "binary"},
+///     {"op": "dropIndex", "entity": "User", "index": "fullName"},
+///     {"op": "renameEntity", "entity": "User", "to": "Member"} ] } ] }
+/// ```
+/// Types are the schema file's (``SchemaFile``): `string int double bool date [string] ...`.
+public struct MigrationPlan: Sendable, Hashable {
+    /// One named migration of a plan.
+    public struct Migration: Sendable, Hashable {
+        /// Its name, as the store's history records it.
+        public var name: String
+        /// What it does, in order.
+        public var steps: [Step]
+
+        /// A migration named `name` doing `steps`.
+        public init(name: String, steps: [Step]) {
+            self.name = name
+            self.steps = steps
+        }
+    }
+
+    /// One operation of a migration.
+    public enum Step: Sendable, Hashable, CustomStringConvertible {
+        /// ``WriteTransaction/renameField(_:to:in:)``.
+        case renameField(entity: String, field: String, to: String)
+        /// ``WriteTransaction/renameEntity(_:to:)``.
+        case renameEntity(entity: String, to: String)
+        /// ``WriteTransaction/removeField(_:from:)``.
+        case removeField(entity: String, field: String)
+        /// ``WriteTransaction/addField(_:to:)``, with the field's default when it has one.
+        case addField(entity: String, field: FieldDescription)
+        /// ``WriteTransaction/changeFieldType(_:in:to:)``.
+        case changeType(entity: String, field: String, type: FieldType)
+        /// ``WriteTransaction/addIndex(_:toEntity:)``.
+        case addIndex(entity: String, index: IndexDescription)
+        /// ``WriteTransaction/dropIndex(named:fromEntity:)``.
+        case dropIndex(entity: String, index: String)
+        /// ``WriteTransaction/compactRecords(of:)``.
+        case compact(entity: String)
+
+        /// The step as a line of a report: `rename User.fullName to name`.
+        public var description: String {
+            switch self {
+            case .renameField(let entity, let field, let to): "rename field \(entity).\(field) to \(to)"
+            case .renameEntity(let entity, let to): "rename entity \(entity) to \(to)"
+            case .removeField(let entity, let field): "remove field \(entity).\(field)"
+            case .addField(let entity, let field):
+                "add field \(entity).\(field.name): \(field.type)" + (field.defaultValue.map { " = \($0)" } ?? "")
+            case .changeType(let entity, let field, let type): "change \(entity).\(field) to \(type)"
+            case .addIndex(let entity, let index): "add index \(entity)(\(index.fields.joined(separator: ",")))"
+            case .dropIndex(let entity, let index): "drop index \(entity).\(index)"
+            case .compact(let entity): "compact \(entity)"
+            }
+        }
+
+        /// Runs the step in `tx`.
+        func run(_ tx: WriteTransaction) throws {
+            switch self {
+            case .renameField(let entity, let field, let to): try tx.renameField(field, to: to, in: entity)
+            case .renameEntity(let entity, let to): try tx.renameEntity(entity, to: to)
+            case .removeField(let entity, let field): try tx.removeField(field, from: entity)
+            case .addField(let entity, let field): try tx.addField(field, to: entity)
+            case .changeType(let entity, let field, let type): try tx.changeFieldType(field, in: entity, to: type)
+            case .addIndex(let entity, let index): try tx.addIndex(index, toEntity: entity)
+            case .dropIndex(let entity, let index): try tx.dropIndex(named: index, fromEntity: entity)
+            case .compact(let entity): try tx.compactRecords(of: entity)
+            }
+        }
+    }
+
+    /// The migrations, in order.
+    public var migrations: [Migration]
+
+    /// A plan of `migrations`.
+    public init(migrations: [Migration]) { self.migrations = migrations }
+
+    /// The plan as a ``Migrator``: each migration runs its steps in order.
+    public var migrator: Migrator {
+        var migrator = Migrator()
+        for migration in migrations {
+            let steps = migration.steps
+            migrator.registerMigration(migration.name) { tx in for step in steps { try step.run(tx) } }
+        }
+        return migrator
+    }
+
+    /// Reads a plan. Throws `.malformedJSON` with the position for bad JSON and `.invalidValue`
+    /// naming the migration and step for a plan that is not valid.
+    public init(json data: Data) throws {
+        var parser = JSONParser(source: InMemoryByteSource(Array(data)))
+        guard let root = try parser.nextRecord(rootKey: nil), try parser.nextRecord(rootKey: nil) == nil,
+              case .array(let list)? = root["migrations"] else {
+            throw StrataError(.invalidValue, "a migration plan is an object with a \"migrations\" array")
+        }
+        migrations = try list.enumerated().map { position, value in
+            guard case .string(let name)? = value["name"], !name.isEmpty else {
+                throw StrataError(.invalidValue, "migration \(position + 1) of the plan has no \"name\"")
+            }
+            guard case .array(let steps)? = value["steps"] else {
+                throw StrataError(.invalidValue, "the migration '\(name)' has no \"steps\" array")
+            }
+            return Migration(name: name, steps: try steps.enumerated().map { index, step in
+                do throws(StrataError) { return try Self.step(step) } catch {
+                    throw StrataError(.invalidValue, "the migration '\(name)', step \(index + 1): \(error.message)", entity: error.entity, field: error.field)
+                }
+            })
+        }
+    }
+
+    private static func step(_ value: JSONValue) throws(StrataError) -> Step {
+        func text(_ key: String) throws(StrataError) -> String {
+            guard case .string(let text)? = value[key], !text.isEmpty else {
+                throw StrataError(.invalidValue, "\"\(key)\" must be a non-empty string")
+            }
+            return text
+        }
+        let entity = try text("entity")
+        switch try text("op") {
+        case "renameField": return .renameField(entity: entity, field: try text("field"), to: try text("to"))
+        case "renameEntity": return .renameEntity(entity: entity, to: try text("to"))
+        case "removeField": return .removeField(entity: entity, field: try text("field"))
+        case "addField":
+            let name = try text("field")
+            let type: FieldType
+            do { type = try SchemaFile.type(try text("type"), entity: entity, field: name) } catch let error as StrataError { throw error } catch {
+                throw StrataError(.invalidValue, "\(error)", entity: entity, field: name)
+            }
+            var optional = false
+            if case .bool(let flag)? = value["optional"] { optional = flag }
+            let defaultValue = value["default"].flatMap { $0 == .null ? nil : $0 }
+            return .addField(entity: entity, field: FieldDescription(name, type, optional: optional, default: defaultValue))
+        case "changeType":
+            let name = try text("field")
+            do { return .changeType(entity: entity, field: name, type: try SchemaFile.type(try text("type"), entity: entity, field: name)) }
+            catch let error as StrataError { throw error } catch { throw StrataError(.invalidValue, "\(error)", entity: entity, field: name) }
+        case "addIndex":
+            guard case .array(let names)? = value["fields"], !names.isEmpty else { throw StrataError(.invalidValue, "\"fields\" must be an array of field names") }
+            let fields = try names.map { name throws(StrataError) -> String in
+                guard case .string(let text) = name else { throw StrataError(.invalidValue, "\"fields\" must be an array of field names") }
+                return text
+            }
+            var collation = IndexCollation.binary
+            if case .string(let name)? = value["collation"] {
+                guard let known = SchemaFile.collation(named: name) else {
+                    throw StrataError(.invalidValue, "\"collation\" must be binary, caseInsensitive or caseDiacriticInsensitive")
+                }
+                collation = known
+            }
+            var unique = false, multiValue = false
+            if case .bool(let flag)? = value["unique"] { unique = flag }
+            if case .bool(let flag)? = value["multiValue"] { multiValue = flag }
+            return .addIndex(entity: entity, index: IndexDescription(fields: fields, collation: collation, unique: unique, multiValue: multiValue))
+        case "dropIndex": return .dropIndex(entity: entity, index: try text("index"))
+        case "compact": return .compact(entity: entity)
+        case let other:
+            throw StrataError(.invalidValue,
+                "unknown \"op\" '\(other)': one of renameField, renameEntity, removeField, addField, changeType, addIndex, dropIndex, compact")
+        }
+    }
+}

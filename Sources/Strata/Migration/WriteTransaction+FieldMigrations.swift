@@ -1,0 +1,270 @@
+import Foundation
+import LMDB
+
+/// Field operations of migrations (``Migrator``), usable in any write transaction. Each names the
+/// entity by its stored name (``Record/entityName``) and throws `.notFound` for an entity the store
+/// lacks, `.invalidValue` for a field it lacks or a name taken. Records change only through the
+/// record writer, so indexes, observers and the change log see a migration as any write.
+extension WriteTransaction {
+    /// Renames the field `old` of `entity` to `new`, in the catalog only: records hold field ids,
+    /// not names, so none is rewritten, and indexes on the field keep their entries (and their
+    /// databases) under names that follow the field's. Queries then name `new`; naming `old` is
+    /// an `.invalidQuery` saying what it was renamed to. The primary key, relationships, defaults
+    /// and the entity's description follow.
+    public func renameField(_ old: String, to new: String, in entity: String) throws {
+        let context = try existingContext(named: entity)
+        let id = try storedFieldID(old, context)
+        try checkFreeName(new, context)
+        var schema = context.schema
+        schema.fields.rename(id, to: new)
+        let keyFields = schema.primaryKeyFields
+        if keyFields.contains(old) { schema.primaryKey = keyFields.map { $0 == old ? new : $0 }.joined(separator: ",") }
+        var databases: [String: Database] = [:]
+        schema.indexes = schema.indexes.map { descriptor in
+            guard descriptor.fields.contains(where: { $0.path.first == old }) else {
+                databases[descriptor.name] = context.indexes[descriptor.name]
+                return descriptor
+            }
+            var renamed = descriptor
+            for position in renamed.fields.indices where renamed.fields[position].path.first == old {
+                renamed.fields[position].path[0] = new
+            }
+            if descriptor.name == descriptor.fields.map(\.description).joined(separator: ",") {
+                renamed.name = renamed.fields.map(\.description).joined(separator: ",")
+            }
+            let database = schema.indexDatabase(descriptor.name)
+            schema.indexDatabases[descriptor.name] = nil
+            schema.indexDatabases[renamed.name] = nil
+            if database != schema.indexDatabase(renamed.name) { schema.indexDatabases[renamed.name] = database }
+            databases[renamed.name] = context.indexes[descriptor.name]
+            return renamed
+        }
+        for position in schema.relationships.indices where schema.relationships[position].keyField == old {
+            schema.relationships[position].keyField = new
+        }
+        if let value = schema.defaults.removeValue(forKey: old) { schema.defaults[new] = value }
+        schema.description = schema.description.map { $0.renamingField(old, to: new) }
+        for (earlier, later) in schema.renamedFields where later == old { schema.renamedFields[earlier] = new }
+        schema.renamedFields[new] = nil
+        schema.renamedFields[old] = new
+        try commitSchema(schema, indexes: databases, context)
+        store.configuration.logger.info("renamed field", metadata: ["entity": "\(entity)", "from": "\(old)", "to": "\(new)"])
+    }
+
+    /// Removes the field `name` from `entity`: its indexes are dropped, its default forgotten, and
+    /// its id renamed so it is never given again while `name` is free for a new field (which gets
+    /// a new id: old values never come back under it). Records keep the field's bytes, which
+    /// typed writes leave out from then on and ``compactRecords(of:)`` drops at once; readers skip
+    /// them. The primary key and a relationship's key field cannot be removed.
+    public func removeField(_ name: String, from entity: String) throws {
+        let context = try existingContext(named: entity)
+        let id = try storedFieldID(name, context)
+        guard !context.schema.primaryKeyFields.contains(name) else {
+            throw StrataError(.invalidValue, "\(entity): '\(name)' is part of the primary key and cannot be removed", entity: entity, field: name)
+        }
+        if let relationship = context.schema.relationships.first(where: { $0.keyField == name }) {
+            throw StrataError(.invalidValue, "\(entity): '\(name)' holds the relationship '\(relationship.name)'; remove the relationship first",
+                              entity: entity, field: name)
+        }
+        try migrate(context, to: context.schema.indexes.filter { !$0.fields.contains { $0.path.first == name } }) { _ in }
+        var schema = context.schema
+        schema.fields.rename(id, to: FieldTable.removedName(name, id: id))
+        schema.defaults[name] = nil
+        schema.renamedFields = schema.renamedFields.filter { $0.value != name }
+        if var description = schema.description {
+            description.fields.removeAll { $0.name == name }
+            description.indexes.removeAll { $0.fields.contains { $0 == name || $0.hasPrefix(name + ".") } }
+            schema.description = description
+        }
+        try commitSchema(schema, indexes: context.indexes, context)
+        store.configuration.logger.info("removed field", metadata: ["entity": "\(entity)", "field": "\(name)"])
+    }
+
+    /// Adds the field `name` to `entity` with `value` as its default: every record that lacks it
+    /// gets it (and so do later imports without it, and records a type without the field wrote).
+    public func addField<Value: Encodable>(_ name: String, to entity: String, default value: Value) throws {
+        let context = try existingContext(named: entity)
+        try checkFreeName(name, context)
+        try applyDefaults([name: SingleFieldCoding.bytes(of: value, entity: entity, field: name)], context)
+    }
+
+    /// Adds the described field to `entity`, with its ``FieldDescription/defaultValue`` (converted
+    /// as the importer converts values) written into every record, and to the entity's description.
+    public func addField(_ field: FieldDescription, to entity: String) throws {
+        let context = try existingContext(named: entity)
+        try checkFreeName(field.name, context)
+        if var description = context.schema.description {
+            description.fields.append(field)
+            try description.validate()
+            context.schema.description = description
+            context.needsSaving = true
+        }
+        guard let value = field.defaultValue else {
+            context.schema.fields.assign(field.name)
+            context.needsSaving = true
+            return
+        }
+        try applyDefaults([field.name: EntityDescription.storedValue(value, of: field, in: entity)], context)
+    }
+
+    /// Adds (or overwrites) the field `name` of every record of `entity` with what `backfill`
+    /// returns for the record as it is stored. An error it throws stops the migration, naming
+    /// the record.
+    public func addField<Value: Encodable>(_ name: String, to entity: String, backfill: (StoredRecord) throws -> Value) throws {
+        let context = try existingContext(named: entity)
+        if FieldTable.isRemoved(name) || context.schema.renamedFields[name] != nil { try checkFreeName(name, context) }
+        let id = context.schema.fields.assign(name)
+        context.needsSaving = true
+        let fields = context.schema.fields
+        try rewriteRecords(context) { key, bytes in
+            let record = try StoredRecord(key: key, bytes: bytes, fields: fields, entity: entity)
+            let value = try SingleFieldCoding.bytes(of: try backfill(record), entity: entity, field: name)
+            return try Self.setting(id, to: value, in: bytes, entity: entity)
+        }
+    }
+
+    /// Changes the type of the field `name` of `entity` to `type`: every stored value is converted
+    /// with the importer's coercions (numbers from numeric text and back, dates from ISO 8601 or
+    /// timestamps, ...), nulls stay null, and indexes on the field are rebuilt. A value that does
+    /// not convert stops the migration, naming the record.
+    public func changeFieldType(_ name: String, in entity: String, to type: FieldType) throws {
+        let field = FieldDescription(name, type)
+        try convertField(name, in: entity, kind: ValueKind(type.elementType)) { bytes in
+            try EntityDescription.storedValue(SingleFieldCoding.jsonValue(from: Array(bytes)), of: field, in: entity)
+        }
+        if var description = try context(named: entity)?.schema.description,
+           let position = description.fields.firstIndex(where: { $0.name == name }) {
+            let context = try existingContext(named: entity)
+            description.fields[position].type = type
+            description.fields[position].defaultValue = context.schema.defaults[name].flatMap { try? SingleFieldCoding.jsonValue(from: $0) }
+            context.schema.description = description
+        }
+    }
+
+    /// Changes the type of the field `name` of `entity` from `Old` to `New` with `convert`, for
+    /// every record that holds it; indexes on the field are rebuilt. An error `convert` throws
+    /// stops the migration, naming the record.
+    public func convertField<Old: Decodable, New: Encodable>(_ name: String, in entity: String, from _: Old.Type,
+                                                              _ convert: (Old) throws -> New) throws {
+        try convertField(name, in: entity, kind: ValueKind(New.self)) { bytes in
+            let old = try SingleFieldCoding.value(Old.self, from: bytes, entity: entity, field: name, key: "")
+            return try SingleFieldCoding.bytes(of: try convert(old), entity: entity, field: name)
+        }
+    }
+
+    /// Rewrites the value of field `name` in every record that holds a non-null one with
+    /// `convert` (stored bytes in, stored bytes out), with the indexes on the field dropped first
+    /// and rebuilt after, their keys of `kind`; the field's default is converted too.
+    private func convertField(_ name: String, in entity: String, kind: ValueKind,
+                              _ convert: (ArraySlice<UInt8>) throws -> [UInt8]) throws {
+        let context = try existingContext(named: entity)
+        let id = try storedFieldID(name, context)
+        let affected = context.schema.indexes.filter { $0.fields.contains { $0.path == [name] } }
+        let kept = context.schema.indexes.filter { !affected.contains($0) }
+        try migrate(context, to: kept) { _ in }
+        try rewriteRecords(context) { _, bytes in
+            let reader = CBORReader(bytes: bytes)
+            var cursor = try RecordCursor(reader)
+            guard let value = try cursor.find(id: id, in: reader) else { return nil }
+            var end = value
+            try reader.skipItem(at: &end)
+            if bytes[value] == 0xF6 { return nil }   // null stays null
+            return try Self.setting(id, to: convert(bytes[value..<end]), in: bytes, entity: entity)
+        }
+        if let old = context.schema.defaults[name] { context.schema.defaults[name] = try convert(old[...]) }
+        let rebuilt = affected.map { descriptor in
+            var descriptor = descriptor
+            for position in descriptor.fields.indices where descriptor.fields[position].path == [name] {
+                descriptor.fields[position].kind = kind
+                if kind != .string { descriptor.fields[position].collation = .binary }
+            }
+            return IndexDescriptor(name: descriptor.name, fields: descriptor.fields, isUnique: descriptor.isUnique,
+                                   isMultiValue: descriptor.isMultiValue)
+        }
+        try migrate(context, to: kept + rebuilt) { toBuild in try buildIndexes(toBuild, context) }
+        context.needsSaving = true
+    }
+
+    // MARK: Helpers
+
+    /// The id of the stored field `name`; `.invalidValue` when the entity has none (with the new
+    /// name when it was renamed).
+    func storedFieldID(_ name: String, _ context: EntityContext) throws -> Int {
+        guard !FieldTable.isRemoved(name), let id = context.schema.fields.id(for: name) else {
+            let hint = context.schema.renamedFields[name].map { " (it was renamed to '\($0)')" } ?? ""
+            throw StrataError(.invalidValue, "\(context.name) has no field '\(name)'\(hint)", entity: context.name, field: name)
+        }
+        return id
+    }
+
+    /// Throws `.invalidValue` when `name` cannot be a new field's name in `context`'s entity.
+    func checkFreeName(_ name: String, _ context: EntityContext) throws {
+        guard !name.isEmpty, !FieldTable.isRemoved(name) else {
+            throw StrataError(.invalidValue, "\(context.name): '\(name)' cannot be a field name", entity: context.name, field: name)
+        }
+        if context.schema.fields.id(for: name) != nil || context.schema.description?.field(name) != nil {
+            throw StrataError(.invalidValue, "\(context.name) already has a field '\(name)'", entity: context.name, field: name)
+        }
+    }
+
+    /// Makes `schema` the entity's, with `indexes` its index databases by name, saved at the commit.
+    func commitSchema(_ schema: EntitySchema, indexes: [String: Database], _ context: EntityContext) throws {
+        context.schema = schema
+        context.indexes = indexes
+        context.indexMaintainer = nil
+        context.sampledFieldTypes = nil
+        context.needsSaving = true
+    }
+
+    /// `bytes` (a record's map) with field `id` set to the stored value `value`: replaced in
+    /// place when present, appended otherwise.
+    static func setting(_ id: Int, to value: [UInt8], in bytes: [UInt8], entity: String) throws -> [UInt8] {
+        try rewriting(bytes, entity: entity) { entries, append in
+            var found = false
+            for entry in entries {
+                if entry.id == id { found = true; append(id, value[...]) } else { append(entry.id, bytes[entry.value]) }
+            }
+            if !found { append(id, value[...]) }
+        }
+    }
+
+    /// A record map built from `bytes`' entries by `body`, which appends (id, value) pairs.
+    static func rewriting(_ bytes: [UInt8], entity: String,
+                          _ body: ([(id: Int, value: Range<Int>)], (Int, ArraySlice<UInt8>) -> Void) throws -> Void) throws -> [UInt8] {
+        let reader = CBORReader(bytes: bytes)
+        var cursor: RecordCursor
+        let entries: [(id: Int, value: Range<Int>)]
+        do {
+            cursor = try RecordCursor(reader)
+            entries = try cursor.entries(in: reader)
+        } catch {
+            throw StrataError(.corruptRecord, "\(entity): a stored record is not a valid CBOR map", entity: entity, cause: error)
+        }
+        var writer = CBORWriter(capacity: bytes.count + 16)
+        writer.bytes.append(CBOR.emptyMapByte)
+        var count = 0
+        try body(entries) { id, value in
+            writer.writeHead(.unsigned, UInt64(id))
+            writer.bytes.append(contentsOf: value)
+            count += 1
+        }
+        writer.patchHead(at: 0, .map, count: count)
+        return writer.bytes
+    }
+}
+
+extension EntityDescription {
+    /// This description with the top-level field `old` named `new` (in its fields, primary key,
+    /// index paths and relationship key fields).
+    func renamingField(_ old: String, to new: String) -> EntityDescription {
+        var copy = self
+        for position in copy.fields.indices where copy.fields[position].name == old { copy.fields[position].name = new }
+        copy.primaryKey = primaryKeyFields.map { $0 == old ? new : $0 }.joined(separator: ",")
+        func renamed(_ path: String) -> String {
+            path == old ? new : path.hasPrefix(old + ".") ? new + path.dropFirst(old.count) : path
+        }
+        for position in copy.indexes.indices { copy.indexes[position].fields = copy.indexes[position].fields.map(renamed) }
+        for position in copy.relationships.indices { copy.relationships[position].keyField = renamed(copy.relationships[position].keyField) }
+        return copy
+    }
+}
