@@ -56,4 +56,10 @@ func migrating() throws {
     }
     for migration in try store.migrationHistory() { print(migration.order, migration.name, migration.date) }
     // end snippet: migrations-run
+    // What the comments say holds.
+    let ada = try store.read { tx in try tx.get(Version3.User.self, key: 1) }
+    guard ada?.name == "Ada Lovelace", ada?.age == 36, ada?.plan == "free",
+          try store.migrationHistory().map(\.name) == Version3.migrator.names else {
+        fatalError("the Migrations article's worked example does not do what it says: \(String(describing: ada))")
+    }
 }

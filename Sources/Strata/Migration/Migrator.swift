@@ -14,7 +14,7 @@ import Foundation
 /// try store.migrate(with: migrator)
 /// ```
 ///
-/// ``Store/migrate(with:)`` runs the migrations the store has not run, all in one write
+/// ``Store/migrate(with:dryRun:)`` runs the migrations the store has not run, all in one write
 /// transaction, each followed by its catalog entry (``AppliedMigration``): the store is left
 /// either as it was or with every one of them run, whatever fails and wherever the process is
 /// killed. A store whose history is not a prefix of the list (a newer program migrated it, or a

@@ -60,7 +60,7 @@ extension Store {
         /// ``Store/replicate(from:pageSize:)`` apply the primary's log. (A store that has applied a
         /// log refuses programs' writes whatever the configuration.)
         public var isReplica = false
-        /// Migrations to run at opening (``Store/migrate(with:)``), unless read-only or a
+        /// Migrations to run at opening (``Store/migrate(with:dryRun:)``), unless read-only or a
         /// replica: a store whose history they do not extend is not opened (`.migrationMismatch`),
         /// and one whose migration fails is left as it was (`.migrationFailed`).
         public var migrator: Migrator?
