@@ -70,7 +70,7 @@ struct BatchDecoder<T: Record> {
         let fields = self.fields, entity = self.entity
         let ticket = executor.offer {
             // This thread's own copies (see `DecodeThreads`).
-            slot.outcome = Self.decodeRun(decoder, batch, range, fields: fields.unshared(), entity: entity.unshared())
+            slot.outcome = Self.decodeRun(decoder, batch, range, fields: fields.unshared(), entity: entity.unshared(), onWorker: true)
         }
         return PendingDecode(ticket: ticket, slot: slot)
     }
@@ -105,11 +105,12 @@ struct BatchDecoder<T: Record> {
     }
 
     /// The records of `range` in order, or the first failure met. A thread decoding beside others
-    /// passes its own copies of `fields` and `entity` (see ``DecodeThreads``).
+    /// passes its own copies of `fields` and `entity` (see ``DecodeThreads``); a worker says so
+    /// (`onWorker`), so that the run can go back to a worker to be freed (see ``DecodedRecords``).
     static func decodeRun(
-        _ decoder: RecordDecoder, _ batch: RawBatch, _ range: Range<Int>, fields: FieldTable, entity: String
+        _ decoder: RecordDecoder, _ batch: RawBatch, _ range: Range<Int>, fields: FieldTable, entity: String, onWorker: Bool = false
     ) -> Result<RecordRun<T>, StrataError> {
-        let records = RecordRun<T>(capacity: range.count)
+        let records = RecordRun<T>(capacity: range.count, decodedOnWorker: onWorker)
         var bytes: [UInt8] = []
         do throws(StrataError) {
             for index in range {
@@ -149,9 +150,15 @@ struct BatchDecoder<T: Record> {
 /// (Iterating an array of a generic record type copies every element, retaining each of its
 /// strings and arrays, and then destroys the array's own copies; removing elements one by one
 /// from an array costs a generic call each.)
+///
+/// A caller that lets each record go once it has seen it (`forEach`) can instead have the records
+/// freed by the thread that decoded them: handed out as copies, which share the run's strings
+/// and arrays, with each run a worker decoded given back to a worker to be destroyed. The
+/// allocator then takes memory back where it gave it, rather than one thread freeing what another
+/// allocated (into the other's arena, under its lock, while the other allocates there).
 struct DecodedRecords<T> {
-    /// The runs in batch order.
-    private let runs: [RecordRun<T>]
+    /// The runs in batch order, not yet handed out.
+    private var runs: [RecordRun<T>]
     /// The number of records.
     let count: Int
 
@@ -171,6 +178,20 @@ struct DecodedRecords<T> {
         }
         return true
     }
+
+    /// As ``forEach(_:)``, for a `body` that does not keep the records: each is handed out as a
+    /// copy, and each run a worker decoded goes back to `executor` to be destroyed there, once
+    /// `body` has seen all of it. Call once.
+    mutating func forEach(freeingOn executor: DecodeExecutor, _ body: (consuming T) throws -> Bool) rethrows -> Bool {
+        while !runs.isEmpty {
+            let run = runs.removeFirst()
+            for index in 0..<run.count {
+                guard try body(run[index]) else { return false }
+            }
+            if run.decodedOnWorker { _ = executor.offer { withExtendedLifetime(run) {} } }
+        }
+        return true
+    }
 }
 
 /// Records decoded in order into one allocation, then moved out from the front one by one.
@@ -183,9 +204,12 @@ final class RecordRun<T>: @unchecked Sendable {
     /// The records not yet moved out are those at `start..<end`; the memory elsewhere is uninitialized.
     private var start = 0
     private var end = 0
+    /// Whether a worker of the executor filled it (see ``DecodedRecords/forEach(freeingOn:_:)``).
+    let decodedOnWorker: Bool
 
-    init(capacity: Int) {
+    init(capacity: Int, decodedOnWorker: Bool = false) {
         self.capacity = capacity
+        self.decodedOnWorker = decodedOnWorker
         base = .allocate(capacity: max(capacity, 1))
     }
 
@@ -200,6 +224,12 @@ final class RecordRun<T>: @unchecked Sendable {
         precondition(end < capacity, "record run overfilled")
         (base + end).initialize(to: record)
         end += 1
+    }
+
+    /// A copy of the record at `index` of those not moved out yet.
+    subscript(index: Int) -> T {
+        precondition(index >= 0 && index < end - start, "record run index out of range")
+        return (base + start + index).pointee
     }
 
     /// Moves the first record out.

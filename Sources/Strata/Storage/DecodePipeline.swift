@@ -171,7 +171,7 @@ struct DecodePipeline<T: Record> {
             // This thread's own copies (see `DecodeThreads`).
             let fields = self.fields.unshared(), entity = self.entity.unshared()
             while let (index, chunk) = take(asJob: asJob) {
-                let outcome = BatchDecoder<T>.decodeRun(decoder, chunk, 0..<chunk.count, fields: fields, entity: entity)
+                let outcome = BatchDecoder<T>.decodeRun(decoder, chunk, 0..<chunk.count, fields: fields, entity: entity, onWorker: asJob)
                 state.withLock { state in
                     switch outcome {
                     case .success(let records): state.results[index] = records

@@ -95,7 +95,7 @@ extension ReadTransaction {
     /// Calls `body` with every record of `type` in primary key order, decoding one at a time, so
     /// memory stays flat however many records there are. Return early by throwing.
     public func forEach<T: Record>(_ type: T.Type, _ body: (T) throws -> Void) throws {
-        try scan(type, from: nil, to: nil) { try body($0); return true }
+        try scan(type, from: nil, to: nil, keepsRecords: false) { try body($0); return true }
     }
 
     /// The records whose primary keys lie in `range`, in key order.
@@ -155,13 +155,15 @@ extension ReadTransaction {
     }
 
     /// Walks records in key order between the bounds; `body` returns false to stop. Each record is
-    /// `body`'s to keep: it is moved out of its batch, never copied.
+    /// `body`'s to keep: it is moved out of its batch, never copied. A `body` that lets each record
+    /// go (`keepsRecords` false) gets copies instead, and the records are freed by the threads
+    /// that decoded them (see ``DecodedRecords/forEach(freeingOn:_:)``).
     ///
     /// Raw records are gathered in batches on this thread and decoded by ``BatchDecoder``
     /// (in parallel when the batch is large), then handed to `body` in key order.
     func scan<T: Record>(
         _ type: T.Type, from lower: KeyBound<T.PrimaryKey>?, to upper: KeyBound<T.PrimaryKey>?,
-        batchSize: Int = BatchDecoder<T>.batchSize, _ body: (consuming T) throws -> Bool
+        batchSize: Int = BatchDecoder<T>.batchSize, keepsRecords: Bool = true, _ body: (consuming T) throws -> Bool
     ) throws {
         guard let context = try context(for: type) else { return }
         let lowerKey = try lower.map { bound throws(StrataError) in (try recordKey(bound.key, entity: context.name), bound.inclusive) }
@@ -189,6 +191,11 @@ extension ReadTransaction {
             spare = started
             return records
         }
+        /// Hands `records` to `body`: moved out, or copied and freed where decoded.
+        func feed(_ records: inout DecodedRecords<T>?) throws -> Bool {
+            guard records != nil else { return true }
+            return try keepsRecords ? records!.forEach(body) : records!.forEach(freeingOn: store.decodeExecutor, body)
+        }
         /// Decodes the gathered batch and feeds it to `body`; false when `body` asked to stop.
         func drain(final: Bool) throws -> Bool {
             var previous = try finishPending()
@@ -197,12 +204,12 @@ extension ReadTransaction {
                 let count = share.count(of: batch.count)
                 pending = (batch, decoder.startDecoding(batch, 0..<count), count)
                 if let reused = spare.take() { batch = reused } else { batch = RawBatch(capacity: batchSize, valueCapacity: batch.valueByteCount) }
-                return try previous?.forEach(body) ?? true
+                return try feed(&previous)
             }
-            guard try previous?.forEach(body) ?? true else { return false }
+            guard try feed(&previous) else { return false }
             defer { batch.removeAll() }
-            var records = try decoder.decodeInOrder(batch, describeKey: describe)
-            return try records.forEach(body)
+            var records: DecodedRecords<T>? = try decoder.decodeInOrder(batch, describeKey: describe)
+            return try feed(&records)
         }
         defer { pending?.share.abandon() }   // no decoding outlives the scan
         try lmdb(entity: context.name) {
