@@ -75,7 +75,7 @@ let package = Package(
         .executableTarget(name: "observation-overhead", dependencies: ["EngineComparison", .product(name: "Strata", package: "Strata")]),
         .executableTarget(name: "changelog-bench", dependencies: ["Dataset", "EngineComparison", "QueryComparison", .product(name: "Strata", package: "Strata")]),
         // Schema migrations on N users with 3 indexes: renames, backfills, a transform, an indexed type change.
-        .executableTarget(name: "migration-bench", dependencies: [.product(name: "Strata", package: "Strata")]),
+        .executableTarget(name: "migration-bench", dependencies: ["EngineComparison", .product(name: "Strata", package: "Strata")]),
 
         // The official harness: `swift package --package-path Benchmarks benchmark`.
         .executableTarget(

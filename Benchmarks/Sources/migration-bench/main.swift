@@ -1,5 +1,7 @@
 // Schema migrations timed on N users with 3 indexes (default 1,000,000), each a Migrator run with its commit:
-// `swift run -c release --package-path Benchmarks migration-bench [N]`. Prints a Markdown table.
+// `swift run -c release --package-path Benchmarks migration-bench [--count N]`. Prints a Markdown table
+// and the machine's load during the run.
+import EngineComparison
 import Foundation
 import Strata
 
@@ -15,7 +17,21 @@ struct BenchUser: Record {
     static let indexes: [IndexDefinition<BenchUser>] = [.index(\.lastName), .index(\.city), .index(\.luckyNumber)]
 }
 
-let count = Int(CommandLine.arguments.dropFirst().first ?? "1000000")!
+var count = 1_000_000
+var arguments = BenchmarkArguments(tool: "migration-bench")
+while let flag = arguments.next() {
+    switch flag {
+    case "--count": count = arguments.positiveInteger(for: flag)
+    case "--help", "-h":
+        print("usage: migration-bench [--count N (1000000)]")
+        exit(0)
+    default: arguments.unknown(flag)
+    }
+}
+#if DEBUG
+log("warning: debug build; numbers are meaningless without -c release")
+#endif
+let conditions = RunConditions()
 let dir = NSTemporaryDirectory() + "migbench-\(getpid())"
 defer { try? FileManager.default.removeItem(atPath: dir) }
 let store = try Store(path: dir)
@@ -59,3 +75,33 @@ migrator.registerMigration("transform") { tx in
 try measure("transform: convert an unindexed field (Double to Int)", records: count) { try store.migrate(with: migrator) }
 migrator.registerMigration("type change indexed") { tx in try tx.changeFieldType("luckyNumber", in: "Person", to: .string) }
 try measure("type change of an indexed field, index rebuilt", records: count) { try store.migrate(with: migrator) }
+migrator.registerMigration("transform untyped") { tx in
+    try tx.transformRecords(of: "Person") { record in
+        if let index = record.fields.firstIndex(where: { $0.key == "email" }), case .string(let email) = record.fields[index].value {
+            record.fields[index].value = .string(email.uppercased())
+        }
+    }
+}
+try measure("transform: every record, an unindexed field, untyped (`transformRecords(of:)`)", records: count) { try store.migrate(with: migrator) }
+/// The records as the migrations above left them, read and written typed.
+struct Person: Record {
+    var id: Int64
+    var givenName: String
+    var lastName: String
+    var email: String
+    var city: String
+    var score: Int
+    var luckyNumber: String
+    var plan: String
+    var domain: String
+    static let primaryKey = \Person.id
+}
+migrator.registerMigration("transform typed") { tx in
+    try tx.transformRecords(from: Person.self, to: Person.self) { person in
+        var person = person
+        person.email = person.email.lowercased()
+        return person
+    }
+}
+try measure("transform: every record, an unindexed field, typed (`transformRecords(from:to:)`)", records: count) { try store.migrate(with: migrator) }
+print(conditions.summary())
