@@ -64,6 +64,16 @@ enum OrderedKey {
         return order != 0 ? order < 0 : a.count < b.count
     }
 
+    /// Whether `a` and `b` hold the same bytes, by `memcmp` (the generic `==` of two arrays
+    /// compares element by element).
+    @inline(__always)
+    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+        }
+    }
+
     static func corrupt(_ reason: String, at position: Int) -> StrataError {
         StrataError(.corruptRecord, "corrupt key at byte \(position): \(reason)")
     }

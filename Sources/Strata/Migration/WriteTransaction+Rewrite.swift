@@ -22,7 +22,7 @@ extension WriteTransaction {
                 for (key, bytes) in chunk {
                     let new: [UInt8]?
                     do { new = try body(key, bytes) } catch { throw recordFailure(error, key: key, context) }
-                    guard let new, new != bytes else { continue }
+                    guard let new, !OrderedKey.equal(new, bytes) else { continue }
                     let outcome = try writeRecord(new, forKey: key, context, replacing: true, prior: .stored(bytes)) {
                         describeStoredKey(key)
                     }

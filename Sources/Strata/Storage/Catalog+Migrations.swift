@@ -83,6 +83,6 @@ extension WriteTransaction {
         relationshipsByTarget = [:]
         context.needsSaving = true
         context.needsPublishing = true
-        store.published.withLock { $0.entities[oldName] = nil }
+        store.published.withLockWakingNone { $0.entities[oldName] = nil }
     }
 }

@@ -96,26 +96,26 @@ extension Store {
     /// The entity name of `type`, computed once per type.
     func entityName<T: Record>(of type: T.Type) -> String {
         let id = ObjectIdentifier(type)
-        if let name = published.withLock({ $0.names[id] }) { return name }
+        if let name = published.withLockWakingNone({ $0.names[id] }) { return name }
         let name = T.entityName
         precondition(!name.isEmpty && !name.contains("/"), "entity name '\(name)' must be non-empty and contain no '/'")
-        published.withLock { $0.names[id] = name }
+        published.withLockWakingNone { $0.names[id] = name }
         return name
     }
 
     /// The primary key field name of `type` (`Record.primaryKeyName`), computed once per type.
     func primaryKeyName<T: Record>(of type: T.Type) -> String {
         let id = ObjectIdentifier(type)
-        if let name = published.withLock({ $0.primaryKeyNames[id] }) { return name }
+        if let name = published.withLockWakingNone({ $0.primaryKeyNames[id] }) { return name }
         let name = T.primaryKeyName
-        published.withLock { $0.primaryKeyNames[id] = name }
+        published.withLockWakingNone { $0.primaryKeyNames[id] = name }
         return name
     }
 
     /// The keys of the custom-encoded index `index` of `entity`, when a record type that declares
     /// it has written in this process.
     func customIndexKeys(entity: String, index: String) -> CustomIndexKeys? {
-        published.withLock { $0.customIndexKeys[entity]?[index] }
+        published.withLockWakingNone { $0.customIndexKeys[entity]?[index] }
     }
 
     /// Keeps the keys of `type`'s declared indexes with custom-encoded fields, for the index
@@ -124,7 +124,7 @@ extension Store {
     func registerCustomIndexKeys<T: Record>(_ type: T.Type, entity: String, _ definitions: [IndexDefinition<T>]) {
         let custom = definitions.filter { !$0.descriptor.hasStandardKeys }
         guard !custom.isEmpty else { return }
-        published.withLock { state in
+        published.withLockWakingNone { state in
             for definition in custom where state.customIndexKeys[entity]?[definition.name] == nil {
                 state.customIndexKeys[entity, default: [:]][definition.name] = { transaction, context, bytes, primaryKey in
                     let record = try transaction.decode(T.self, bytes, context) { transaction.describeStoredKey(primaryKey, of: T.self) }
@@ -137,11 +137,11 @@ extension Store {
     /// Makes what a finished transaction learned about entities visible to later transactions.
     func publish(_ transaction: ReadTransaction) {
         if let opened = (transaction as? WriteTransaction)?.openedChangeLog {
-            published.withLock { $0.changeLog = opened }
+            published.withLockWakingNone { $0.changeLog = opened }
         }
         let changed = transaction.contexts.values.filter(\.needsPublishing)
         guard !changed.isEmpty else { return }
-        published.withLock { state in
+        published.withLockWakingNone { state in
             for context in changed { state.entities[context.name] = context.published }
         }
     }

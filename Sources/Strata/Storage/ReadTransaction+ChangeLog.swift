@@ -94,7 +94,7 @@ extension ReadTransaction {
     /// The change log's database, when the store keeps a log.
     private func changeLogDatabase() throws -> Database? {
         guard try lmdb(entity: "changelog", { try raw.contains(ChangeLogFormat.catalogKey, in: store.catalog) }) else { return nil }
-        if let known = store.published.withLock({ $0.changeLog }) { return known }
+        if let known = store.published.withLockWakingNone({ $0.changeLog }) { return known }
         return try lmdb(entity: "changelog") { try raw.openDatabase(ChangeLogFormat.databaseName) }
     }
 }

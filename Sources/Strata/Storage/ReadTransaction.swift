@@ -73,7 +73,7 @@ public class ReadTransaction {
             return nil
         }
         let context: EntityContext
-        if let known = store.published.withLock({ $0.entities[name] }), known.catalogBytes == stored {
+        if let known = store.published.withLockWakingNone({ $0.entities[name] }), OrderedKey.equal(known.catalogBytes, stored) {
             context = EntityContext(schema: known.schema, catalogBytes: stored, records: known.records, indexes: known.indexes)
         } else {
             // First use in this process, or another process changed the schema since.

@@ -58,7 +58,7 @@ extension WriteTransaction {
                      prior: PriorRecord = .unknown, describeKey: () -> String) throws -> Outcome {
         if case .stored(let old) = prior {
             if !replacing { return .updated }
-            if old == bytes { return .unchanged }
+            if OrderedKey.equal(old, bytes) { return .unchanged }
         }
         let maintainer = try indexMaintainer(for: context)
         let isIndexed = !maintainer.isEmpty
@@ -101,7 +101,7 @@ extension WriteTransaction {
                 }
                 guard let old = try raw.putIfAbsent(bytes, forKey: key, in: context.records) else { return (.inserted, nil) }
                 if !replacing { return (.updated, nil) }
-                if old == bytes { return (.unchanged, nil) }
+                if OrderedKey.equal(old, bytes) { return (.unchanged, nil) }
                 try raw.put(bytes, forKey: key, in: context.records)
                 return (.updated, old)
             }

@@ -29,6 +29,8 @@ public final class Store: Sendable {
     public let configuration: Configuration
     let environment: Environment
     let catalog: Database
+    /// What transactions learned about entities, for later ones. Nothing waits on it: it is taken
+    /// with `withLockWakingNone` only (a plain lock, no wake-up per look).
     let published: ConditionLock<PublishedState>
     /// The thread the async `write` runs writes on.
     let writerQueue: DispatchQueue

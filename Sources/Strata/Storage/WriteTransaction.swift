@@ -45,7 +45,7 @@ public final class WriteTransaction: ReadTransaction {
         do { retention = try JSONDecoder().decode(ChangeLogRetention.self, from: Data(stored)) } catch {
             throw StrataError(.incompatibleStore, "the catalog's change log entry is unreadable", cause: error)
         }
-        var database = store.published.withLock { $0.changeLog }
+        var database = store.published.withLockWakingNone { $0.changeLog }
         if database == nil {
             database = try lmdb(entity: "changelog") { try raw.openDatabase(ChangeLogFormat.databaseName, options: .create) }
             openedChangeLog = database

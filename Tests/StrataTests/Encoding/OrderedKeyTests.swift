@@ -36,6 +36,23 @@ struct OrderedKeyTests {
         }
     }
 
+    /// The byte comparison the catalog cache and the record writer's unchanged check use agrees
+    /// with `==` on arrays of every length, equal or differing anywhere.
+    @Test func byteEqualityAgreesWithArrayEquality() {
+        var random = SystemRandomNumberGenerator()
+        for length in [0, 1, 7, 8, 15, 16, 31, 200, 1_000] {
+            let a = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+            #expect(OrderedKey.equal(a, a))
+            #expect(!OrderedKey.equal(a, a + [0]))
+            for position in Set([0, length / 2, length - 1]) where length > 0 {
+                var b = a
+                b[position] &+= 1
+                #expect(!OrderedKey.equal(a, b) && a != b)
+            }
+        }
+        #expect(OrderedKey.equal([], []))
+    }
+
     @Test func int64KeysOrderLikeValues() throws {
         try checkOrder(Self.interestingInt64, seed: 1, isLess: <, isEqual: ==)
     }
