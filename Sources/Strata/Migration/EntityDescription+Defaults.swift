@@ -25,8 +25,10 @@ extension EntityDescription {
                             owner: (mapping: KeyMapping, index: Int)? = nil) throws(StrataError) -> [UInt8] {
         var writer = CBORWriter(capacity: 16)
         do {
+            // The owner's mapping serves only nested objects: a field without any needs none built.
+            let owner = owner ?? (KeyMapping(fields: field.type.holdsObjects ? [field] : []), 0)
             try ValueConverter().write(value, as: field.type, dateFormat: field.dateFormat, path: field.name, into: &writer,
-                                       owner: owner ?? (KeyMapping(fields: [field]), 0))
+                                       owner: owner)
         } catch let failure as ConversionFailure {
             throw StrataError(.invalidValue, "\(entity): the value for the field '\(field.name)' \(failure.message)",
                               entity: entity, field: field.name)
@@ -35,5 +37,16 @@ extension EntityDescription {
                               entity: entity, field: field.name, cause: error)
         }
         return writer.bytes
+    }
+}
+
+private extension FieldType {
+    /// Whether values of this type hold objects, directly or in arrays at any depth.
+    var holdsObjects: Bool {
+        switch self {
+        case .object: true
+        case .array(let element): element.holdsObjects
+        default: false
+        }
     }
 }

@@ -48,7 +48,7 @@ extension WriteTransaction {
     /// dropped. The key must stay the same. An error it throws stops the migration, naming the record.
     public func transformRecords(of entity: String, _ transform: (inout StoredRecord) throws -> Void) throws {
         let context = try existingContext(named: entity)
-        var converters = FieldConverters(description: context.schema.description, entity: entity)
+        let description = context.schema.description
         try rewriteRecords(context) { key, bytes in
             let stored = try StoredRecord(key: key, bytes: bytes, fields: context.schema.fields, entity: entity)
             var record = stored
@@ -67,12 +67,12 @@ extension WriteTransaction {
             var given: [Int: [UInt8]] = [:]
             for (position, member) in record.fields.enumerated() {
                 guard let id = context.schema.fields.id(for: member.key) else {
-                    given[context.schema.fields.assign(member.key)] = try converters.storedValue(member)
+                    given[context.schema.fields.assign(member.key)] = try Self.storedValue(member, description, entity: entity)
                     context.needsSaving = true
                     continue
                 }
                 let previous = inOrder ? (position < stored.fields.count ? stored.fields[position].value : nil) : old[member.key]
-                if previous != member.value { given[id] = try converters.storedValue(member) }
+                if previous != member.value { given[id] = try Self.storedValue(member, description, entity: entity) }
             }
             let kept: Set<String>? = inOrder ? nil : Set(record.fields.map(\.key))
             return try Self.rewriting(bytes, entity: entity) { entries, append in
@@ -84,6 +84,17 @@ extension WriteTransaction {
                 for (id, value) in given.sorted(by: { $0.key < $1.key }) { append(id, value[...]) }
             }
         }
+    }
+
+    /// A changed field's stored bytes: converted to its described type, or as JSON carries it.
+    private static func storedValue(_ member: JSONMember, _ description: EntityDescription?, entity: String) throws -> [UInt8] {
+        if member.value == .null {
+            var writer = CBORWriter(capacity: 1)
+            writer.writeNull()
+            return writer.bytes
+        }
+        let field = description?.field(member.key) ?? FieldDescription(member.key, .any, optional: true)
+        return try EntityDescription.storedValue(member.value, of: field, in: entity)
     }
 
     /// Rewrites every record of `New`'s entity from its old form: each is decoded as `Old` (any
@@ -129,35 +140,5 @@ extension WriteTransaction {
                 for entry in entries where !removed.contains(entry.id) { append(entry.id, bytes[entry.value]) }
             }
         }
-    }
-}
-
-/// A transform's changed fields to stored bytes: converted to the described type, or as JSON
-/// carries them; each field's description and key mapping made once, not once per record.
-private struct FieldConverters {
-    let description: EntityDescription?
-    let entity: String
-    private var prepared: [String: (field: FieldDescription, mapping: KeyMapping)] = [:]
-
-    init(description: EntityDescription?, entity: String) {
-        self.description = description
-        self.entity = entity
-    }
-
-    mutating func storedValue(_ member: JSONMember) throws -> [UInt8] {
-        if member.value == .null {
-            var writer = CBORWriter(capacity: 1)
-            writer.writeNull()
-            return writer.bytes
-        }
-        let converter: (field: FieldDescription, mapping: KeyMapping)
-        if let known = prepared[member.key] {
-            converter = known
-        } else {
-            let field = description?.field(member.key) ?? FieldDescription(member.key, .any, optional: true)
-            converter = (field, KeyMapping(fields: [field]))
-            prepared[member.key] = converter
-        }
-        return try EntityDescription.storedValue(member.value, of: converter.field, in: entity, owner: (converter.mapping, 0))
     }
 }
