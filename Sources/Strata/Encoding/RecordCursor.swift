@@ -120,6 +120,25 @@ struct RecordCursor {
         return entries
     }
 
+    /// A record map built from the entries of the record map `bytes` by `body`, which appends
+    /// (field id, value bytes) pairs: what a migration's rewrite and a default's filling write.
+    static func rebuild(_ bytes: [UInt8], _ body: ([(id: Int, value: Range<Int>)], (Int, ArraySlice<UInt8>) -> Void) throws -> Void)
+        throws -> [UInt8] {
+        let reader = CBORReader(bytes: bytes)
+        var cursor = try RecordCursor(reader)
+        let entries = try cursor.entries(in: reader)
+        var writer = CBORWriter(capacity: bytes.count + 16)
+        writer.bytes.append(CBOR.emptyMapByte)
+        var count = 0
+        try body(entries) { id, value in
+            writer.writeHead(.unsigned, UInt64(id))
+            writer.bytes.append(contentsOf: value)
+            count += 1
+        }
+        writer.patchHead(at: 0, .map, count: count)
+        return writer.bytes
+    }
+
     /// Finds the fields a selection reads: `slots[id]` is the slot of field `id` (-1, or an id past
     /// the table: not selected), and `offsets[slot]` becomes the offset of that field's value (the
     /// first, if the record holds it twice), or stays -1 when the record does not hold it. Stops

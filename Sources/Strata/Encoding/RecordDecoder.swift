@@ -55,30 +55,18 @@ package struct RecordDecoder: Sendable {
     /// `bytes` with `defaults` (stored value bytes by field name) added for the fields it lacks,
     /// and the table that names them; nil when it lacks none of them or does not read as a map.
     static func fillingDefaults(_ defaults: [String: [UInt8]], in bytes: [UInt8], fields: FieldTable) -> ([UInt8], FieldTable)? {
-        let entries: [(id: Int, value: Range<Int>)]
-        do {
-            let reader = CBORReader(bytes: bytes)
-            var cursor = try RecordCursor(reader)
-            entries = try cursor.entries(in: reader)
-        } catch { return nil }
         var table = fields
-        var added: [(id: Int, value: [UInt8])] = []
-        for (name, value) in defaults.sorted(by: { $0.key < $1.key }) {
-            let id = table.assign(name)
-            if !entries.contains(where: { $0.id == id }) { added.append((id, value)) }
+        let ids = defaults.keys.sorted().map { (id: table.assign($0), value: defaults[$0]!) }
+        var added = false
+        let filled = try? RecordCursor.rebuild(bytes) { entries, append in
+            for entry in entries { append(entry.id, bytes[entry.value]) }
+            for (id, value) in ids where !entries.contains(where: { $0.id == id }) {
+                append(id, value[...])
+                added = true
+            }
         }
-        guard !added.isEmpty else { return nil }
-        var writer = CBORWriter(capacity: bytes.count + added.reduce(0) { $0 + $1.value.count + 3 })
-        writer.writeHead(.map, UInt64(entries.count + added.count))
-        for entry in entries {
-            writer.writeHead(.unsigned, UInt64(entry.id))
-            writer.bytes.append(contentsOf: bytes[entry.value])
-        }
-        for entry in added {
-            writer.writeHead(.unsigned, UInt64(entry.id))
-            writer.bytes.append(contentsOf: entry.value)
-        }
-        return (writer.bytes, table)
+        guard let filled, added else { return nil }
+        return (filled, table)
     }
 
     private func decodeOnce<T: Decodable>(

@@ -228,28 +228,15 @@ extension WriteTransaction {
         }
     }
 
-    /// A record map built from `bytes`' entries by `body`, which appends (id, value) pairs.
+    /// A record map built from `bytes`' entries by `body`, which appends (id, value) pairs
+    /// (``RecordCursor/rebuild(_:_:)``); `.corruptRecord` naming `entity` when `bytes` is not a map.
     static func rewriting(_ bytes: [UInt8], entity: String,
                           _ body: ([(id: Int, value: Range<Int>)], (Int, ArraySlice<UInt8>) -> Void) throws -> Void) throws -> [UInt8] {
-        let reader = CBORReader(bytes: bytes)
-        var cursor: RecordCursor
-        let entries: [(id: Int, value: Range<Int>)]
         do {
-            cursor = try RecordCursor(reader)
-            entries = try cursor.entries(in: reader)
-        } catch {
-            throw StrataError(.corruptRecord, "\(entity): a stored record is not a valid CBOR map", entity: entity, cause: error)
+            return try RecordCursor.rebuild(bytes, body)
+        } catch let failure as CBORReadFailure {
+            throw StrataError(.corruptRecord, "\(entity): a stored record is not a valid CBOR map", entity: entity, cause: failure)
         }
-        var writer = CBORWriter(capacity: bytes.count + 16)
-        writer.bytes.append(CBOR.emptyMapByte)
-        var count = 0
-        try body(entries) { id, value in
-            writer.writeHead(.unsigned, UInt64(id))
-            writer.bytes.append(contentsOf: value)
-            count += 1
-        }
-        writer.patchHead(at: 0, .map, count: count)
-        return writer.bytes
     }
 }
 
