@@ -80,7 +80,7 @@ struct ImportCommand: ParsableCommand {
         var partial: EntityDescription?
         var others: [EntityDescription] = []
         if let schema {
-            let data = try Self.readSchemaFile(schema)
+            let data = try ImportCommand.readSmallFile(schema, named: "the schema file")
             let file = try SchemaFile(json: data, allowingPartial: true)
             guard let description = file.entity(entity) else {
                 throw CommandFailure(message: "the schema file \(schema) does not describe '\(entity)'; it describes "
@@ -115,25 +115,26 @@ struct ImportCommand: ParsableCommand {
         return (described, others)
     }
 
-    /// The bytes of the schema file at `path`: a regular file of at most 64 MiB, so that a device
-    /// (`/dev/zero`) or a directory is named as what it is, not read forever.
-    static func readSchemaFile(_ path: String) throws -> Data {
+    /// The bytes of the file at `path` (a schema file, a migration plan; `what` names it in
+    /// messages): a regular file of at most 64 MiB, so that a device (`/dev/zero`) or a directory
+    /// is named as what it is, not read forever.
+    static func readSmallFile(_ path: String, named what: String) throws -> Data {
         var status = stat()
         guard stat(path, &status) == 0 else {
-            throw CommandFailure(message: "cannot read the schema file \(path): \(String(cString: strerror(errno)))")
+            throw CommandFailure(message: "cannot read \(what) \(path): \(String(cString: strerror(errno)))")
         }
         guard (status.st_mode & S_IFMT) == S_IFREG else {
-            throw CommandFailure(message: "cannot read the schema file \(path): it is not a regular file")
+            throw CommandFailure(message: "cannot read \(what) \(path): it is not a regular file")
         }
         guard status.st_size <= 64 << 20 else {
-            throw CommandFailure(message: "cannot read the schema file \(path): it holds \(status.st_size) bytes; a schema file is at most 64 MiB")
+            throw CommandFailure(message: "cannot read \(what) \(path): it holds \(status.st_size) bytes; it can be at most 64 MiB")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CommandFailure(message: "cannot read the schema file \(path): \(String(cString: strerror(errno)))")
+            throw CommandFailure(message: "cannot read \(what) \(path): \(String(cString: strerror(errno)))")
         }
         defer { try? handle.close() }
         do { return try handle.readToEnd() ?? Data() } catch {
-            throw CommandFailure(message: "cannot read the schema file \(path): \(String(cString: strerror(EIO)))")
+            throw CommandFailure(message: "cannot read \(what) \(path): \(String(cString: strerror(EIO)))")
         }
     }
 

@@ -30,10 +30,7 @@ struct MigrateCommand: ParsableCommand {
     @Flag(help: "Run the migrations and roll them back: see that they succeed and what they would run.") var dryRun = false
 
     func run() throws {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: plan)) } catch {
-            throw CommandFailure(message: "cannot read the plan \(plan): \(error.localizedDescription)")
-        }
+        let data = try ImportCommand.readSmallFile(plan, named: "the plan")
         let plan = try MigrationPlan(json: data)
         let bar = ProgressBar("rebuilding indexes", unit: "records")
         let store = try Store.existing(self.store) { configuration in
@@ -85,10 +82,7 @@ struct SchemaDiffCommand: ParsableCommand {
     @Argument(help: "The schema file to compare with.") var schema: String
 
     func run() throws {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: schema)) } catch {
-            throw CommandFailure(message: "cannot read the schema file \(schema): \(error.localizedDescription)")
-        }
+        let data = try ImportCommand.readSmallFile(schema, named: "the schema file")
         let file = try SchemaFile(json: data)
         let changes = try Store.existing(store) { $0.readOnly = true }.read { tx in try tx.schemaChanges(to: file) }
         Terminal.write(changes.isEmpty ? "no differences\n" : changes.map { "\($0)\n" }.joined())

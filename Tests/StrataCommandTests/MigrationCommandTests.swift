@@ -34,6 +34,14 @@ struct MigrationCommandTests {
           {"op": "compact", "entity": "User"}]}]}
         """#
 
+    /// A plan or schema file that is a device or a directory is refused by name, as `import
+    /// --schema` refuses one, instead of being read forever (`/dev/zero`).
+    @Test(arguments: [["migrate", "STORE", "/dev/zero"], ["schema", "diff", "STORE", "/dev/zero"], ["migrate", "STORE", "/tmp"]])
+    func aPlanOrSchemaThatIsNotARegularFileIsRefused(_ arguments: [String]) throws {
+        let result = try StrataCLI.run(arguments.map { $0 == "STORE" ? store : $0 })
+        #expect(result.status == 1 && result.error.contains("it is not a regular file"), "\(result.error)")
+    }
+
     @Test func aDryRunReportsAndChangesNothingThenTheRunAppliesOnceAndTheHistoryListsIt() throws {
         let plan = try write(Self.plan, "plan.json")
         let before = try StrataCLI.run(["export", store, "User"]).output
