@@ -119,6 +119,13 @@ public struct MigrationPlan: Sendable, Hashable {
         }
     }
 
+    /// What `parse` reads as a schema file reads it; its errors as `.invalidValue`.
+    private static func schemaFile<T>(_ parse: () throws -> T) throws(StrataError) -> T {
+        do { return try parse() } catch let error as StrataError { throw error } catch {
+            throw StrataError(.invalidValue, "\(error)")
+        }
+    }
+
     private static func step(_ value: JSONValue) throws(StrataError) -> Step {
         func text(_ key: String) throws(StrataError) -> String {
             guard case .string(let text)? = value[key], !text.isEmpty else {
@@ -133,35 +140,12 @@ public struct MigrationPlan: Sendable, Hashable {
         case "removeField": return .removeField(entity: entity, field: try text("field"))
         case "addField":
             let name = try text("field")
-            let type: FieldType
-            do { type = try SchemaFile.type(try text("type"), entity: entity, field: name) } catch let error as StrataError { throw error } catch {
-                throw StrataError(.invalidValue, "\(error)", entity: entity, field: name)
-            }
-            var optional = false
-            if case .bool(let flag)? = value["optional"] { optional = flag }
-            let defaultValue = value["default"].flatMap { $0 == .null ? nil : $0 }
-            return .addField(entity: entity, field: FieldDescription(name, type, optional: optional, default: defaultValue))
+            return .addField(entity: entity, field: try schemaFile { try SchemaFile.field(name, value, entity: entity) })
         case "changeType":
             let name = try text("field")
-            do { return .changeType(entity: entity, field: name, type: try SchemaFile.type(try text("type"), entity: entity, field: name)) }
-            catch let error as StrataError { throw error } catch { throw StrataError(.invalidValue, "\(error)", entity: entity, field: name) }
+            return .changeType(entity: entity, field: name, type: try schemaFile { try SchemaFile.type(try text("type"), entity: entity, field: name) })
         case "addIndex":
-            guard case .array(let names)? = value["fields"], !names.isEmpty else { throw StrataError(.invalidValue, "\"fields\" must be an array of field names") }
-            let fields = try names.map { name throws(StrataError) -> String in
-                guard case .string(let text) = name else { throw StrataError(.invalidValue, "\"fields\" must be an array of field names") }
-                return text
-            }
-            var collation = IndexCollation.binary
-            if case .string(let name)? = value["collation"] {
-                guard let known = SchemaFile.collation(named: name) else {
-                    throw StrataError(.invalidValue, "\"collation\" must be binary, caseInsensitive or caseDiacriticInsensitive")
-                }
-                collation = known
-            }
-            var unique = false, multiValue = false
-            if case .bool(let flag)? = value["unique"] { unique = flag }
-            if case .bool(let flag)? = value["multiValue"] { multiValue = flag }
-            return .addIndex(entity: entity, index: IndexDescription(fields: fields, collation: collation, unique: unique, multiValue: multiValue))
+            return .addIndex(entity: entity, index: try schemaFile { try SchemaFile.index(value, entity: entity) })
         case "dropIndex": return .dropIndex(entity: entity, index: try text("index"))
         case "compact": return .compact(entity: entity)
         case let other:

@@ -143,7 +143,9 @@ public struct SchemaFile: Sendable, Hashable {
         return RelationshipDescription(name, kind, target: target, keyField: field, inverse: inverse, deleteRule: rule)
     }
 
-    private static func field(_ name: String, _ value: JSONValue, entity: String) throws -> FieldDescription {
+    /// The field `name` of `entity` as a schema file (or a migration plan's `addField`) describes
+    /// it: `type`, `fields` of an object, `optional`, `json`, `dateFormat`, `default`.
+    static func field(_ name: String, _ value: JSONValue, entity: String) throws -> FieldDescription {
         guard case .string(let typeName)? = value["type"] else { throw invalid("\"type\" must be a type name", entity: entity, field: name) }
         var type = try self.type(typeName, entity: entity, field: name)
         if case .object(let nestedMembers)? = value["fields"] {
@@ -204,7 +206,9 @@ public struct SchemaFile: Sendable, Hashable {
         "caseDiacriticInsensitive": .caseAndDiacriticInsensitive, "caseAndDiacriticInsensitive": .caseAndDiacriticInsensitive,
     ]
 
-    private static func index(_ value: JSONValue, entity: String) throws -> IndexDescription {
+    /// An index of `entity` as a schema file (or a migration plan's `addIndex`) describes it:
+    /// `fields`, `collation`, `unique`, `multiValue`.
+    static func index(_ value: JSONValue, entity: String) throws -> IndexDescription {
         guard case .array(let names)? = value["fields"], !names.isEmpty else {
             throw invalid("an index needs \"fields\", an array of field names", entity: entity)
         }
