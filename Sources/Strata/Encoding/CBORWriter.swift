@@ -46,8 +46,15 @@ struct CBORWriter: Sendable {
         }
     }
 
+    /// Writes `value` in its shortest form, whatever its width: a type wider than 64 bits
+    /// (`Int128`, `UInt128`) goes through the wide form, which writes a bignum where the value
+    /// needs one, so no caller can truncate it by calling this from generic code.
     @inline(__always)
     mutating func writeInteger<I: FixedWidthInteger>(_ value: I) {
+        if I.bitWidth > 64 {
+            writeInteger(WideInteger(value))
+            return
+        }
         if value >= 0 {
             writeHead(.unsigned, UInt64(truncatingIfNeeded: value))
         } else {
