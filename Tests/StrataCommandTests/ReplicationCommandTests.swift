@@ -50,6 +50,8 @@ import TestSupport
         #expect((lines[1]?["record"] as? [String: Any])?["name"] as? String == "Anne")
         #expect(lines.allSatisfy { $0?["sequence"] as? Int == 1 && $0?["changes"] as? Int == 2 })
         #expect(try StrataCLI.run(["changes", primary, "--after", "1"]).output.isEmpty)
+        let afterTheLast = try StrataCLI.run(["changes", primary, "--after", "18446744073709551615"])
+        #expect(afterTheLast.status == 0 && afterTheLast.output.isEmpty, "\(afterTheLast.error)")
         #expect(try StrataCLI.run(["changes", primary, "--entity", "Nobody"]).output.isEmpty)
     }
 

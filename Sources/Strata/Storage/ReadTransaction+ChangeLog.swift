@@ -41,6 +41,8 @@ extension ReadTransaction {
         guard let database = try changeLogDatabase() else {
             throw StrataError(.notFound, "the store at \(store.path) keeps no change log; enable it with Store.enableChangeLog(retention:) or Configuration.changeLog")
         }
+        // No commit comes after the largest sequence (and `sequence + 1` would overflow).
+        guard sequence < .max else { return }
         if let range = try changeLogRange(), sequence < range.upperBound, sequence + 1 < range.lowerBound {
             throw StrataError(.changesPruned,
                 "the change log of \(store.path) holds commits \(range.lowerBound) through \(range.upperBound); those after \(sequence) up to \(range.lowerBound - 1) were pruned, so the reader needs a fresh copy of the store and the log after it")

@@ -61,6 +61,13 @@ import TestSupport
         #expect(try store.read { tx in try tx.loggedCommits(after: 0, limit: 2) }.map(\.sequence) == [1, 2])
     }
 
+    @Test func readingAfterTheLargestSequenceFindsNothingInsteadOfOverflowing() throws {
+        try store.enableChangeLog()
+        try store.write { tx in try tx.insert(User.sample(1)) }
+        #expect(try commits(after: .max).isEmpty)
+        #expect(try commits(after: .max - 1).isEmpty)
+    }
+
     @Test func theLogCommitsAndRollsBackWithTheData() throws {
         try store.enableChangeLog()
         struct Failure: Error {}
