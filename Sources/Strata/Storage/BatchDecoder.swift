@@ -188,7 +188,9 @@ struct DecodedRecords<T> {
             for index in 0..<run.count {
                 guard try body(run[index]) else { return false }
             }
-            if run.decodedOnWorker { _ = executor.offer { withExtendedLifetime(run) {} } }
+            // The worker destroys the records itself rather than dropping a reference: the caller
+            // still holds `run` here, and whichever thread let go of it last would free them.
+            if run.decodedOnWorker { _ = executor.offer { run.destroy() } }
         }
         return true
     }
@@ -213,8 +215,20 @@ final class RecordRun<T>: @unchecked Sendable {
         base = .allocate(capacity: max(capacity, 1))
     }
 
+    /// Whether ``destroy()`` freed the records and their memory already.
+    private var destroyed = false
+
     deinit {
+        destroy()
+    }
+
+    /// Destroys the records not moved out and frees the run's memory, on the calling thread;
+    /// the run is empty afterwards. Called by the thread that owns the run (see the type's note).
+    func destroy() {
+        guard !destroyed else { return }
+        destroyed = true
         (base + start).deinitialize(count: end - start)
+        start = end
         base.deallocate()
     }
 
