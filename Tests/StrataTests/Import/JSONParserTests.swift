@@ -110,6 +110,17 @@ func parseFailure(_ text: String, rootKey: String? = nil, limits: JSONLimits = J
         #expect(parseFailure(#"[{"id": 1}]"#, rootKey: "users")?.message.contains(#"expected an object with the member "users""#) == true)
     }
 
+    @Test(arguments: [#"{"users": [{"id": 1}], "users": [{"id": 2}]}"#,
+                      #"{"users": {"id": 1}, "n": 2, "users": [{"id": 2}]}"#,
+                      #"{"users": [], "users": 3}"#])
+    func aRootKeyNamedTwiceIsRefusedRatherThanOneArrayDropped(_ text: String) throws {
+        let error = try #require(parseFailure(text, rootKey: "users"))
+        #expect(error.code == .invalidValue)
+        #expect(error.message.contains(#"the member "users" (the root key) more than once"#))
+        // Without a root key the members are a record's fields, which the mapping checks.
+        #expect(try parseRecords(#"{"a": 1, "b": 2}"#).count == 1)
+    }
+
     @Test func errorsNameTheByteLineAndColumn() throws {
         let error = try #require(parseFailure("[\n  {\"id\": 1,}\n]"))
         #expect(error.code == .malformedJSON)

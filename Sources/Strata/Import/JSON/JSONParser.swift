@@ -113,7 +113,7 @@ struct JSONParser {
             guard let byte = try peek() else { throw failure("unexpected end of input inside the records array") }
             if byte == UInt8(ascii: "]") {
                 index += 1
-                if wrapped { try finishRootObject() } else { try expectEnd() }
+                if wrapped { try finishRootObject(rootKey: rootKey) } else { try expectEnd() }
                 state = .finished
                 return nil
             }
@@ -172,7 +172,7 @@ struct JSONParser {
                     state = .inArray(first: true, wrapped: true)
                 case UInt8(ascii: "{"):
                     state = .single(try parseValue(depth: 1))
-                    try finishRootObject()
+                    try finishRootObject(rootKey: rootKey)
                 case let byte:
                     throw failure("the member \(JSONValue.quoted(rootKey)) must be an array or an object of records, found \(byte.map(describe) ?? "the end of input")")
                 }
@@ -182,10 +182,21 @@ struct JSONParser {
         }
     }
 
-    /// Reads the members after the records, up to the end of the top-level object.
-    private mutating func finishRootObject() throws(StrataError) {
+    /// Reads the members after the records, up to the end of the top-level object. A second
+    /// member named `rootKey` is refused: which of the two holds the records would be a guess.
+    private mutating func finishRootObject(rootKey: String?) throws(StrataError) {
         var first = false
-        while try nextMemberKey(first: &first) != nil { _ = try parseValue(depth: 1) }
+        while true {
+            let start = position
+            guard let key = try nextMemberKey(first: &first) else { break }
+            if key == rootKey {
+                var error = StrataError(.invalidValue, "the top-level object has the member \(JSONValue.quoted(key)) (the root key) more than once; "
+                    + "only one may hold the records")
+                error.position = start
+                throw error
+            }
+            _ = try parseValue(depth: 1)
+        }
         try expectEnd()
     }
 
