@@ -134,11 +134,23 @@ extension WriteTransaction {
         _ = try lmdb(entity: entity) { try raw.delete(key, value: primaryKey, in: database) }
     }
 
-    /// Opens (creating it) an index database of `entity`, with sorted duplicates.
+    /// Opens (creating it) an index database of `entity`, with sorted duplicates. Throws
+    /// `.invalidValue` when the name is longer than LMDB takes (its names are keys).
     func openIndexDatabase(_ name: String, entity: String) throws -> Database {
+        try checkDatabaseName(name, entity: entity)
         let database = try lmdb(entity: entity) { try raw.openDatabase(name, options: [.create, .sortedDuplicates]) }
         guard let database else { preconditionFailure("mdb_dbi_open with MDB_CREATE returned no database") }
         return database
+    }
+
+    /// Throws `.invalidValue` when the database name `name` is longer than LMDB's key limit (a
+    /// database's name is a key of the main database): an index on long field names, or an
+    /// entity with a long name, gets a message saying so rather than LMDB's `MDB_BAD_VALSIZE`.
+    func checkDatabaseName(_ name: String, entity: String) throws {
+        let limit = store.environment.maxKeySize
+        guard name.utf8.count > limit else { return }
+        throw StrataError(.invalidValue, "\(entity): the database name '\(name.prefix(60))…' is \(name.utf8.count) bytes; LMDB names "
+            + "databases by keys of at most \(limit) bytes, so use shorter entity, field or index names", entity: entity)
     }
 
     /// Opens (creating it) a plain scratch database, for bookkeeping of one operation.

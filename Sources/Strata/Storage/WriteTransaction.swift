@@ -80,10 +80,12 @@ public final class WriteTransaction: ReadTransaction {
         // `records/<name>` exists without an entity when an entity of that name was renamed (it
         // keeps its databases): the new one takes `records/<name>~2` (and indexes named after it).
         var database = EntitySchema.recordsDatabaseName(for: name)
+        try checkDatabaseName(database, entity: name)
         var suffix = 1
         while try lmdb(entity: name, { try raw.openDatabase(database) }) != nil {
             suffix += 1
             database = EntitySchema.recordsDatabaseName(for: "\(name)~\(suffix)")
+            try checkDatabaseName(database, entity: name)
         }
         let schema = EntitySchema(name: name, primaryKey: primaryKey, recordsDatabase: database, fields: FieldTable(),
                                   primaryKeyKind: primaryKeyKind)

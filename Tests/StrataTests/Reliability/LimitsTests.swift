@@ -173,6 +173,28 @@ struct Blob: Record, Equatable {
         #expect(plans.contains("IndexOrder(LongKey.text[cd]) reversed → Offset(4) → Limit(9)"))
     }
 
+    @Test func namesLongerThanLMDBsKeyLimitAreRefusedWithAMessageNotMDBBadValSize() throws {
+        let (store, dir) = try makeStore()
+        defer { withExtendedLifetime(dir) {} }
+        let long = String(repeating: "f", count: 600)
+        let description = EntityDescription(name: "Wide", primaryKey: "id",
+                                            fields: [FieldDescription("id", .integer), FieldDescription(long, .integer)])
+        _ = try store.importJSON(Data(#"[{"id": 1, "\#(long)": 2}]"#.utf8), entity: description)
+        let index = #expect(throws: StrataError.self) {
+            try store.write { tx in try tx.addIndex(IndexDescription(fields: [long]), toEntity: "Wide") }
+        }
+        #expect(index?.code == .invalidValue)
+        #expect(index?.message.contains("LMDB names databases by keys of at most") == true, "\(index?.message ?? "")")
+        let entity = #expect(throws: StrataError.self) {
+            _ = try store.importJSON(Data(#"[{"id": 1}]"#.utf8),
+                                     entity: EntityDescription(name: long, primaryKey: "id", fields: [FieldDescription("id", .integer)]))
+        }
+        #expect(entity?.code == .invalidValue)
+        // Nothing was left half made: the store still reads and verifies.
+        #expect(try store.read { tx in try tx.count(entity: "Wide") } == 1)
+        #expect(try store.read { tx in try tx.verifyIndexes(entity: "Wide") }.isConsistent)
+    }
+
     @Test func recordsLargerThanAPageLiveInOverflowPages() throws {
         let (store, dir) = try makeStore()
         defer { withExtendedLifetime(dir) {} }
