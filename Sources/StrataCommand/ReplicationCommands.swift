@@ -160,14 +160,24 @@ struct ReplicateCommand: ParsableCommand {
                        + (source == "-" ? ", \(applied) commits read" : ""))
     }
 
+    /// The longest line (or CBOR item) of a feed on standard input: one change, a record and
+    /// its key, which LMDB and the import's limits keep far below this.
+    static let maximumItemLength = 256 << 20
+
     /// Applies the commits on standard input (JSON lines, or the CBOR form: told by the first
-    /// byte) as each one's last change arrives.
+    /// byte, after a byte-order mark if there is one) as each one's last change arrives.
     private func applyStandardInput(to replica: Store, applied: inout Int) throws -> UInt64 {
         var reader = ChangeFeedLines.Reader()
         var position = try replica.replicaPosition() ?? 0
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         var isCBOR: Bool?
+        var atStart = true
+        // Where the search for the next newline resumes, and the size at which an incomplete CBOR
+        // item is looked at again: a long line or item is scanned a bounded number of times, not
+        // once per chunk, so reading it costs time linear in its length.
+        var scanned = 0
+        var retryCBORAt = 0
         func apply(_ commit: LoggedCommit?) throws {
             guard let commit else { return }
             position = try replica.applyChanges([commit])
@@ -175,11 +185,19 @@ struct ReplicateCommand: ParsableCommand {
         }
         /// Takes the whole lines (or CBOR items) at the start of `pending`; at the end, the rest too.
         func takeItems(atEnd: Bool) throws {
-            if isCBOR == nil, let first = pending.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) {
+            // A byte-order mark before the first line (as some editors and Windows tools write)
+            // is not part of the feed.
+            if atStart, pending.count >= 3 || atEnd {
+                if pending.starts(with: [0xEF, 0xBB, 0xBF]) { pending.removeFirst(3) }
+                atStart = false
+            }
+            if isCBOR == nil, !atStart, let first = pending.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) {
                 isCBOR = first != UInt8(ascii: "{")
             }
+            guard let isCBOR else { return }
             var start = 0
-            if isCBOR == true {
+            if isCBOR {
+                guard atEnd || pending.count >= min(retryCBORAt, Self.maximumItemLength + 1) else { return }
                 while let end = ChangeFeedLines.cborItemEnd(in: pending, from: start) {
                     try apply(reader.read(cborItem: Array(pending[start..<end])))
                     start = end
@@ -187,8 +205,9 @@ struct ReplicateCommand: ParsableCommand {
                 if atEnd, start < pending.count {
                     throw CommandFailure(message: "the feed ends inside a CBOR item after item \(reader.lineNumber - 1); the replica stays at commit \(position)")
                 }
+                retryCBORAt = 2 * (pending.count - start)
             } else {
-                while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                while let newline = pending[max(start, scanned)...].firstIndex(of: UInt8(ascii: "\n")) {
                     if newline > start { try apply(reader.read(line: pending[start..<newline])) }
                     start = newline + 1
                 }
@@ -196,6 +215,11 @@ struct ReplicateCommand: ParsableCommand {
                     try apply(reader.read(line: pending[start...]))
                     start = pending.count
                 }
+                scanned = pending.count - start
+            }
+            if pending.count - start > Self.maximumItemLength {
+                throw CommandFailure(message: "line \(reader.lineNumber) of the feed is longer than \(Self.maximumItemLength >> 20) MiB, "
+                    + "the longest a change may be; the replica stays at commit \(position)")
             }
             pending.removeFirst(start)
         }

@@ -85,6 +85,15 @@ import TestSupport
         #expect(try StrataCLI.run(["changelog", replica]).output.contains("replica: applied its primary's commits through 3"))
     }
 
+    @Test func aFeedStartingWithAByteOrderMarkIsReadAsJSONLines() throws {
+        let replica = try replicaFromBackup()
+        try importJSON(#"[{"id": 3, "name": "Cy"}]"#)
+        let feed = try StrataCLI.run(["changes", primary])
+        let piped = try StrataCLI.run(["replicate", "-", replica], input: Data([0xEF, 0xBB, 0xBF]) + Data(feed.output.utf8))
+        #expect(piped.status == 0 && piped.error.contains("at commit 1"), "\(piped.error)")
+        #expect(try exported(replica) == exported(primary))
+    }
+
     @Test func aDamagedLineStopsTheReplicaWithItsNumberAtTheLastWholeCommit() throws {
         let replica = try replicaFromBackup()
         try importJSON(#"[{"id": 3, "name": "Cy"}]"#)
