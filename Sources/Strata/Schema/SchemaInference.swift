@@ -239,7 +239,8 @@ extension EntityDescription {
             (reason, record) = ("some records lack it or have null: record \(null) has null", null)
         } else {
             record = keyField.firstNonKeyTypeIn ?? 0
-            reason = "its values are \(keyField.type.map { "\($0)" } ?? "mixed"), not integers, strings or UUIDs (from record \(record) on)"
+            let keyTypes = ScalarType.allCases.filter { $0.keyKind != .other }.map(\.rawValue).joined(separator: ", ")
+            reason = "its values are \(keyField.type.map { "\($0)" } ?? "mixed"), not of a type a key can have (\(keyTypes)) (from record \(record) on)"
         }
         let role = compound.map { "a field of the primary key (\($0.joined(separator: ", ")))" } ?? "the primary key"
         var error = StrataError(.invalidValue, "\(name): '\(keyName)' cannot be \(role): \(reason)", entity: name, field: keyName)

@@ -85,7 +85,7 @@ import Testing
     @Test(arguments: [
         (#"[{"name": "x"}]"#, "no record field is named 'id'"),
         (#"[{"id": 1}, {"name": "x"}]"#, "some records lack it"),
-        (#"[{"id": {"a": 1}}]"#, "not integers, strings or UUIDs"),
+        (#"[{"id": {"a": 1}}]"#, "not of a type a key can have (bool, integer, double, float, string, date, uuid)"),
         (#"[]"#, "no records"),
         (#"[1]"#, "expected an object"),
     ])
