@@ -9,12 +9,9 @@ import TestSupport
 ///
 /// `swift test` kills 4 backups; `STRATA_EXTENDED=1` kills 40 (`STRATA_BACKUP_KILLS=N` sets it).
 @Suite struct KilledBackupTests {
-    static var extended: Bool { ProcessInfo.processInfo.environment["STRATA_EXTENDED"] == "1" }
+    static var extended: Bool { KillRuns.extended }
 
-    static var kills: Int {
-        if let text = ProcessInfo.processInfo.environment["STRATA_BACKUP_KILLS"], let count = Int(text) { return count }
-        return extended ? 40 : 4
-    }
+    static var kills: Int { KillRuns.count(default: 4, extended: 40, variable: "STRATA_BACKUP_KILLS") }
 
     static let schema = #"""
         { "entities": { "Doc": { "primaryKey": "id",
@@ -123,7 +120,7 @@ import TestSupport
                 }
             }
         }
-        #expect(killed == Self.kills, "only \(killed) of \(attempts) backups were still running when killed")
+        KillRuns.expectCoverage(killed == Self.kills, "only \(killed) of \(attempts) backups were still running when killed")
 
         // The next backup to the same destination works and clears what the kills left.
         try? FileManager.default.removeItem(atPath: destination)

@@ -14,10 +14,7 @@ import TestSupport
     static let records = 4000
     static let batchSize = 400
 
-    static var kills: Int {
-        if let text = ProcessInfo.processInfo.environment["STRATA_CRASH_KILLS"], let count = Int(text) { return count }
-        return ProcessInfo.processInfo.environment["STRATA_EXTENDED"] == "1" ? 50 : 4
-    }
+    static var kills: Int { KillRuns.count(default: 4, extended: 50) }
 
     /// The record with `id` as version `version` writes it.
     static func record(_ id: Int, _ version: Int) -> [String: Any] {
@@ -126,7 +123,7 @@ import TestSupport
             if verify.status != 0 { return }
             if run.killed { killed += 1 } else { longest[kind] = max(longest[kind]!, run.seconds) }
         }
-        #expect(killed == Self.kills, "only \(killed) of \(attempts) commands were still running when killed")
+        KillRuns.expectCoverage(killed == Self.kills, "only \(killed) of \(attempts) commands were still running when killed")
         print("killed commands: \(killed) of \(attempts) commands killed, verify clean after each")
     }
 }

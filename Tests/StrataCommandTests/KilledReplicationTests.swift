@@ -9,17 +9,16 @@ import TestSupport
 /// at any moment of `strata replicate -` holds exactly its primary's state at the commit it
 /// records, index entries included, and resumes from there to the primary's last commit.
 ///
-/// `swift test` kills 30 replications and 10 imports; `STRATA_CRASH_KILLS=N` sets the
-/// replications (`STRATA_EXTENDED=1`: 60).
+/// `swift test` kills 8 replications and 4 imports; `STRATA_CRASH_KILLS=N` sets the
+/// replications (`STRATA_EXTENDED=1`: 60 replications and 10 imports; see ``KillRuns``).
 @Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: StrataCLI.binary), "needs the strata binary next to the tests (swift build)"))
 struct KilledReplicationTests {
     static let records = 2000
     static let batchSize = 50
 
-    static var kills: Int {
-        if let text = ProcessInfo.processInfo.environment["STRATA_CRASH_KILLS"], let count = Int(text) { return count }
-        return ProcessInfo.processInfo.environment["STRATA_EXTENDED"] == "1" ? 60 : 30
-    }
+    static var kills: Int { KillRuns.count(default: 8, extended: 60) }
+    /// The logging imports killed.
+    static var importKills: Int { KillRuns.extended ? 10 : 4 }
 
     static let schema = #"""
         { "entities": { "Doc": { "primaryKey": "id",
@@ -115,7 +114,7 @@ struct KilledReplicationTests {
                 generation += 1   // start again from the backup
             }
         }
-        #expect(killed == Self.kills, "only \(killed) of \(attempts) replications were still running when killed")
+        KillRuns.expectCoverage(killed == Self.kills, "only \(killed) of \(attempts) replications were still running when killed")
         // The last replica left mid-way resumes to the end.
         if FileManager.default.fileExists(atPath: replica) {
             #expect(try StrataCLI.run(["replicate", primary, replica]).status == 0)
@@ -128,7 +127,7 @@ struct KilledReplicationTests {
         try makePrimary()
         var random = SeededGenerator(seed: 0xBEEF)
         var killed = 0, attempts = 0
-        while killed < 10, attempts < 60 {
+        while killed < Self.importKills, attempts < Self.importKills * 6 {
             attempts += 1
             let delay = Double.random(in: 0.01...0.4, using: &random)
             let run = try StrataCLI.runKilling(["import", primary, try file(attempts), "--entity", "Doc", "--batch-size", "\(Self.batchSize)"],
@@ -140,7 +139,7 @@ struct KilledReplicationTests {
                     "after import \(attempts) (killed: \(run.killed)) the log and the data disagree")
             #expect(try StrataCLI.run(["verify", primary]).status == 0)
         }
-        #expect(killed >= 10, "only \(killed) of \(attempts) imports were still running when killed")
+        KillRuns.expectCoverage(killed >= Self.importKills, "only \(killed) of \(attempts) imports were still running when killed")
         print("killed logging imports: \(killed) of \(attempts) killed, the log reproduced the data after each")
     }
 }

@@ -12,10 +12,7 @@ import TestSupport
 @Suite struct KilledStdinImportTests {
     static let records = 6000
 
-    static var kills: Int {
-        if let text = ProcessInfo.processInfo.environment["STRATA_CRASH_KILLS"], let count = Int(text) { return count }
-        return ProcessInfo.processInfo.environment["STRATA_EXTENDED"] == "1" ? 30 : 4
-    }
+    static var kills: Int { KillRuns.count(default: 4, extended: 30) }
 
     static let schema = #"""
         { "entities": { "Doc": { "primaryKey": "id",
@@ -97,7 +94,7 @@ import TestSupport
             if !left.isEmpty || verify.status != 0 { return }
             if run.killed { killed += 1 } else { longest = max(longest, run.seconds) }
         }
-        #expect(killed == Self.kills, "only \(killed) of \(attempts) imports were still running when killed")
+        KillRuns.expectCoverage(killed == Self.kills, "only \(killed) of \(attempts) imports were still running when killed")
         print("killed stdin imports: \(killed) of \(attempts) imports killed (\(killedAfterCommit) after their commit), no spool file left, verify clean after each")
     }
 
