@@ -27,6 +27,10 @@ public final class WriteTransaction: ReadTransaction {
     var changeLog: ChangeLogWriter?
     /// The change log's database, opened by this transaction: published to the store once it commits.
     private(set) var openedChangeLog: Database?
+    /// The migrations this transaction knows when not the store's: those of the migrator running in it.
+    var migrationsKnown: [String]?
+    /// The store's migration history was found known to this transaction (``checkKnownHistory(writing:)``).
+    var historyChecked = false
 
     /// Refuses a program's write to a replica, and looks up whether the store logs changes (the
     /// catalog's `replica` and `changelog` entries, which another process may have written since);
@@ -61,6 +65,7 @@ public final class WriteTransaction: ReadTransaction {
 
     /// The entity of `type`, created in the store when it has none yet.
     func writableContext<T: Record>(for type: T.Type) throws -> EntityContext {
+        try checkKnownHistory(writing: store.entityName(of: type))   // before an entity is created
         let context = try existingOrNewContext(for: type)
         try migrateIndexes(type, context)
         return context
@@ -253,6 +258,8 @@ public final class WriteTransaction: ReadTransaction {
                 let child = WriteTransaction(store: store, raw: nested)
                 child.changes.isTracking = changes.isTracking
                 child.changeLog = changeLog
+                child.migrationsKnown = migrationsKnown
+                child.historyChecked = historyChecked
                 child.contexts = contexts.mapValues { $0.copy() }
                 child.typedContexts = typedContexts.compactMapValues { child.contexts[$0.name] }
                 defer { child.invalidate() }
