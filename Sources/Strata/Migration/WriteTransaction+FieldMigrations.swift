@@ -81,7 +81,9 @@ extension WriteTransaction {
     }
 
     /// Adds the field `name` to `entity` with `value` as its default: every record that lacks it
-    /// gets it (and so do later imports without it, and records a type without the field wrote).
+    /// gets it, and so does every later write without it (imports without the key, records a type
+    /// without the field writes, writes of other processes), since the record writer adds the
+    /// catalog's defaults. A type without the field that updates a record keeps its value.
     public func addField<Value: Encodable>(_ name: String, to entity: String, default value: Value) throws {
         let context = try existingContext(named: entity)
         try checkFreeName(name, context)
