@@ -80,7 +80,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         /// the message names the migration and, when one is to blame, the entity and record key.
         public static let migrationFailed = Code("migrationFailed")
         /// The store's migration history is not a prefix of the migrator's list: a newer program
-        /// migrated it, or a migration was renamed or reordered. Nothing was changed.
+        /// migrated it, or a migration was renamed or reordered. Also what a write through a record
+        /// type throws when the store has run migrations its `Store` does not know (see
+        /// ``Migrator``); the message names them. Nothing was changed.
         public static let migrationMismatch = Code("migrationMismatch")
     }
 

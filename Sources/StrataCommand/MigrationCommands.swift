@@ -20,8 +20,10 @@ struct MigrateCommand: ParsableCommand {
                   {"op": "addIndex", "entity": "User", "fields": ["age"]},
                   {"op": "dropIndex", "entity": "User", "index": "fullName"},
                   {"op": "renameEntity", "entity": "User", "to": "Member"} ] } ] }
-            Each migration runs once per store; the store records it (strata schema STORE --history). A store \
-            whose history the plan does not extend (a newer program migrated it, or names differ) is refused.
+            A renamed field keeps its JSON key (its old name, when it had none), so the file the store was \
+            imported from imports again; "json": "KEY" in a renameField step gives it another. Each migration \
+            runs once per store; the store records it (strata schema STORE --history). A store whose history \
+            the plan does not extend (a newer program migrated it, or names differ) is refused.
             """
     )
 

@@ -80,6 +80,25 @@ struct MigrationCommandTests {
         #expect(bad.status == 1 && bad.error.contains("unknown \"op\" 'explode'"))
     }
 
+    /// A renamed field keeps its JSON key: the file the store was imported from imports again,
+    /// new records included; an import that fails names its first failing record and writes nothing.
+    @Test func theOriginalFileImportsAgainAfterARenameAndAFailingImportWritesNothing() throws {
+        try #require(try StrataCLI.run(["migrate", store, try write(Self.plan, "plan.json")]).status == 0)
+        let more = try write(#"[{"id": 1, "fullName": "Ada", "age": "36", "nick": "a"}, {"id": 3, "fullName": "Cy", "age": "20", "nick": "c"}]"#,
+                             "more.json")
+        let run = try StrataCLI.run(["import", store, more, "--entity", "User"])
+        #expect(run.status == 0, "\(run.error)")
+        let cy = try StrataCLI.run(["query", store, "User", "id == 3", "--format", "jsonl"]).output
+        #expect(cy.contains(#""name":"Cy""#) && cy.contains(#""age":20"#) && cy.contains(#""plan":"free""#), "\(cy)")
+        #expect(try StrataCLI.run(["schema", store]).output.contains("fullName"))   // the JSON key of name
+
+        let before = try StrataCLI.run(["export", store, "User"]).output
+        let failing = try write(#"[{"id": 1, "fullName": "Ada L.", "age": "37"}, {"id": 4, "age": "50"}]"#, "failing.json")
+        let failed = try StrataCLI.run(["import", store, failing, "--entity", "User"])
+        #expect(failed.status == 1 && failed.error.contains("record 1: has no value for the required field 'name'"), "\(failed.error)")
+        #expect(try StrataCLI.run(["export", store, "User"]).output == before)
+    }
+
     @Test func schemaDiffListsAddedRemovedAndChangedFieldsAndIndexes() throws {
         let schema = try write(#"""
             {"entities": {"User": {"primaryKey": "id", "fields": {

@@ -22,6 +22,9 @@ extension WriteTransaction {
     /// hold the database handle, and LMDB closes handles of deleted databases.
     func migrateIndexes<T: Record>(_ type: T.Type, _ context: EntityContext) throws {
         guard !context.indexesChecked else { return }
+        // Before anything of the type's schema is written, and before the flag: a refused write
+        // caught inside the transaction is refused again.
+        try checkKnownHistory(writing: context.name)
         context.indexesChecked = true
         // Closures, not key path literals: a key path on a generic type is instantiated at run time
         // on every call (`swift_getKeyPath`), a measurable part of a small write transaction.

@@ -7,6 +7,7 @@ import Foundation
 /// { "migrations": [
 ///   { "name": "v2", "steps": [
 ///     {"op": "renameField", "entity": "User", "field": "fullName", "to": "name"},
+///     {"op": "renameField", "entity": "User", "field": "nick", "to": "nickname", "json": "nick_name"},
 ///     {"op": "addField", "entity": "User", "field": "plan", "type": "string", "default": "free"},
 ///     {"op": "changeType", "entity": "User", "field": "age", "type": "int"},
 ///     {"op": "removeField", "entity": "User", "field": "nickname"},
@@ -15,7 +16,9 @@ import Foundation
 ///     {"op": "dropIndex", "entity": "User", "index": "fullName"},
 ///     {"op": "renameEntity", "entity": "User", "to": "Member"} ] } ] }
 /// ```
-/// Types are the schema file's (``SchemaFile``): `string int double bool date [string] ...`.
+/// Types are the schema file's (``SchemaFile``): `string int double bool date [string] ...`. A
+/// renamed field keeps its JSON key (its old name, when it had none) unless the step's `"json"`
+/// gives another.
 public struct MigrationPlan: Sendable, Hashable {
     /// One named migration of a plan.
     public struct Migration: Sendable, Hashable {
@@ -33,8 +36,9 @@ public struct MigrationPlan: Sendable, Hashable {
 
     /// One operation of a migration.
     public enum Step: Sendable, Hashable, CustomStringConvertible {
-        /// ``WriteTransaction/renameField(_:to:in:)``.
-        case renameField(entity: String, field: String, to: String)
+        /// ``WriteTransaction/renameField(_:to:in:jsonKey:)``: `jsonKey` (`"json"` in the plan) is
+        /// the field's new JSON key; nil keeps its key.
+        case renameField(entity: String, field: String, to: String, jsonKey: String? = nil)
         /// ``WriteTransaction/renameEntity(_:to:)``.
         case renameEntity(entity: String, to: String)
         /// ``WriteTransaction/removeField(_:from:)``.
@@ -53,7 +57,8 @@ public struct MigrationPlan: Sendable, Hashable {
         /// The step as a line of a report: `rename User.fullName to name`.
         public var description: String {
             switch self {
-            case .renameField(let entity, let field, let to): "rename field \(entity).\(field) to \(to)"
+            case .renameField(let entity, let field, let to, let jsonKey):
+                "rename field \(entity).\(field) to \(to)" + (jsonKey.map { " (JSON key '\($0)')" } ?? "")
             case .renameEntity(let entity, let to): "rename entity \(entity) to \(to)"
             case .removeField(let entity, let field): "remove field \(entity).\(field)"
             case .addField(let entity, let field):
@@ -68,7 +73,7 @@ public struct MigrationPlan: Sendable, Hashable {
         /// Runs the step in `tx`.
         func run(_ tx: WriteTransaction) throws {
             switch self {
-            case .renameField(let entity, let field, let to): try tx.renameField(field, to: to, in: entity)
+            case .renameField(let entity, let field, let to, let jsonKey): try tx.renameField(field, to: to, in: entity, jsonKey: jsonKey)
             case .renameEntity(let entity, let to): try tx.renameEntity(entity, to: to)
             case .removeField(let entity, let field): try tx.removeField(field, from: entity)
             case .addField(let entity, let field): try tx.addField(field, to: entity)
@@ -135,7 +140,9 @@ public struct MigrationPlan: Sendable, Hashable {
         }
         let entity = try text("entity")
         switch try text("op") {
-        case "renameField": return .renameField(entity: entity, field: try text("field"), to: try text("to"))
+        case "renameField":
+            let jsonKey: String? = value["json"] == nil ? nil : try text("json")
+            return .renameField(entity: entity, field: try text("field"), to: try text("to"), jsonKey: jsonKey)
         case "renameEntity": return .renameEntity(entity: entity, to: try text("to"))
         case "removeField": return .removeField(entity: entity, field: try text("field"))
         case "addField":

@@ -21,6 +21,17 @@ import Foundation
 /// migration was renamed or reordered) is refused with `.migrationMismatch`; running the same list
 /// again does nothing. Renames are declared, never guessed; an added field with a default and a
 /// removed field need no migration (``Record/defaults``, unknown fields are skipped).
+///
+/// A program must know the migrations a store has run before it writes through its record
+/// types: a `Store` knows those of its ``Store/Configuration/migrator`` and of the last
+/// ``Store/migrate(with:dryRun:)`` it ran. When the store's history holds a migration the `Store`
+/// does not know (in order), every write through a record type (insert, upsert, update, delete,
+/// `prepare`, a typed JSON import) throws `.migrationMismatch` naming the unknown migrations, and
+/// nothing is written: an older program, or one opened without its migrator, would otherwise
+/// change the stored schema behind them (a renamed field written again under its old name, the
+/// migrations' indexes dropped). Reads go on, as do writes that bring no record type: JSON imports
+/// by a description or the stored one (`strata import`), deletes and indexes by entity name, and
+/// migrations.
 public struct Migrator: Sendable {
     /// One migration's work, given the migration's write transaction.
     public typealias Body = @Sendable (WriteTransaction) throws -> Void
@@ -84,7 +95,8 @@ extension Store {
     /// `.migrationMismatch` when the store's history is not a prefix of the migrator's list, and
     /// `.migrationFailed`, naming the migration and the record, when one fails; either way the
     /// store is left as it was. A `dryRun` runs them and rolls them back, to see that they
-    /// succeed and what they would run.
+    /// succeed and what they would run. Once it succeeds (not a dry run), this `Store` knows the
+    /// migrator's migrations: its writes through record types check the history against them.
     @discardableResult
     public func migrate(with migrator: Migrator, dryRun: Bool = false) throws -> [String] {
         try migrator.validate()
@@ -100,6 +112,7 @@ extension Store {
         } catch let rollback as DryRunRollback {
             return rollback.ran
         }
+        know(migrator.names)
         if !ran.isEmpty {
             configuration.logger.info("migrated", metadata: ["path": "\(path)", "migrations": "\(ran.joined(separator: ", "))"])
         }
@@ -110,6 +123,7 @@ extension Store {
     private func runMigrations(_ migrator: Migrator, _ tx: WriteTransaction) throws -> [String] {
         let history = try tx.migrationHistory()
         try migrator.check(history, path: path)
+        tx.migrationsKnown = migrator.names   // the migrations' own typed writes
         var ran: [String] = []
         let date = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         for (position, migration) in migrator.migrations.enumerated() where position >= history.count {

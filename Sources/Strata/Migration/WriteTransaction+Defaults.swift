@@ -6,7 +6,9 @@ extension WriteTransaction {
     /// already hold it).
     ///
     /// The one way defaults reach a store: a record type's (``Record/defaults``) at its first
-    /// write, a description's `"default"` at its import, and ``addField(_:to:default:)``.
+    /// write, a description's `"default"` at its import, and ``addField(_:to:default:)``. Once
+    /// recorded, the record writer adds them to every later write that lacks their fields
+    /// (``writeRecord(_:forKey:_:replacing:prior:describeKey:)``).
     func applyDefaults(_ defaults: [String: [UInt8]], _ context: EntityContext) throws {
         let changed = defaults.filter { context.schema.defaults[$0.key] != $0.value }
         guard !changed.isEmpty else { return }

@@ -11,7 +11,14 @@ extension WriteTransaction {
     /// databases) under names that follow the field's. Queries then name `new`; naming `old` is
     /// an `.invalidQuery` saying what it was renamed to. The primary key, relationships, defaults
     /// and the entity's description follow.
-    public func renameField(_ old: String, to new: String, in entity: String) throws {
+    ///
+    /// The field keeps its JSON key, so the JSON it was imported from imports again: in the
+    /// entity's description (what `strata import` and imports by the stored description map by),
+    /// a field without an explicit ``FieldDescription/jsonKey`` gets `old` as its key. (A field
+    /// that JSON filled by convention under another spelling, `first_name` for `firstName`, then
+    /// takes only `old`: pass its key.) `jsonKey` gives the field another key instead. Typed
+    /// imports map by their record type, as always.
+    public func renameField(_ old: String, to new: String, in entity: String, jsonKey: String? = nil) throws {
         let context = try existingContext(named: entity)
         let id = try storedFieldID(old, context)
         try checkFreeName(new, context)
@@ -43,7 +50,7 @@ extension WriteTransaction {
             schema.relationships[position].keyField = new
         }
         if let value = schema.defaults.removeValue(forKey: old) { schema.defaults[new] = value }
-        schema.description = schema.description.map { $0.renamingField(old, to: new) }
+        schema.description = schema.description.map { $0.renamingField(old, to: new, jsonKey: jsonKey) }
         for (earlier, later) in schema.renamedFields where later == old { schema.renamedFields[earlier] = new }
         schema.renamedFields[new] = nil
         schema.renamedFields[old] = new
@@ -81,7 +88,9 @@ extension WriteTransaction {
     }
 
     /// Adds the field `name` to `entity` with `value` as its default: every record that lacks it
-    /// gets it (and so do later imports without it, and records a type without the field wrote).
+    /// gets it, and so does every later write without it (imports without the key, records a type
+    /// without the field writes, writes of other processes), since the record writer adds the
+    /// catalog's defaults. A type without the field that updates a record keeps its value.
     public func addField<Value: Encodable>(_ name: String, to entity: String, default value: Value) throws {
         let context = try existingContext(named: entity)
         try checkFreeName(name, context)
@@ -242,10 +251,14 @@ extension WriteTransaction {
 
 extension EntityDescription {
     /// This description with the top-level field `old` named `new` (in its fields, primary key,
-    /// index paths and relationship key fields).
-    func renamingField(_ old: String, to new: String) -> EntityDescription {
+    /// index paths and relationship key fields), its JSON key `jsonKey`, else the one it had,
+    /// else `old`.
+    func renamingField(_ old: String, to new: String, jsonKey: String? = nil) -> EntityDescription {
         var copy = self
-        for position in copy.fields.indices where copy.fields[position].name == old { copy.fields[position].name = new }
+        for position in copy.fields.indices where copy.fields[position].name == old {
+            copy.fields[position].name = new
+            copy.fields[position].jsonKey = jsonKey ?? copy.fields[position].jsonKey ?? old
+        }
         copy.primaryKey = primaryKeyFields.map { $0 == old ? new : $0 }.joined(separator: ",")
         func renamed(_ path: String) -> String {
             path == old ? new : path.hasPrefix(old + ".") ? new + path.dropFirst(old.count) : path

@@ -48,8 +48,9 @@ public protocol Record: Codable, Sendable {
     /// `static let defaults: [FieldDefault<User>] = [FieldDefault(\.tags, [])]`. A stored record
     /// without the field decodes with the default; the store records the defaults in its catalog
     /// and writes them into the records that lack them at the type's first write (or at
-    /// `Store.prepare(_:)`), before it builds new indexes, so queries and indexes see them; the
-    /// importer fills them for JSON without the key. Defaults to none.
+    /// `Store.prepare(_:)`), before it builds new indexes, so queries and indexes see them. From
+    /// then on every write that lacks the field stores the default: JSON without the key, records
+    /// of a type without the field, writes of other processes. Defaults to none.
     static var defaults: [FieldDefault<Self>] { get }
 }
 

@@ -59,6 +59,23 @@ extension ReadTransaction {
     }
 }
 
+extension ReadTransaction {
+    /// The key and value bytes of the last `migration/` entry (the migration that ran last), nil
+    /// when the store has run none: one cursor move, so a write can tell cheaply whether the
+    /// history is one it checked before (``WriteTransaction/checkKnownHistory(writing:)``).
+    func lastMigrationEntry() throws -> [UInt8]? {
+        try lmdb(entity: "migration") {
+            try raw.withCursor(store.catalog) { cursor -> [UInt8]? in
+                // The first key after every `migration/` key ('0' follows '/'), then one back.
+                let after = Array("migration0".utf8)
+                guard try cursor.seek(atLeast: after) ? cursor.previous() : cursor.last(),
+                      cursor.key.starts(with: Catalog.migrationPrefix) else { return nil }
+                return cursor.key + cursor.value
+            }
+        }
+    }
+}
+
 extension WriteTransaction {
     /// Records that `migration` ran, in this transaction (its catalog entry).
     func noteMigration(_ migration: AppliedMigration) throws {

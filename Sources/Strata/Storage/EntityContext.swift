@@ -62,6 +62,9 @@ final class EntityContext {
     var indexMaintainer: IndexMaintainer?
     /// Index changes held back during a bulk write (``IndexBatch``); never copied into a savepoint.
     var indexBatch: IndexBatch?
+    /// The ids of the stored fields a record type lacks, for the field table they were found in
+    /// (see ``WriteTransaction/fieldsUnknown(to:_:)``); never copied into a savepoint.
+    var unknownFields: (type: ObjectIdentifier, fields: FieldTable, ids: [Int])?
     /// The field types sampled from the stored records, for checking conditions (see
     /// ``ReadTransaction/fieldTypes(of:)``); never copied into a savepoint.
     var sampledFieldTypes: SampledFieldTypes?

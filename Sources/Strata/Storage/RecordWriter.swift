@@ -6,6 +6,10 @@ import LMDB
 /// (`EntityWriter`), relationship edits (`editReference`) and delete rules all store, replace and
 /// delete records here, and nowhere else: this file is the only one that calls LMDB's put or
 /// delete on a records database. Each write
+/// - adds the catalog's defaults (``EntitySchema/defaults``) for the fields the record lacks, so
+///   that a write by a type, an import or a process that does not know a defaulted field stores
+///   its default, as ``WriteTransaction/addField(_:to:default:)`` promises (not when replicating:
+///   a replica stores the primary's bytes),
 /// - checks the unique indexes before anything is written,
 /// - appends without a search when the key is beyond the largest stored key (`MDB_APPEND`),
 /// - leaves a record alone when its bytes would not change (``WriteTransaction/Outcome/unchanged``),
@@ -56,6 +60,8 @@ extension WriteTransaction {
     @discardableResult
     func writeRecord(_ bytes: [UInt8], forKey key: [UInt8], _ context: EntityContext, replacing: Bool,
                      prior: PriorRecord = .unknown, describeKey: () -> String) throws -> Outcome {
+        var bytes = bytes
+        if !isReplicating, let filled = fillingDefaults(bytes, context) { bytes = filled }
         if case .stored(let old) = prior {
             if !replacing { return .updated }
             if OrderedKey.equal(old, bytes) { return .unchanged }
@@ -73,6 +79,26 @@ extension WriteTransaction {
         }
         if isIndexed { try maintainer.update(old: old, new: bytes, primaryKey: key) }
         return outcome
+    }
+
+    /// `bytes` with the defaults of `context`'s entity added for the fields it lacks; nil when it
+    /// lacks none (or is no map: the index maintainer or a reader reports that).
+    private func fillingDefaults(_ bytes: [UInt8], _ context: EntityContext) -> [UInt8]? {
+        let defaults = context.schema.defaults
+        guard !defaults.isEmpty else { return nil }
+        let fields = context.decoding.fields
+        let reader = CBORReader(bytes: bytes)
+        guard var cursor = try? RecordCursor(reader), let entries = try? cursor.entries(in: reader) else { return nil }
+        let lacking = defaults.filter { name, _ in
+            guard let id = fields.id(for: name) else { return true }
+            return !entries.contains { $0.id == id }
+        }
+        guard !lacking.isEmpty, let (filled, table) = RecordDecoder.fillingDefaults(lacking, in: bytes, fields: fields) else { return nil }
+        if table.count != fields.count {   // a default recorded before its field had an id
+            context.schema.fields = table
+            context.needsSaving = true
+        }
+        return filled
     }
 
     /// Puts `bytes` under `key`: appended when the key is beyond every stored key, otherwise in

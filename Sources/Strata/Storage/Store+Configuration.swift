@@ -63,6 +63,12 @@ extension Store {
         /// Migrations to run at opening (``Store/migrate(with:dryRun:)``), unless read-only or a
         /// replica: a store whose history they do not extend is not opened (`.migrationMismatch`),
         /// and one whose migration fails is left as it was (`.migrationFailed`).
+        ///
+        /// They are also the migrations this `Store` knows. A store that has run migrations this
+        /// list does not register (any, when nil; say, a newer program or `strata migrate` ran
+        /// them) refuses this `Store`'s writes through record types with `.migrationMismatch`
+        /// naming them, so that an old record type cannot change the schema behind them; reads,
+        /// writes by entity name and JSON imports by a description go on (see ``Migrator``).
         public var migrator: Migrator?
 
         /// The defaults, as each property says.

@@ -39,6 +39,10 @@ public final class Store: Sendable {
     let decodeExecutor: DecodeExecutor
     /// Who is told of commits (see ``observe(_:_:)``).
     let observers: ObservationCenter
+    /// The migrations this `Store` knows (its configuration's migrator's, or those of the last
+    /// ``migrate(with:dryRun:)``): writes through record types check the store's history against
+    /// them (``WriteTransaction/checkKnownHistory(writing:)``).
+    let knownMigrations: ConditionLock<KnownMigrations>
 
     /// Opens the store in the directory `path`, creating the directory and the store when missing
     /// (unless ``Configuration/createIfMissing`` is false or the store is opened read-only).
@@ -84,6 +88,7 @@ public final class Store: Sendable {
         }
         catalog = opened.0
         published = ConditionLock(PublishedState())
+        knownMigrations = ConditionLock(KnownMigrations(names: configuration.migrator?.names ?? []))
         decodeExecutor = DecodeExecutor.shared(by: environment)
         writerQueue = DispatchQueue(label: "strata.writer")
         // The id a new read sees, not the meta page's (which shows a commit while LMDB still syncs

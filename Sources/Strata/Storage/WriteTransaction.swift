@@ -27,11 +27,18 @@ public final class WriteTransaction: ReadTransaction {
     var changeLog: ChangeLogWriter?
     /// The change log's database, opened by this transaction: published to the store once it commits.
     private(set) var openedChangeLog: Database?
+    /// This transaction applies a primary's change log: records are written as the primary wrote them.
+    private(set) var isReplicating = false
+    /// The migrations this transaction knows when not the store's: those of the migrator running in it.
+    var migrationsKnown: [String]?
+    /// The store's migration history was found known to this transaction (``checkKnownHistory(writing:)``).
+    var historyChecked = false
 
     /// Refuses a program's write to a replica, and looks up whether the store logs changes (the
     /// catalog's `replica` and `changelog` entries, which another process may have written since);
     /// when it does, prepares this transaction's log writer. A replica keeps no log of its own.
     func prepareWrite(replicating: Bool) throws {
+        isReplicating = replicating
         if !replicating, try lmdb(entity: "replica", { try raw.contains(ReplicaState.catalogKey, in: store.catalog) }) {
             throw StrataError(.readOnlyReplica,
                 "the store at \(store.path) is a replica: it takes changes only from its primary's change log (Store.applyChanges, strata replicate)")
@@ -61,6 +68,7 @@ public final class WriteTransaction: ReadTransaction {
 
     /// The entity of `type`, created in the store when it has none yet.
     func writableContext<T: Record>(for type: T.Type) throws -> EntityContext {
+        try checkKnownHistory(writing: store.entityName(of: type))   // before an entity is created
         let context = try existingOrNewContext(for: type)
         try migrateIndexes(type, context)
         return context
@@ -178,12 +186,21 @@ public final class WriteTransaction: ReadTransaction {
         return try upsert(record)
     }
 
-    /// Encodes `record` and stores it through the record writer (``writeRecord(_:forKey:_:replacing:prior:describeKey:)``).
+    /// Encodes `record` and stores it through the record writer (``writeRecord(_:forKey:_:replacing:prior:describeKey:)``),
+    /// with the stored values of the fields `T` does not have (``fieldsUnknown(to:_:)``) kept.
     private func put<T: Record>(_ record: T, replacing: Bool) throws -> Outcome {
         let context = try writableContext(for: T.self)
-        let bytes = try encode(record, context)
+        var bytes = try encode(record, context)
         let key = try recordKey(record.primaryKeyValue, entity: context.name)
-        return try writeRecord(bytes, forKey: key, context, replacing: replacing) { String(describing: record.primaryKeyValue) }
+        let unknown = fieldsUnknown(to: T.self, context)
+        guard !unknown.isEmpty else {
+            return try writeRecord(bytes, forKey: key, context, replacing: replacing) { String(describing: record.primaryKeyValue) }
+        }
+        let stored = try lmdb(entity: context.name) { try raw.value(forKey: key, in: context.records) }
+        if let stored, replacing { bytes = try keeping(unknown, of: stored, in: bytes, context) { String(describing: record.primaryKeyValue) } }
+        return try writeRecord(bytes, forKey: key, context, replacing: replacing, prior: stored.map { .stored($0) } ?? .absent) {
+            String(describing: record.primaryKeyValue)
+        }
     }
 
     /// Deletes the record with primary key `key`; returns false when there was none.
@@ -255,6 +272,9 @@ public final class WriteTransaction: ReadTransaction {
                 let child = WriteTransaction(store: store, raw: nested)
                 child.changes.isTracking = changes.isTracking
                 child.changeLog = changeLog
+                child.isReplicating = isReplicating
+                child.migrationsKnown = migrationsKnown
+                child.historyChecked = historyChecked
                 child.contexts = contexts.mapValues { $0.copy() }
                 child.typedContexts = typedContexts.compactMapValues { child.contexts[$0.name] }
                 defer { child.invalidate() }

@@ -14,6 +14,14 @@ import Testing
         #expect(plan.migrations.first?.steps == [.addField(entity: "User", field: FieldDescription("plan", .string, jsonKey: "plan_name", default: .string("free")))])
     }
 
+    @Test func aRenamedFieldTakesANewJSONKeyOrKeepsItsOwn() throws {
+        let renamed = try Self.plan(#"{"op": "renameField", "entity": "User", "field": "nick", "to": "nickname", "json": "nick_name"}"#)
+        #expect(renamed.migrations.first?.steps == [.renameField(entity: "User", field: "nick", to: "nickname", jsonKey: "nick_name")])
+        #expect(renamed.migrations.first?.steps.first?.description == "rename field User.nick to nickname (JSON key 'nick_name')")
+        let kept = try Self.plan(#"{"op": "renameField", "entity": "User", "field": "nick", "to": "nickname"}"#)
+        #expect(kept.migrations.first?.steps == [.renameField(entity: "User", field: "nick", to: "nickname")])
+    }
+
     @Test(arguments: [
         (#"{"op": "addField", "entity": "User", "field": "plan", "type": "string", "optional": "yes"}"#, "\"optional\" must be true or false"),
         (#"{"op": "addField", "entity": "User", "field": "at", "type": "date", "dateFormat": "someday"}"#, "\"dateFormat\" must be one of"),

@@ -15,33 +15,21 @@ struct RecordLayout: Sendable {
     private let isRequired: [Bool]
     /// How many fields are required.
     private let requiredCount: Int
-    /// The stored default of each field that has one (the catalog's, `EntitySchema/defaults`),
-    /// by field index: written when neither the JSON nor the stored record gives the field.
-    private let defaults: [(index: Int, value: [UInt8])]
-
-    /// The layout of `description`'s fields, with the ids `table` gives them and the stored
-    /// `defaults` by field name.
+    /// The layout of `description`'s fields, with the ids `table` gives them. A field with a
+    /// stored default (the catalog's, `EntitySchema/defaults`, by field name) is not required:
+    /// the record writer adds the default to a record that lacks it, whoever wrote the record.
     init(_ description: EntityDescription, ids table: FieldTable, defaults: [String: [UInt8]] = [:]) {
         fields = description.fields
         fieldIDs = description.fields.map { table.id(for: $0.name) ?? 0 }
         indexByID = Dictionary(fieldIDs.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         knownIDs = Set(fieldIDs)
-        self.defaults = description.fields.indices.compactMap { index in
-            defaults[description.fields[index].name].map { (index, $0) }
-        }
-        let defaulted = Set(self.defaults.map(\.index))
-        isRequired = description.fields.indices.map { !description.fields[$0].isOptional && !defaulted.contains($0) }
+        isRequired = description.fields.map { !$0.isOptional && defaults[$0.name] == nil }
         requiredCount = isRequired.count { $0 }
     }
 
-    /// The default of field `index`, when it has one.
-    private func defaultValue(_ index: Int) -> [UInt8]? {
-        defaults.first { $0.index == index }?.value
-    }
-
     /// The record bytes: the mapped fields in description order, stored fields where the JSON had
-    /// no key, then stored fields the description does not know, in their stored order. Throws
-    /// ``ConversionFailure`` when a new record lacks a required field.
+    /// no key, then stored fields the description does not know, in their stored order (defaults
+    /// are the record writer's). Throws ``ConversionFailure`` when a new record lacks a required field.
     func encode(_ mapped: RecordMapper.Mapped, merging stored: [UInt8]?, entity: String) throws -> [UInt8] {
         guard mapped.slots.isSparse else { return try encode(dense: mapped.slots.dense, mapped, merging: stored, entity: entity) }
         let given = mapped.slots.sparse
@@ -54,11 +42,6 @@ struct RecordLayout: Sendable {
                 guard case .value(let range) = slot else { continue }
                 writer.writeHead(.unsigned, UInt64(fieldIDs[index]))
                 writer.bytes.append(contentsOf: mapped.values[range])
-                count += 1
-            }
-            for (index, value) in defaults where !given.contains(where: { $0.field == index }) {
-                writer.writeHead(.unsigned, UInt64(fieldIDs[index]))
-                writer.bytes.append(contentsOf: value)
                 count += 1
             }
             writer.patchHead(at: 0, .map, count: count)
@@ -96,12 +79,6 @@ struct RecordLayout: Sendable {
             writer.bytes.append(contentsOf: stored[entry.value])
             count += 1
         }
-        for (index, value) in defaults
-        where !given.contains(where: { $0.field == index }) && !known.contains(where: { $0.index == index }) {
-            writer.writeHead(.unsigned, UInt64(fieldIDs[index]))
-            writer.bytes.append(contentsOf: value)
-            count += 1
-        }
         if unknown {
             for entry in storedFields where indexByID[entry.id] == nil {
                 writer.writeHead(.unsigned, UInt64(entry.id))
@@ -137,10 +114,6 @@ struct RecordLayout: Sendable {
                 if let stored, let range = storedFields.count > 8 ? storedByID[id] : storedFields.first(where: { $0.id == id })?.value {
                     writer.writeHead(.unsigned, UInt64(id))
                     writer.bytes.append(contentsOf: stored[range])
-                    count += 1
-                } else if let value = defaultValue(index) {
-                    writer.writeHead(.unsigned, UInt64(id))
-                    writer.bytes.append(contentsOf: value)
                     count += 1
                 } else if stored == nil, isRequired[index] {
                     throw ConversionFailure(message: "has no value for the required field '\(fields[index].name)'")
