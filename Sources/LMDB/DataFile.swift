@@ -61,8 +61,9 @@ enum DataFile {
     /// Throws when the existing `data.mdb` in `directory` is empty, foreign, or shorter than its
     /// newest meta page says; creates a missing one (unless read-only) so that its first pages are
     /// on disk before LMDB maps it; reserves the lock table's blocks. Called by `Environment.init`
-    /// before `mdb_env_open`. A full disk is `ENOSPC` here, not a `SIGBUS` inside LMDB.
-    static func prepare(directory: String, options: Environment.Options) throws(LMDBError) {
+    /// before `mdb_env_open`. A full disk is `ENOSPC` here, not a `SIGBUS` inside LMDB. A
+    /// `lockless` opening (`MDB_NOLOCK`) leaves the lock file alone.
+    static func prepare(directory: String, options: Environment.Options, lockless: Bool = false) throws(LMDBError) {
         let path = directory + "/data.mdb"
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
@@ -75,6 +76,7 @@ enum DataFile {
         }
         // LMDB creates and writes the lock file even for a read-only environment (unless the file
         // system is read-only, where this open fails and reserves nothing).
+        if lockless { return }
         try reserveLockFile(directory + "/lock.mdb", readers: Int(options.maxReaders), mode: options.fileMode)
     }
 

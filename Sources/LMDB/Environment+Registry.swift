@@ -13,14 +13,21 @@ extension Environment {
     /// this method for the same directory, however spelled, gets the same instance. The instance
     /// closes when the last reference goes away.
     ///
+    /// A read-only opening (``Options/readOnly``) that finds none open opens the environment
+    /// read-write when this process may write every file of it and the directory (creating
+    /// nothing: `writer.lock` comes with the first write), so that a writable opening of the same
+    /// path later, in either order, shares it; else read-only, or lockless where it may not write
+    /// the lock file (read-only media, another user's store; see ``isLockless``). Either way the
+    /// caller of a read-only opening must not write through the instance: read-only is the
+    /// caller's policy, ``isWritable`` the instance's.
+    ///
     /// When the environment is open already, `options` must agree with it where one environment
     /// cannot have two values, or this throws an error whose ``LMDBError/isConfigurationConflict``
-    /// is true and whose context names the option: a writable opening of an environment open
-    /// read-only, another `maxReaders`, `maxMapSize` or `maxDatabases`. The others are harmless
-    /// to share: `mapSize` is only where the map starts (it grows), `fileMode` applies when files
-    /// are created (they exist), `writeLockTimeout` is the default of a `write` that passes its
-    /// own; a read-only opening of an environment open writable gets the writable instance, and
-    /// the caller must not write through it.
+    /// is true and whose context names the option: a writable opening of an environment this
+    /// process could open only read-only (its files or directory not writable by it), another
+    /// `maxReaders`, `maxMapSize` or `maxDatabases`. The others are harmless to share: `mapSize`
+    /// is only where the map starts (it grows), `fileMode` applies when files are created (they
+    /// exist), `writeLockTimeout` is the default of a `write` that passes its own.
     public static func shared(path: String, options: Options = Options()) throws(LMDBError) -> Environment {
         let canonical = canonicalPath(path)
         return try registry.withLock { (open: inout [String: RegisteredEnvironment]) throws(LMDBError) -> ConditionLock<[String: RegisteredEnvironment]>.Step<Environment> in
@@ -34,7 +41,8 @@ extension Environment {
                 // it twice.
                 return .wait
             }
-            let environment = try Environment(path: canonical, options: options)
+            let access = options.readOnly ? StoreFiles.readOnlyAccess(directory: canonical) : nil
+            let environment = try Environment(path: canonical, options: options, access: access)
             open[canonical] = RegisteredEnvironment(environment: environment, handle: UInt(bitPattern: environment.handle))
             return .done(environment)
         }
@@ -46,8 +54,11 @@ extension Environment {
             LMDBError(code: LMDBError.configurationConflictCode, operation: Environment.sharingOperation,
                       context: "\(path) is already open in this process \(text)")
         }
-        if options.readOnly, !requested.readOnly {
-            throw conflict("read-only (readOnly = true): a writable opening must wait until every read-only one is closed, or open with readOnly = true too")
+        if !isWritable, !requested.readOnly {
+            let why = isLockless
+                ? "without its lock file, which this process may not write (read-only media, or another user's store)"
+                : "read-only, as this process may not write its data file or directory"
+            throw conflict("\(why): this writable opening cannot share it; open the store where it can be written, or open with readOnly = true too")
         }
         let fixed: [(String, Int, Int)] = [
             ("maxReaders", Int(options.maxReaders), Int(requested.maxReaders)),

@@ -5,13 +5,22 @@ extension Environment {
     ///
     /// Any number of reads may run at once, on any threads, beside one writer. The transaction is
     /// valid only inside `body`, and only on the calling thread; using it afterwards stops the program.
+    ///
+    /// In a ``isLockless`` environment the read registers nowhere, so a writer of another process
+    /// may reuse its pages once it has committed twice since the read began: the read then throws
+    /// an error whose ``LMDBError/isSnapshotLost`` is true (whatever `body` returned or threw),
+    /// never a result read from reused pages.
     public func read<R>(_ body: (Transaction) throws -> R) throws -> R {
         let txn = try begin(readOnly: true)
         defer {
             txn.finishRead()
             mapLock.unlockShared()
         }
-        return try body(txn)
+        guard isLockless else { return try body(txn) }
+        let snapshot = txn.id
+        let result = Result { try body(txn) }
+        try checkSnapshotKept(snapshot)
+        return try result.get()
     }
 
     /// Runs `body` in the write transaction; a return commits, a throw aborts everything it did.
@@ -32,9 +41,10 @@ extension Environment {
     public func write<R>(durability: Durability = .synchronous, timeout: Double? = nil,
                          onForeignWriter: (@Sendable (String) -> Void)? = nil,
                          _ body: (Transaction) throws -> R) throws -> R {
-        guard let gate else {
+        guard isWritable else {
             throw LMDBError(code: 13, operation: "write", context: "\(path) is opened read-only")
         }
+        let gate = try gate()
         let timeout = timeout ?? options.writeLockTimeout
         // A map known to be nearly full grows before the writer gate is taken, so that its wait for
         // this process's open transactions does not hold up other processes' writers; not while a

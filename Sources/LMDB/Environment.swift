@@ -39,7 +39,10 @@ public final class Environment: @unchecked Sendable {
         public var maxReaders: UInt32 = 126
         /// Named databases (`mdb_env_set_maxdbs`).
         public var maxDatabases: UInt32 = 1024
-        /// Open without write access (`MDB_RDONLY`); writes then fail.
+        /// Open without write access (`MDB_RDONLY`); writes then fail. Nothing is created in the
+        /// directory. When this process may not write the lock file (a read-only file system,
+        /// another user's store, a lock file it may not write, or none), the environment is
+        /// opened without it (``isLockless``).
         public var readOnly = false
         /// Seconds a writer waits for another writer before failing with a busy error.
         public var writeLockTimeout: Double = 30
@@ -67,7 +70,17 @@ public final class Environment: @unchecked Sendable {
     let mapLock = MapLock()
     /// `mdb_dbi_open` must not run in two transactions of one process at once.
     let databaseOpenLock = ConditionLock(())
-    let gate: WriterGate?
+    /// The writer gate, opened at the first write (so that an opening creates no `writer.lock`
+    /// until something is written).
+    private let writerGate = Mutex<WriterGate?>(nil)
+    /// True when LMDB has the environment open for writing; false for ``Options/readOnly``,
+    /// unless ``shared(path:options:)`` opened it writable for a later writable opening.
+    public let isWritable: Bool
+    /// True when opened without LMDB's lock file (`MDB_NOLOCK`): a read-only opening on
+    /// read-only media or of a store whose lock file this process may not write. Its reads
+    /// register nowhere, so each checks at its end that no other process's write can have reused
+    /// the pages it read, and throws an error whose ``LMDBError/isSnapshotLost`` is true if one can.
+    public let isLockless: Bool
     private let mapSize: ConditionLock<Int>
     /// Where this process maps `data.mdb` (0: unknown), which transactions check the entries
     /// LMDB hands out against (``MapBounds``); read again whenever the map is resized.
@@ -78,9 +91,18 @@ public final class Environment: @unchecked Sendable {
     public let maxKeySize: Int
 
     /// Opens the environment in the existing directory `path` (`mdb_env_open`).
-    public init(path: String, options: Options = Options()) throws(LMDBError) {
-        try StoreFiles.prepare(directory: path, mode: options.fileMode, readOnly: options.readOnly)
-        try DataFile.prepare(directory: path, options: options)
+    public convenience init(path: String, options: Options = Options()) throws(LMDBError) {
+        try self.init(path: path, options: options, access: options.readOnly ? StoreFiles.readOnlyAccess(directory: path) : nil)
+    }
+
+    /// Opens the environment with `access` for a read-only opening (nil: a writable one, which
+    /// creates the files it lacks); ``StoreFiles/Access/writable`` opens LMDB read-write.
+    init(path: String, options requested: Options, access: StoreFiles.Access?) throws(LMDBError) {
+        var options = requested
+        options.readOnly = access == .readOnly || access == .lockless
+        let lockless = access == .lockless
+        try StoreFiles.prepare(directory: path, mode: options.fileMode, readOnly: access != nil, access: access)
+        try DataFile.prepare(directory: path, options: options, lockless: lockless)
         var env: OpaquePointer?
         try check(mdb_env_create(&env), "mdb_env_create")
         guard let env else { throw LMDBError(code: 12, operation: "mdb_env_create") }
@@ -91,13 +113,13 @@ public final class Environment: @unchecked Sendable {
             try check(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize")
             var flags = UInt32(MDB_NOTLS)
             if options.readOnly { flags |= UInt32(MDB_RDONLY) }
+            if lockless { flags |= UInt32(MDB_NOLOCK) }
             try check(mdb_env_open(env, path, flags, mdb_mode_t(options.fileMode)), "mdb_env_open", context: path)
             if !options.readOnly {
                 // Reader slots left by killed processes pin old snapshots: clear them now.
                 var dead: Int32 = 0
                 mdb_reader_check(env, &dead)
             }
-            gate = options.readOnly ? nil : try WriterGate(lockFilePath: path + "/writer.lock", mode: options.fileMode)
         } catch {
             mdb_env_close(env)
             throw error
@@ -105,6 +127,8 @@ public final class Environment: @unchecked Sendable {
         handle = env
         self.path = path
         self.options = options
+        isWritable = !options.readOnly
+        isLockless = lockless
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
         mapSize = ConditionLock(info.me_mapsize)
@@ -116,6 +140,18 @@ public final class Environment: @unchecked Sendable {
         // Closed under the registry lock so that `shared(path:)` never opens a second instance of
         // this file while this one is still closing.
         closeUnderRegistryLock(handle)
+    }
+
+    /// The writer gate, opened (and `writer.lock` created when missing, as
+    /// ``StoreFiles/prepare(directory:mode:readOnly:access:)`` creates it) at the first write.
+    func gate() throws(LMDBError) -> WriterGate {
+        try writerGate.withLock { (gate: inout WriterGate?) throws(LMDBError) -> WriterGate in
+            if let gate { return gate }
+            try StoreFiles.prepare(directory: path, mode: options.fileMode, readOnly: false)
+            let opened = try WriterGate(lockFilePath: path + "/writer.lock", mode: options.fileMode)
+            gate = opened
+            return opened
+        }
     }
 
     /// The current map size in bytes.

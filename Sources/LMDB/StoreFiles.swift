@@ -24,14 +24,20 @@ enum StoreFiles {
     /// `readOnly` (LMDB then creates only `lock.mdb`, in a directory checked to be this user's).
     /// A missing `data.mdb` is left to ``DataFile/prepare(directory:options:)``, which creates it
     /// whole.
-    static func prepare(directory: String, mode: UInt16, readOnly: Bool) throws(LMDBError) {
+    ///
+    /// Only the entries something is written to must be this user's and written by no one else:
+    /// every one for a writable opening, the directory and `lock.mdb` for a read-only one with
+    /// `access` ``Access/readOnly`` (LMDB writes its reader table; it only reads `data.mdb`), none
+    /// for ``Access/lockless``, through which nothing is written (the files must still be regular
+    /// files, whoever owns them).
+    static func prepare(directory: String, mode: UInt16, readOnly: Bool, access: Access? = nil) throws(LMDBError) {
         let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folder >= 0 else { throw LMDBError(code: errno, operation: "open", context: directory) }
         defer { close(folder) }
         let shared = mode_t(mode) & 0o022
         var status = stat()
         guard fstat(folder, &status) == 0 else { throw LMDBError(code: errno, operation: "fstat", context: directory) }
-        try checkOwnerAndMode(status, shared: shared, what: "the store directory \(directory)")
+        if access != .lockless { try checkOwnerAndMode(status, shared: shared, what: "the store directory \(directory)") }
         for name in names {
             let path = directory + "/" + name
             var attempts = 0
@@ -52,15 +58,17 @@ enum StoreFiles {
             }
             // Missing: LMDB says so (read-only), or DataFile.prepare creates it (data.mdb).
             if readOnly || name == "data.mdb", fstatat(folder, name, &status, AT_SYMLINK_NOFOLLOW) != 0 { continue }
-            try checkEntry(status, path: path, shared: shared)
+            let written = access == .lockless ? false : access == .readOnly ? name == "lock.mdb" : true
+            try checkEntry(status, path: path, shared: written ? shared : 0o7777)
         }
     }
 
-    /// Refuses an entry that is not a regular file, or that others may change.
+    /// Refuses an entry that is not a regular file, or that others may change (unless `shared`
+    /// is every bit: a lockless opening).
     private static func checkEntry(_ status: stat, path: String, shared: mode_t) throws(LMDBError) {
         switch status.st_mode & S_IFMT {
         case S_IFREG:
-            try checkOwnerAndMode(status, shared: shared, what: "the store file \(path)")
+            if shared != 0o7777 { try checkOwnerAndMode(status, shared: shared, what: "the store file \(path)") }
         case S_IFLNK:
             throw unsafe(ELOOP, "the store file \(path) is a symbolic link; a store's files are opened only as regular files in its directory (LMDB would write through the link to the file it names)")
         default:
@@ -78,6 +86,41 @@ enum StoreFiles {
             let who = writable == 0o022 ? "its group and others" : writable == 0o020 ? "its group" : "others"
             throw unsafe(EPERM, "\(what) is writable by \(who) (mode 0\(String(status.st_mode & 0o7777, radix: 8))); only the owner may write to a store's directory and files (chmod go-w), unless the store's file permissions share writing")
         }
+    }
+
+    /// How an opening that will not write (``Environment/Options/readOnly``) opens `directory`,
+    /// judged by what this process may do there (`faccessat` with the effective ids, `statvfs`).
+    enum Access: Equatable {
+        /// Read-write, creating nothing: this user's store, every file of it and the directory
+        /// writable. The registry opens a read-only request so when it can, so that a writable
+        /// opening of the same path later shares the environment (see
+        /// ``Environment/shared(path:options:)``).
+        case writable
+        /// `MDB_RDONLY`, registering its readers in `lock.mdb` (which is this user's and
+        /// writable), though `data.mdb` or the directory is not writable.
+        case readOnly
+        /// `MDB_RDONLY | MDB_NOLOCK`, nothing written at all: a read-only file system, another
+        /// user's store, a lock file this process may not write, or none. Reads register
+        /// nowhere, so each checks at its end that no writer can have reused its pages (see
+        /// ``Environment/read(_:)``).
+        case lockless
+    }
+
+    /// The ``Access`` an opening that will not write gets for `directory`.
+    static func readOnlyAccess(directory: String) -> Access {
+        var volume = statvfs()
+        if statvfs(directory, &volume) == 0, volume.f_flag & UInt(ST_RDONLY) != 0 { return .lockless }
+        func ownWritableFile(_ name: String, missingIsFine: Bool = false) -> Bool {
+            var status = stat()
+            let path = directory + "/" + name
+            guard lstat(path, &status) == 0 else { return missingIsFine && errno == ENOENT }
+            return status.st_mode & S_IFMT == S_IFREG && status.st_uid == geteuid() && faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0
+        }
+        var folder = stat()
+        guard stat(directory, &folder) == 0, folder.st_uid == geteuid(), ownWritableFile("lock.mdb") else { return .lockless }
+        let writable = faccessat(AT_FDCWD, directory, W_OK, AT_EACCESS) == 0 && ownWritableFile("data.mdb")
+            && ownWritableFile("writer.lock", missingIsFine: true)
+        return writable ? .writable : .readOnly
     }
 
     private static func unsafe(_ code: Int32, _ message: String) -> LMDBError {

@@ -13,11 +13,12 @@ struct SchemaCommand: ParsableCommand {
     @Option(help: "json (indented, default) or jsonl (one line).") var format: OutputFormat = .json
     @Flag(help: .hidden) var json = false
     @Flag(help: "List the migrations the store has run (order, date, name) instead.") var history = false
+    @OptionGroup var access: ReadOnlyFlag
 
     func run() throws {
         if history { return try MigrationHistoryOutput.print(store) }
         let format = try OutputFormat.check(json ? .jsonl : self.format, allowed: [.json, .jsonl])
-        let file = try Store.existing(store).read { tx in
+        let file = try Store.reading(store).read { tx in
             SchemaFile(entities: try tx.entityNames().map { try tx.entityDescription(named: $0) })
         }
         // The schema file is JSON either way: indented for people, one line for programs.
@@ -90,10 +91,11 @@ struct IndexCommand: ParsableCommand {
         @Argument(help: "The entity.") var entity: String
         @Option(help: "table (default), json, jsonl, csv or tsv.") var format: OutputFormat?
         @Flag(help: .hidden) var json = false
+        @OptionGroup var access: ReadOnlyFlag
 
         func run() throws {
             let format = json ? .json : format ?? .table
-            let statistics = try Store.existing(store).statistics()
+            let statistics = try Store.reading(store).statistics()
             guard let found = statistics.entities.first(where: { $0.name == entity }) else {
                 throw CommandFailure(message: "the store has no entity '\(entity)'")
             }
@@ -125,10 +127,11 @@ struct StatsCommand: ParsableCommand {
     @Argument(help: "The store directory.") var store: String
     @Option(help: "table (default) or json (one object).") var format: OutputFormat?
     @Flag(help: .hidden) var json = false
+    @OptionGroup var access: ReadOnlyFlag
 
     func run() throws {
         let format = try OutputFormat.check(json ? .json : format ?? .table, allowed: [.table, .json])
-        let statistics = try Store.existing(store).statistics()
+        let statistics = try Store.reading(store).statistics()
         if format == .json {
             Terminal.write(JSONValue.object([
                 JSONMember(key: "path", value: .string(statistics.path)),
@@ -179,11 +182,12 @@ struct VerifyCommand: ParsableCommand {
     )
 
     @Argument(help: "The store directory.") var store: String
+    @OptionGroup var access: ReadOnlyFlag
 
     func run() throws {
         let pages = try Store.checkPages(at: self.store)   // before LMDB reads a page that may be damaged
         Terminal.write("data file: \(pages.pages.formatted()) pages of \(pages.databases.formatted()) databases: ok\n")
-        let store = try Store.existing(self.store)
+        let store = try Store.reading(self.store)
         var problems = 0
         try store.read { tx in
             for entity in try tx.entityNames() {
@@ -213,9 +217,10 @@ struct BackupCommand: ParsableCommand {
     @Argument(help: "The store directory.") var store: String
     @Argument(help: "The directory to write the copy into.") var destination: String
     @Flag(help: "Leave out free pages.") var compact = false
+    @OptionGroup var access: ReadOnlyFlag
 
     func run() throws {
-        let store = try Store.existing(self.store)
+        let store = try Store.reading(self.store)
         let start = Date()
         // LMDB's copy reports nothing while it runs: the bar follows the copy's file size.
         let expected = try store.statistics().usedBytes
@@ -228,7 +233,7 @@ struct BackupCommand: ParsableCommand {
         bar.finish(completed: true)
         let size = (try? FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.size] as? Int) ?? 0
         // The commit a replica made from this copy starts after (the copy holds the log up to it).
-        let logged = try? Store.existing(destination) { $0.readOnly = true }.read { tx in try tx.changeLogRange()?.upperBound }
+        let logged = try? Store.reading(destination).read { tx in try tx.changeLogRange()?.upperBound }
         let commit = logged.flatMap { $0 }.map { ", change log at commit \($0)" } ?? ""
         Terminal.write("backed up \(self.store) to \(destination): \(size.formatted()) bytes in \(String(format: "%.2f", Date().timeIntervalSince(start))) s\(commit)\n")
     }

@@ -82,11 +82,12 @@ struct SchemaDiffCommand: ParsableCommand {
 
     @Argument(help: "The store directory.") var store: String
     @Argument(help: "The schema file to compare with.") var schema: String
+    @OptionGroup var access: ReadOnlyFlag
 
     func run() throws {
         let data = try ImportCommand.readSmallFile(schema, named: "the schema file")
         let file = try SchemaFile(json: data)
-        let changes = try Store.existing(store) { $0.readOnly = true }.read { tx in try tx.schemaChanges(to: file) }
+        let changes = try Store.reading(store).read { tx in try tx.schemaChanges(to: file) }
         Terminal.write(changes.isEmpty ? "no differences\n" : changes.map { "\($0)\n" }.joined())
     }
 }
@@ -94,7 +95,7 @@ struct SchemaDiffCommand: ParsableCommand {
 /// `strata schema STORE --history`: the migrations the store has run.
 enum MigrationHistoryOutput {
     static func print(_ store: String) throws {
-        let history = try Store.existing(store) { $0.readOnly = true }.migrationHistory()
+        let history = try Store.reading(store).migrationHistory()
         guard !history.isEmpty else {
             Terminal.write("no migrations\n")
             return

@@ -10,6 +10,7 @@ struct QueryArguments: ParsableArguments {
     @Option(help: "Sort order, e.g. \"lastName desc,luckyNumber\".") var sort: String?
     @Option(help: "At most N records.") var limit: Int?
     @Option(help: "Skip the first N records.") var offset: Int?
+    @OptionGroup var access: ReadOnlyFlag
 
     func validate() throws {
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
@@ -26,7 +27,7 @@ struct QueryArguments: ParsableArguments {
         return request
     }
 
-    func openStore() throws -> Store { try Store.existing(store) }
+    func openStore() throws -> Store { try Store.reading(store) }
 }
 
 /// `--timeout`: the time limit of the command's queries.
@@ -38,9 +39,10 @@ struct TimeoutOption: ParsableArguments {
         if let timeout, !(timeout > 0 && timeout <= 1e9) { throw ValidationError("--timeout must be a positive number of seconds") }
     }
 
-    /// The store at `path`, its queries limited to `--timeout`.
-    func openStore(_ path: String) throws -> Store {
+    /// The store at `path`, its queries limited to `--timeout`; read-only for a command that only reads.
+    func openStore(_ path: String, readOnly: Bool = false) throws -> Store {
         try Store.existing(path) { configuration in
+            configuration.readOnly = readOnly
             configuration.queryTimeout = timeout.map { .milliseconds(Int64(($0 * 1_000).rounded(.up))) }
         }
     }
@@ -65,7 +67,7 @@ struct QueryCommand: ParsableCommand {
     @Option(help: "table (default on a terminal), json (default otherwise), jsonl, csv or tsv.") var format: OutputFormat?
 
     func run() throws {
-        let store = try limit.openStore(query.store)
+        let store = try limit.openStore(query.store, readOnly: true)
         try store.read { tx in
             let request = try query.request(tx)
             if count {
@@ -143,6 +145,7 @@ struct GetCommand: ParsableCommand {
               help: ArgumentHelp("The primary key value; a compound key's values in key order (a negative number needs no --).", valueName: "key"))
     var keys: [String] = []
     @Option(help: "json (default), jsonl (one line) or table.") var format: OutputFormat = .json
+    @OptionGroup var access: ReadOnlyFlag
 
     func validate() throws {
         if keys.isEmpty { throw ValidationError("Missing expected argument '<key>'") }
@@ -151,7 +154,7 @@ struct GetCommand: ParsableCommand {
     func run() throws {
         let format = try OutputFormat.check(self.format, allowed: [.json, .jsonl, .table])
         let key = QueryValue(primaryKeyArguments: keys)
-        let record = try Store.existing(store).read { tx in try tx.record(entity: entity, key: key) }
+        let record = try Store.reading(store).read { tx in try tx.record(entity: entity, key: key) }
         guard let record else { throw CommandFailure(message: "\(entity) has no record with key \(key.keyDescription)") }
         switch format {
         case .table:
@@ -213,10 +216,11 @@ struct ExportCommand: ParsableCommand {
     @Flag(help: "Name fields by their JSON keys, the import's mapping reversed.") var jsonKeys = false
     @Flag(help: "Nest each record's related records (to-one as an object, to-many as arrays), one level deep.") var nested = false
     @OptionGroup var limit: TimeoutOption
+    @OptionGroup var access: ReadOnlyFlag
 
     func run() throws {
         let format = try OutputFormat.check(self.format, allowed: nested ? [.json, .jsonl] : [.json, .jsonl, .csv, .tsv])
-        try limit.openStore(store).read { tx in
+        try limit.openStore(store, readOnly: true).read { tx in
             let description = try tx.entityDescription(named: entity, sampleLimit: 1_000)
             let renamed = jsonKeys ? description.exportedKeys : [:]
             if nested {

@@ -30,7 +30,8 @@ struct ChangeLogCommand: ParsableCommand {
     }
 
     func run() throws {
-        let store = try Store.existing(self.store)
+        // Showing the log only reads: a store this user may only read shows it too.
+        let store = try enable || disable ? Store.existing(self.store) : Store.reading(self.store)
         if enable {
             let retention: ChangeLogRetention = keepSeconds.map { .seconds($0) } ?? (untilAcknowledged ? .acknowledged : .commits(keepCommits ?? 100_000))
             try store.enableChangeLog(retention: retention)
@@ -73,13 +74,14 @@ struct ChangesCommand: ParsableCommand {
     @Option(help: "Only changes of this entity (a commit's position and changes then count its changes of every entity).") var entity: String?
     @Option(help: "jsonl (one JSON object a line, the default) or cbor (the same objects as a CBOR sequence).") var format: String = "jsonl"
     @Flag(help: "Name record fields by their JSON keys, the import's mapping reversed.") var jsonKeys = false
+    @OptionGroup var access: ReadOnlyFlag
 
     func validate() throws {
         guard format == "jsonl" || format == "cbor" else { throw ValidationError("--format takes jsonl or cbor") }
     }
 
     func run() throws {
-        let store = try Store.existing(self.store)
+        let store = try Store.reading(self.store)
         var position = after
         while true {
             // One read transaction a page: the commits, rendered with the entities' fields of the same snapshot.
@@ -145,7 +147,7 @@ struct ReplicateCommand: ParsableCommand {
         if source == "-" {
             position = try applyStandardInput(to: replica, applied: &applied)
         } else {
-            let source = try Store.existing(self.source)
+            let source = try Store.reading(self.source)
             // A snapshot taken before `replicate`, whose last read (finding nothing new) is at it or later.
             var snapshot = try source.read { tx in tx.snapshotID }
             var current = try replica.replicate(from: source)

@@ -79,12 +79,13 @@ import TestSupport
 
     @Test func aRecordLackingAFieldOfTheKeyIsAnError() throws {
         let lacking = #"[{"country_code": "DE", "year": 2021, "population": 1}, {"country_code": "FR", "population": 2}]"#
-        // Found while the schema is inferred from the file,
+        // Named by the importer whether the schema is inferred from the file (the key named by
+        // --primary-key stays the key: the record is at fault, not the key)
         let inferred = try importRows(lacking)
         #expect(inferred.status == 1)
-        #expect(inferred.error.contains("'year' cannot be a field of the primary key (countryCode, year): some records lack it or have null: record 1 lacks it"),
+        #expect(inferred.error.contains("record 1: has no 'year' (JSON key 'year'), a field of the primary key (countryCode, year)"),
                 "\(inferred.error)")
-        // and by the importer once the entity's schema is stored.
+        // or stored.
         #expect(try importRows(Self.rows).status == 0)
         let mapped = try importRows(lacking)
         #expect(mapped.status == 1)
@@ -113,5 +114,39 @@ import TestSupport
         let index = try StrataCLI.run(["index", "add", store, "Population", "year", "--unique"])
         #expect(index.status == 1)
         #expect(index.error.contains("(DE, 2021)") || index.error.contains("(AT, 2021)") || index.error.contains("(FR, 2021)"), "\(index.error)")
+    }
+
+    /// The IANA language subtag registry's shape: records keyed by Type and Subtag, but the
+    /// `redundant` and `grandfathered` ones have a Tag instead of a Subtag.
+    static let subtags = #"""
+        [{"Type": "language", "Subtag": "de", "Description": ["German"], "Added": "2005-10-16"},
+         {"Type": "language", "Subtag": "fr", "Description": ["French"], "Added": "2005-10-16"},
+         {"Type": "region", "Subtag": "DE", "Description": ["Germany"], "Added": "2005-10-16"},
+         {"Type": "script", "Subtag": "Latn", "Description": ["Latin"], "Added": "2005-10-16"},
+         {"Type": "grandfathered", "Tag": "i-klingon", "Description": ["Klingon"], "Added": "1999-05-26", "Deprecated": "2004-02-24"},
+         {"Type": "redundant", "Tag": "zh-Hans", "Description": ["simplified Chinese"], "Added": "2003-05-30"}]
+        """#
+
+    static let subtagOptions: [[String]] = [
+        ["--primary-key", "Type,Subtag"],
+        ["--schema", "SCHEMA"],
+    ]
+
+    @Test(arguments: subtagOptions)
+    func aTwoFieldKeySomeRecordsLackSkipsThemWithOnErrorSkip(_ keyOptions: [String]) throws {
+        let schema = try file("schema.json", #"{"entities": {"Subtag": {"primaryKey": ["type", "subtag"]}}}"#)
+        let options = ["--entity", "Subtag"] + keyOptions.map { $0 == "SCHEMA" ? schema : $0 }
+        let path = try file("subtags.json", Self.subtags)
+        let refused = try StrataCLI.run(["import", store, path] + options)
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("record 4: has no 'subtag' (JSON key 'Subtag'), a field of the primary key (type, subtag)"), "\(refused.error)")
+        let skipped = try StrataCLI.run(["import", store, path, "--on-error", "skip"] + options)
+        #expect(skipped.status == 0, "\(skipped.error)")
+        #expect(skipped.output.contains("inserted 4") && skipped.output.contains("skipped 2"), "\(skipped.output)")
+        let german = try StrataCLI.run(["get", store, "Subtag", "language", "de"])
+        #expect(german.status == 0 && german.output.contains("German"), "\(german.output) \(german.error)")
+        #expect(try StrataCLI.run(["schema", store]).output.contains(#""primaryKey": ["type", "subtag"]"#))
+        let exported = try StrataCLI.run(["export", store, "Subtag", "--json-keys", "--format", "jsonl"])
+        #expect(exported.output.split(separator: "\n").allSatisfy { $0.contains(#""Type":"#) && $0.contains(#""Subtag":"#) }, "\(exported.output)")
     }
 }

@@ -112,4 +112,36 @@ import TestSupport
         #expect(sync.error.contains("generated from each record's position"), "\(sync.error)")
         #expect(try StrataCLI.run(["query", store, "Row", "--count"]).output == "3\n")
     }
+
+    /// Places as GeoNames lists them (keyed by `geonameid`) and emoji keyed by themselves.
+    static let keyedFiles: [(entity: String, key: String, json: String)] = [
+        ("Place", "geonameid", #"""
+            [{"geonameid": 2950159, "name": "Berlin", "asciiname": "Berlin", "country_code": "DE", "population": 3426354},
+             {"geonameid": 2988507, "name": "Paris", "asciiname": "Paris", "country_code": "FR", "population": 2138551},
+             {"geonameid": 3117735, "name": "Madrid", "asciiname": "Madrid", "country_code": "ES", "population": 3255944}]
+            """#),
+        ("Emoji", "emoji", #"""
+            [{"emoji": "😀", "description": "grinning face", "category": "Smileys & Emotion"},
+             {"emoji": "🐧", "description": "penguin", "category": "Animals & Nature"}]
+            """#),
+    ]
+
+    @Test(arguments: keyedFiles.indices)
+    func anExportWithJSONKeysImportsAgainWithTheSameOptions(_ index: Int) throws {
+        let (entity, key, json) = Self.keyedFiles[index]
+        let options = ["--entity", entity, "--primary-key", key]
+        let first = try StrataCLI.run(["import", store, try file("in.json", json)] + options)
+        try #require(first.status == 0, "\(first.error)")
+        let exported = try StrataCLI.run(["export", store, entity, "--json-keys"])
+        try #require(exported.status == 0, "\(exported.error)")
+        let records = try #require(try StrataCLI.json(exported.output) as? [[String: Any]])
+        #expect(records.allSatisfy { $0[key] != nil && $0["id"] == nil }, "\(exported.output)")
+        let copy = dir.path("copy")
+        let again = try StrataCLI.run(["import", copy, try file("export.json", exported.output)] + options)
+        #expect(again.status == 0, "\(again.error)")
+        #expect(try StrataCLI.run(["export", copy, entity, "--json-keys"]).output == exported.output)
+        #expect(try StrataCLI.run(["export", copy, entity, "--format", "jsonl"]).output
+                == StrataCLI.run(["export", store, entity, "--format", "jsonl"]).output)
+        #expect(try StrataCLI.run(["schema", copy]).output == StrataCLI.run(["schema", store]).output)
+    }
 }

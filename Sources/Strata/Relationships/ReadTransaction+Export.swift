@@ -74,13 +74,15 @@ private struct KeyRenamer {
 }
 
 extension EntityDescription {
-    /// The JSON key of each field for an export that imports again: its `jsonKey`, `id` for the
-    /// primary key, else the field name in snake case (`createdDate` → `created_date`), which
-    /// the import's conventions map back to the field.
+    /// The JSON key of each field for an export that imports again: its `jsonKey`, else the field
+    /// name in snake case (`createdDate` → `created_date`, `geonameid` stays), which the import's
+    /// conventions map back to the field. The primary key is no exception (a key imported from
+    /// `geonameid` is exported as `geonameid`, so `--primary-key geonameid` finds it again), except
+    /// a key generated from the records' positions, which no file held: it is exported as `id`.
     public var exportedKeys: [String: String] {
         var keys: [String: String] = [:]
         for field in fields {
-            keys[field.name] = field.jsonKey ?? (field.name == primaryKey ? "id" : Self.snakeCase(field.name))
+            keys[field.name] = field.jsonKey ?? (primaryKeyIsGenerated && field.name == primaryKey ? "id" : Self.snakeCase(field.name))
         }
         return keys
     }

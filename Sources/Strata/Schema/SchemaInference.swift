@@ -15,7 +15,9 @@ extension EntityDescription {
     /// field name it becomes: `alpha_2` or `alpha2`; several separated by commas for a compound
     /// key, `"country,year"`), a field `id` (or `_id`), which every record must have; else, with
     /// `generatingKey`, an integer `id` numbered by each record's position in the input
-    /// (``primaryKeyIsGenerated``).
+    /// (``primaryKeyIsGenerated``). A key named by the partial description or `primaryKey` stays
+    /// the key when some records lack it or have null (the importer names each such record, or
+    /// skips it with ``ImportOptions/ErrorPolicy/skip``); `id` found by convention must be in every record.
     ///
     /// - Parameter name: the entity's name.
     /// - Parameter path: the JSON file to read.
@@ -154,7 +156,8 @@ extension EntityDescription {
         for (part, choice) in choices.enumerated() {
             if case .json(let keyName) = choice {
                 try checkKey(fields[keyName]!, named: keyName, entity: name, type: description.field(keyFieldNames[part])?.type,
-                             compound: choices.count > 1 ? description.primaryKeyFields : nil)
+                             compound: choices.count > 1 ? description.primaryKeyFields : nil,
+                             requested: partialKey != nil || request.requested != nil)
             }
         }
         try description.validate()
@@ -224,14 +227,20 @@ extension EntityDescription {
         }
     }
 
-    /// Checks that the JSON key `keyName` can be the primary key: every record has it, not null,
-    /// with values of a type with an ordered key encoding. `compound` lists the fields of the key
-    /// it is part of, if any.
+    /// Checks that the JSON key `keyName` can be the primary key: its values have a type with an
+    /// ordered key encoding and, for a key chosen by convention (`id`), every record has it, not
+    /// null. A key the caller `requested` (`--primary-key`, a schema's `primaryKey`) stays the key when
+    /// some records lack it: the importer names each such record as an error, or skips it with
+    /// ``ImportOptions/ErrorPolicy/skip``. `compound` lists the fields of the key it is part of, if any.
     private static func checkKey(_ keyField: InferredField, named keyName: String, entity name: String, type: FieldType?,
-                                 compound: [String]?) throws {
-        if !keyField.isOptional, keyField.firstSeenIn == 0, type?.isKeyType == true { return }
+                                 compound: [String]?, requested: Bool) throws {
+        let present = !keyField.isOptional && keyField.firstSeenIn == 0
+        if present || requested, type?.isKeyType == true { return }
         let reason: String, record: Int
-        if keyField.firstSeenIn > 0 {
+        if requested {
+            record = keyField.firstNonKeyTypeIn ?? 0
+            reason = "its values are \(keyField.type.map { "\($0)" } ?? "mixed"), not integers, strings or UUIDs (from record \(record) on)"
+        } else if keyField.firstSeenIn > 0 {
             (reason, record) = ("some records lack it or have null: record 0 lacks it", 0)
         } else if let missing = keyField.firstMissingIn, missing < (keyField.firstNullIn ?? .max) {
             (reason, record) = ("some records lack it or have null: record \(missing) lacks it", missing)

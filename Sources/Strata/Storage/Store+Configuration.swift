@@ -32,8 +32,14 @@ extension Store {
         /// transaction`).
         public var writeLockTimeout: Double = 30
         /// Open without write access; writes then fail with `.permissionDenied`, even while a
-        /// writable `Store` on the same path is open in this process. A writable `Store` cannot
-        /// be opened on a path a read-only one holds open in this process (`.configurationConflict`).
+        /// writable `Store` on the same path is open in this process. Read-only and writable
+        /// `Store` values on one path open side by side in either order, as the shared environment
+        /// is opened writable whenever this process may write the store (creating nothing until
+        /// the first write). A read-only `Store` also opens a store this process may only read:
+        /// on read-only media or another user's (LMDB then runs without its lock file, and a read
+        /// during which another process commits twice throws `.busy`: read again). A writable
+        /// `Store` opened beside it on such a store is refused (`.permissionDenied` when the
+        /// directory cannot be written). Nothing is created in the store's directory.
         public var readOnly = false
         /// Create the directory and the store when `path` holds none (the default). When false,
         /// opening a path without a store throws `.notFound` (`no store at PATH`) and leaves

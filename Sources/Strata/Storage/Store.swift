@@ -120,7 +120,7 @@ public final class Store: Sendable {
                 throw StrataError(.notFound, "no store at \(path)")
             }
             guard readOnly || files.isWritableFile(atPath: path) else {
-                throw StrataError(.permissionDenied, "the store directory \(path) is not writable; open it with `readOnly` to read it")
+                throw StrataError(.permissionDenied, "the store directory \(path) is not writable by this user (or is on read-only media), so it cannot be opened for writing; open it read-only (Configuration.readOnly) to read it")
             }
             return
         }

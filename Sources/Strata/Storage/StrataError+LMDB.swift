@@ -12,6 +12,9 @@ extension StrataError {
         } else if error.isConfigurationConflict {
             code = .configurationConflict
             message = "cannot open the store at \(path) with this configuration: \(error.context)"
+        } else if error.isSnapshotLost {
+            code = .busy
+            message = "the store at \(path) changed under a read that could not register: \(error.context)"
         } else if error.isBusy {
             code = .busy
             message = "the store at \(path) is locked by another writer: \(error.context)"

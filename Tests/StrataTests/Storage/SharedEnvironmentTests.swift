@@ -30,27 +30,45 @@ import TestSupport
         withExtendedLifetime(dir) {}
     }
 
-    /// A writable `Store` opened while a read-only one is open cannot share its read-only
-    /// environment: opening it fails with an error naming `readOnly` (it used to open and then
-    /// fail every write).
-    @Test func aWritableStoreBesideAReadOnlyOneIsRefusedNamingTheSetting() throws {
+    /// A read-only and a writable `Store` on one path, opened in either order, each keep their
+    /// own policy over the one environment: the writable one writes (opened after a read-only
+    /// one it used to throw `.configurationConflict`), the read-only one refuses writes, and both
+    /// read every commit.
+    @Test(arguments: [true, false])
+    func aReadOnlyAndAWritableStoreWorkSideBySideInEitherOrder(readOnlyFirst: Bool) throws {
         let dir = try TemporaryDirectory("shared")
         let path = dir.path("store")
         try Store(path: path).write { tx in try tx.insert(User.sample(1)) }
-        do {
-            let readOnly = try Store(path: path, configuration: Self.configuration { $0.readOnly = true })
-            do {
-                let writable = try Store(path: path)
-                try writable.write { tx in try tx.insert(User.sample(2)) }
-                Issue.record("a writable Store opened beside a read-only one on \(path)")
-            } catch let error as StrataError {
-                #expect(error.code.name == "configurationConflict", "\(error)")
-                #expect(error.message.contains("readOnly") && error.message.contains(path), "\(error.message)")
-            }
-            #expect(try readOnly.read { tx in try tx.count(User.self) } == 1)
+        let readOnlyConfiguration = Self.configuration { $0.readOnly = true }
+        let first = try Store(path: path, configuration: readOnlyFirst ? readOnlyConfiguration : Store.Configuration())
+        let second = try Store(path: path, configuration: readOnlyFirst ? Store.Configuration() : readOnlyConfiguration)
+        let (readOnly, writable) = readOnlyFirst ? (first, second) : (second, first)
+        try writable.write { tx in try tx.insert(User.sample(2)) }
+        let error = #expect(throws: StrataError.self) { try readOnly.write { tx in try tx.insert(User.sample(3)) } }
+        #expect(error?.code == .permissionDenied && error?.message.contains("readOnly") == true, "\(String(describing: error))")
+        for store in [readOnly, writable] {
+            #expect(try store.read { tx in try tx.all(User.self) } == [User.sample(1), User.sample(2)])
         }
-        // Once the read-only one is closed, a writable one opens.
-        try Store(path: path).write { tx in try tx.insert(User.sample(2)) }
+        try writable.write { tx in try tx.delete(User.self, key: 1) }
+        #expect(try readOnly.read { tx in try tx.all(User.self) } == [User.sample(2)])
+    }
+
+    /// On read-only media a read-only `Store` reads (its environment opened read-only, as it can
+    /// only be), and a writable one opened beside it is refused with an error saying the store
+    /// cannot be written; the read-only one goes on reading.
+    @Test(.enabled(if: ReadOnlyMount.available, "needs root (or CAP_SYS_ADMIN) to mount a tmpfs read-only"))
+    func onReadOnlyMediaAReadOnlyStoreReadsAndAWritableOneIsRefused() throws {
+        let mount = try ReadOnlyMount()
+        defer { mount.unmount() }
+        let path = mount.path + "/store"
+        try Store(path: path).write { tx in try tx.insert(User.sample(1)) }
+        try mount.remount(readOnly: true)
+        let readOnly = try Store(path: path, configuration: Self.configuration { $0.readOnly = true })
+        #expect(try readOnly.read { tx in try tx.all(User.self) } == [User.sample(1)])
+        let error = #expect(throws: StrataError.self) { try Store(path: path) }
+        #expect(error?.code == .permissionDenied && error?.message.contains("not writable") == true, "\(String(describing: error))")
+        #expect(throws: StrataError.self) { try readOnly.write { tx in try tx.insert(User.sample(2)) } }
+        #expect(try readOnly.read { tx in try tx.count(User.self) } == 1)
     }
 
     /// Each `Store` waits its own `writeLockTimeout` for the writer of another `Store` on the

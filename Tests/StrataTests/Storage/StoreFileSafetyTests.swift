@@ -21,10 +21,11 @@ import TestSupport
         return configuration
     }
 
-    /// Opens `path` (writable, then read-only) and expects `code` with a message naming `name`.
-    static func expectRefused(_ path: String, _ code: StrataError.Code, naming name: String,
+    /// Opens `path` (writable, then read-only unless `writableOnly`) and expects `code` with a
+    /// message naming `name`.
+    static func expectRefused(_ path: String, _ code: StrataError.Code, naming name: String, writableOnly: Bool = false,
                               sourceLocation: SourceLocation = #_sourceLocation) {
-        for configuration in [Store.Configuration(), readOnly] {
+        for configuration in writableOnly ? [Store.Configuration()] : [Store.Configuration(), readOnly] {
             do {
                 _ = try Store(path: path, configuration: configuration)
                 Issue.record("opened \(path) (readOnly: \(configuration.readOnly)) with \(name) unsafe", sourceLocation: sourceLocation)
@@ -108,18 +109,22 @@ import TestSupport
         #expect(try Store(path: path, configuration: shared).read { tx in try tx.count(User.self) } == 1)
     }
 
-    /// A store directory or file of another user is refused, even to root.
+    /// A store directory or file of another user is refused to a writable opening, even to root;
+    /// a read-only one reads it, writing nothing there (lockless, when the lock file or the
+    /// directory is the other user's).
     @Test(.enabled(if: OtherUser.uid != nil, "needs root, to create a second user with useradd and give it the store's files"))
-    func storesOfAnotherUserAreRefused() throws {
+    func storesOfAnotherUserAreRefusedToWritersAndReadByReaders() throws {
         let (path, dir) = try Self.closedStore()
         defer { withExtendedLifetime(dir) {} }
         for file in ["lock.mdb", "data.mdb", "writer.lock"] {
             try OtherUser.give(path + "/" + file)
-            Self.expectRefused(path, .permissionDenied, naming: path + "/" + file)
+            Self.expectRefused(path, .permissionDenied, naming: path + "/" + file, writableOnly: true)
+            #expect(try Store(path: path, configuration: Self.readOnly).read { tx in try tx.count(User.self) } == 1)
             #expect(lchown(path + "/" + file, getuid(), getgid()) == 0)
         }
         try OtherUser.give(path)
-        Self.expectRefused(path, .permissionDenied, naming: "the store directory \(path)")
+        Self.expectRefused(path, .permissionDenied, naming: "the store directory \(path)", writableOnly: true)
+        #expect(try Store(path: path, configuration: Self.readOnly).read { tx in try tx.count(User.self) } == 1)
         do {
             _ = try Store(path: path)
         } catch let error as StrataError {
