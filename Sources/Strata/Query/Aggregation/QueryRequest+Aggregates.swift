@@ -104,7 +104,7 @@ extension QueryRequest {
         if let answer = try runner.indexExtreme(field, largest: largest) { return answer }
         var accumulator = AggregateAccumulator(largest ? .max : .min)
         let entity = self.entity
-        let source = try runner.forEachRecord { fields in try accumulator.add(fields.value(at: field), field: field, entity: entity) }
+        let source = try runner.forEachRecord { fields in try accumulator.add(fields.queryValue(at: field), field: field, entity: entity) }
         return (accumulator.result, source)
     }
 
@@ -113,7 +113,7 @@ extension QueryRequest {
         guard let runner = try runner() else { return (nil, Self.noRecords) }
         var accumulator = AggregateAccumulator(function)
         let entity = self.entity
-        let source = try runner.forEachRecord { fields in try accumulator.add(fields.value(at: field), field: field, entity: entity) }
+        let source = try runner.forEachRecord { fields in try accumulator.add(fields.queryValue(at: field), field: field, entity: entity) }
         return (accumulator.result, source)
     }
 

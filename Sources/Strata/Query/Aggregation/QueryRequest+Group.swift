@@ -57,7 +57,7 @@ extension QueryRequest {
             var table: [GroupKey: GroupState] = [:]
             let entity = self.entity
             source = try runner.forEachRecord { fields in
-                let key = GroupKey(value: fields.value(at: field) ?? .null)
+                let key = GroupKey(value: fields.queryValue(at: field) ?? .null)
                 try table[key, default: GroupState(computed)].add(fields, computed, entity: entity)
             }
             groups = table.map { key, state in
@@ -81,7 +81,7 @@ private struct GroupState {
     mutating func add<Root>(_ fields: StoredFieldValues, _ aggregates: [Aggregate<Root>], entity: String) throws(StrataError) {
         count += 1
         for position in aggregates.indices {
-            try accumulators[position].add(fields.value(at: aggregates[position].field), field: aggregates[position].field, entity: entity)
+            try accumulators[position].add(fields.queryValue(at: aggregates[position].field), field: aggregates[position].field, entity: entity)
         }
     }
 }

@@ -92,7 +92,7 @@ final class QueryExecutor {
         var worstKept: (match: Match, sortKey: [QueryValue])?
         let comparator = ResultOrder(orderings: plan.sort)
         try forEachMatch { match, values, _ in
-            let row = (match: match, sortKey: plan.sort.map { values.value(at: $0.field) ?? .null })
+            let row = (match: match, sortKey: plan.sort.map { values.queryValue(at: $0.field) ?? .null })
             if let worstKept, !comparator.precedes(row, worstKept) { return true }
             rows.append(row)
             if let keep, rows.count >= max(2 * keep, 1024) {
