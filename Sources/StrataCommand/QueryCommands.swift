@@ -81,14 +81,13 @@ struct QueryCommand: ParsableCommand {
     }
 }
 
-/// The fields to print: those named by `--fields` (each must exist), else every field the entity has.
+/// The fields to print: those named by `--fields`, each checked against every field the entity
+/// has (its field table and description, as a condition's field is checked), else every field
+/// the entity's records have.
 func outputColumns(_ fields: String?, entity: String, _ tx: ReadTransaction) throws -> [String] {
-    let known = try tx.entityDescription(named: entity, sampleLimit: 1_000).fields.map(\.name)
-    guard let fields else { return known }
+    guard let fields else { return try tx.entityDescription(named: entity, sampleLimit: 1_000).fields.map(\.name) }
     let named = fields.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-    for name in named where !known.contains(name) {
-        throw ValidationError("--fields names '\(name)', which \(entity) does not have; it has \(known.joined(separator: ", "))")
-    }
+    try tx.checkFieldNames(named, of: entity, for: "--fields")
     return named
 }
 

@@ -39,8 +39,12 @@ extension QueryRequest {
         try groups(by: Aggregate<Root>.path(field), aggregates)
     }
 
-    /// The groups with query-value keys, and how they were computed.
-    func groups(by field: [String], _ aggregates: [Aggregate<Root>]) throws -> AggregateGroups<Root, QueryValue> {
+    /// The groups with query-value keys, and how they were computed (for `distinct` when
+    /// `distinct`, as error messages name it). Fields the entity does not have are `.invalidQuery`
+    /// errors, as in conditions.
+    func groups(by field: [String], _ aggregates: [Aggregate<Root>], distinct: Bool = false) throws -> AggregateGroups<Root, QueryValue> {
+        try checkAggregated(field, distinct ? "distinct" : "group", label: distinct ? "" : "by: ")
+        for aggregate in aggregates where aggregate.function != .count { try checkAggregated(aggregate.field, aggregate.function.rawValue) }
         guard let context = try resolvedContext() else {
             return AggregateGroups(groups: [], source: AggregateSource(kind: .records, detail: "no \(entity) records"))
         }
