@@ -100,6 +100,14 @@ extension FieldComparison {
         }
     }
 
+    /// `LIKE` applied to one value with the pattern prepared (``LikeMatcher``, made of the
+    /// pattern folded as ``holds(for:)`` folds it): the same answer as `holds`.
+    func likeHolds(_ subject: QueryValue, _ matcher: LikeMatcher) -> Bool {
+        guard case .string(let text) = subject, case .string = value else { return false }
+        var steps = 0
+        return matcher.matches(Collation.fold(text, options), steps: &steps)
+    }
+
     private func stringHolds(_ text: String, _ pattern: String) -> Bool {
         switch op {
         case .beginsWith:
@@ -113,7 +121,7 @@ extension FieldComparison {
             let diacritics = options.intersection(.diacriticInsensitive)
             return PatternMatching.matches(Collation.fold(text, diacritics),
                                            pattern: Collation.fold(pattern, diacritics),
-                                           caseInsensitive: options.contains(.caseInsensitive))
+                                           caseInsensitive: options.contains(.caseInsensitive), field: fieldName)
         }
     }
 
