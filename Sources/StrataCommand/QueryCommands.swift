@@ -27,23 +27,33 @@ struct QueryArguments: ParsableArguments {
         return request
     }
 
-    func openStore() throws -> Store { try Store.reading(store) }
 }
 
-/// `--timeout`: the time limit of the command's queries.
+/// `--timeout`: the time limit of the command's queries, 30 seconds unless given, `none` for no
+/// limit: a hostile pattern or a huge scan stops with an error rather than running on.
 struct TimeoutOption: ParsableArguments {
-    @Option(help: ArgumentHelp("Stop with an error when the query runs longer than this many seconds.", valueName: "seconds"))
-    var timeout: Double?
+    @Option(help: ArgumentHelp("Stop with an error when the query runs longer than this many seconds; 'none' for no limit.",
+                               valueName: "seconds|none"))
+    var timeout: String = "30"
 
     func validate() throws {
-        if let timeout, !(timeout > 0 && timeout <= 1e9) { throw ValidationError("--timeout must be a positive number of seconds") }
+        guard timeout != "none" else { return }
+        guard let seconds = Double(timeout), seconds > 0 && seconds <= 1e9 else {
+            throw ValidationError("--timeout must be a positive number of seconds or 'none'")
+        }
+    }
+
+    /// The limit `--timeout` sets; nil for `none`.
+    var limit: Duration? {
+        guard let seconds = Double(timeout) else { return nil }
+        return .milliseconds(Int64((seconds * 1_000).rounded(.up)))
     }
 
     /// The store at `path`, its queries limited to `--timeout`; read-only for a command that only reads.
     func openStore(_ path: String, readOnly: Bool = false) throws -> Store {
         try Store.existing(path) { configuration in
             configuration.readOnly = readOnly
-            configuration.queryTimeout = timeout.map { .milliseconds(Int64(($0 * 1_000).rounded(.up))) }
+            configuration.queryTimeout = limit
         }
     }
 }
@@ -83,14 +93,13 @@ struct QueryCommand: ParsableCommand {
     }
 }
 
-/// The fields to print: those named by `--fields` (each must exist), else every field the entity has.
+/// The fields to print: those named by `--fields`, each checked against every field the entity
+/// has (its field table and description, as a condition's field is checked), else every field
+/// the entity's records have.
 func outputColumns(_ fields: String?, entity: String, _ tx: ReadTransaction) throws -> [String] {
-    let known = try tx.entityDescription(named: entity, sampleLimit: 1_000).fields.map(\.name)
-    guard let fields else { return known }
+    guard let fields else { return try tx.entityDescription(named: entity, sampleLimit: 1_000).fields.map(\.name) }
     let named = fields.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-    for name in named where !known.contains(name) {
-        throw ValidationError("--fields names '\(name)', which \(entity) does not have; it has \(known.joined(separator: ", "))")
-    }
+    try tx.checkFieldNames(named, of: entity, for: "--fields")
     return named
 }
 
@@ -102,6 +111,7 @@ struct ExplainCommand: ParsableCommand {
     )
 
     @OptionGroup var query: QueryArguments
+    @OptionGroup var limit: TimeoutOption
     @Flag(help: "Draw the plan as an indented tree, one step a line, with each step's estimated rows.") var tree = false
     @Flag(help: "Run the query and add each step's actual rows and time (implies --tree unless --format json).") var analyze = false
     @Option(help: "table (the plan as text, default) or json (the plan as one structured object).") var format: OutputFormat?
@@ -109,7 +119,7 @@ struct ExplainCommand: ParsableCommand {
 
     func run() throws {
         let format = try OutputFormat.check(json ? .json : format ?? .table, allowed: [.table, .json])
-        let (plan, steps) = try query.openStore().read { tx in
+        let (plan, steps) = try limit.openStore(query.store, readOnly: true).read { tx in
             let request = try query.request(tx)
             if analyze { return try request.analyze() }
             let plan = try request.explain()

@@ -1,6 +1,15 @@
 import Foundation
 import Testing
 import TestSupport
+import Strata
+
+/// A record whose optional field only the last of many records sets.
+private struct LateRecord: Record {
+    var id: Int64
+    var late: Int?
+    static let primaryKey = \LateRecord.id
+    static let entityName = "Late"
+}
 
 /// The small things a new user meets: usage errors printed whole, progress bars that finish,
 /// index sizes that count duplicate pages, prefix queries on string keys, SQL-style lists.
@@ -27,9 +36,21 @@ import TestSupport
         let path = dir.path("t.json")
         try Data(#"[{"id": 1, "name": "a"}]"#.utf8).write(to: URL(fileURLWithPath: path))
         try #require(try StrataCLI.run(["import", store, path, "--entity", "T"]).status == 0)
-        let result = try StrataCLI.run(["query", store, "T", "--fields", "id,nope"])
-        #expect(result.status == 2)
-        #expect(result.error == "error: --fields names 'nope', which T does not have; it has id, name\nsee 'strata query --help'\n", "\(result.error)")
+        let result = try StrataCLI.run(["query", store, "T", "--fields", "id,nmae"])
+        #expect(result.status == 1)
+        #expect(result.error == "error: --fields: unknown field 'nmae' in T (did you mean 'name'?)\n", "\(result.error)")
+    }
+
+    /// `--fields` checks names against every field the entity has (its field table), as a
+    /// condition does, not against a sample of its records: a field only the 1,001st record
+    /// holds can be printed, as the query finds it.
+    @Test func fieldsNamesAFieldThatOnlyALateRecordHolds() throws {
+        // Written by a Swift type, so the store has no imported schema: only its field table
+        // knows `late`, which the first 1,000 records do not hold.
+        try Store(path: store).write { tx in try tx.insert((1...1_001).map { LateRecord(id: $0, late: $0 == 1_001 ? 7 : nil) }) }
+        let result = try StrataCLI.run(["query", store, "Late", "late == 7", "--fields", "id,late", "--format", "csv"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output == "id,late\n1001,7\n", "\(result.output)")
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) for a terminal"))

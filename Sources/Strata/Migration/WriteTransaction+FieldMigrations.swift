@@ -3,7 +3,8 @@ import LMDB
 
 /// Field operations of migrations (``Migrator``), usable in any write transaction. Each names the
 /// entity by its stored name (``Record/entityName``) and throws `.notFound` for an entity the store
-/// lacks, `.invalidValue` for a field it lacks or a name taken. Records change only through the
+/// lacks, `.invalidQuery` for a field it lacks (as a query naming it would), `.invalidValue` for a
+/// name taken. Records change only through the
 /// record writer, so indexes, observers and the change log see a migration as any write.
 extension WriteTransaction {
     /// Renames the field `old` of `entity` to `new`, in the catalog only: records hold field ids,
@@ -196,12 +197,13 @@ extension WriteTransaction {
 
     // MARK: Helpers
 
-    /// The id of the stored field `name`; `.invalidValue` when the entity has none (with the new
-    /// name when it was renamed).
+    /// The id of the stored field `name`; `.invalidQuery` when the entity has none, from the one
+    /// check of field names (``KnownFields``: a suggestion, or the new name when it was renamed),
+    /// or, for a field known but never stored (declared, or a relationship), naming it so.
     func storedFieldID(_ name: String, _ context: EntityContext) throws -> Int {
         guard !FieldTable.isRemoved(name), let id = context.schema.fields.id(for: name) else {
-            let hint = context.schema.renamedFields[name].map { " (it was renamed to '\($0)')" } ?? ""
-            throw StrataError(.invalidValue, "\(context.name) has no field '\(name)'\(hint)", entity: context.name, field: name)
+            try knownFields(of: context).check([name])
+            throw StrataError(.invalidQuery, "\(context.name) has no stored field '\(name)'", entity: context.name, field: name)
         }
         return id
     }

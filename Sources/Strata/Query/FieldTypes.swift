@@ -11,7 +11,9 @@ import LMDB
 /// (of any kind), strings with strings (also URL and Decimal fields, stored as text), dates with
 /// dates, UUIDs with UUIDs, data with data, Bools with Bools and only by `==`, `!=` and `IN`; the
 /// string operators (`BEGINSWITH`, `ENDSWITH`, `LIKE`, `MATCHES`, and `CONTAINS` on a string) need
-/// a string field and a string; nil compares with every field; fields of type `any` (and paths
+/// a string field and a string; nil compares with every field; a collection operator's value
+/// (`tags.@count`) compares as its type, and needs an array field (``CollectionOperator``);
+/// fields of type `any` (and paths
 /// the description does not know, such as relationships) are not checked. No constant is
 /// converted: a date is written `CAST("2021-01-01T00:00:00Z", "NSDate")` or passed as a `Date`.
 package struct FieldTypes: Sendable {
@@ -44,7 +46,14 @@ package struct FieldTypes: Sendable {
     /// Throws `.invalidQuery` naming the field, its type, the constant, the column (of a format
     /// string's constant, when given) and how to write the comparison instead.
     func check(_ comparison: FieldComparison, column: Int? = nil) throws(StrataError) {
-        guard let type = description.fieldType(at: comparison.fieldName) else { return }
+        let type: FieldType
+        if let split = CollectionOperator.split(comparison.field) {
+            guard let made = try operatorType(split, comparison, column: column) else { return }
+            type = made
+        } else {
+            guard let stored = description.fieldType(at: comparison.fieldName) else { return }
+            type = stored
+        }
         let subject = type.elementType
         let op = comparison.op
         let constants: [QueryValue]
@@ -61,6 +70,33 @@ package struct FieldTypes: Sendable {
             throw StrataError(.invalidQuery,
                 "\(description.name): cannot compare \(comparison.fieldName) (\(type)) with \(constant.described)\(at) (\(hint))",
                 entity: description.name, field: comparison.fieldName)
+        }
+    }
+
+    /// The type of the value a collection operator makes of its array (`tags.@count`: an
+    /// integer; `@sum` of integers: an integer; `@avg`: a double; `@min`, `@max`: the element
+    /// type); nil when the array's type is not known. Throws `.invalidQuery` for an operator on
+    /// a field that is not an array (`population.@sum`), and for `@sum` or `@avg` of non-numbers.
+    private func operatorType(_ split: CollectionOperator.Split, _ comparison: FieldComparison,
+                              column: Int?) throws(StrataError) -> FieldType? {
+        let base = split.base.joined(separator: ".")
+        guard let array = description.fieldType(at: base), array != .any else { return nil }
+        let at = column.map { " at column \($0)" } ?? ""
+        let op = split.op.rawValue
+        guard array.isArray else {
+            throw StrataError(.invalidQuery, "\(description.name): \(comparison.fieldName): \(base) (\(array)) is not an array; \(op) applies to array fields\(at)",
+                              entity: description.name, field: comparison.fieldName)
+        }
+        if split.op == .count { return .integer }
+        guard let element = description.fieldType(at: split.elements.joined(separator: "."))?.elementType else { return nil }
+        switch (split.op, element) {
+        case (.sum, .integer), (.sum, .double), (.sum, .float): return element
+        case (.average, .integer), (.average, .double), (.average, .float): return .double
+        case (.sum, .any), (.average, .any): return nil
+        case (.sum, _), (.average, _):
+            throw StrataError(.invalidQuery, "\(description.name): \(comparison.fieldName): \(op) needs numbers, and \(split.elements.joined(separator: ".")) holds \(element) values\(at)",
+                              entity: description.name, field: comparison.fieldName)
+        default: return element   // @min, @max: an element
         }
     }
 

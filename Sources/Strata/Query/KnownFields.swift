@@ -14,7 +14,8 @@
 ///   `person.name`, `ANY notes.text`, `author.company.name`;
 /// - embedded objects whose fields a description or record type lists (`address.city`).
 ///
-/// Not checked: components starting with `@` (`notes.@count`); the inside of a field whose shape
+/// Collection operators (`tags.@count`, `notes.@count`) are checked for their name and place
+/// (``CollectionOperator``), the path before them as any other. Not checked: the inside of a field whose shape
 /// no source knows (an `any` field, a dictionary, an entity known only by its stored records);
 /// a relationship to an entity the store does not have; an entity the store does not have (no
 /// ``KnownFields`` is made for it), so a query of an empty store is never an error.
@@ -107,7 +108,19 @@ struct KnownFields {
     func check(_ path: [String], column: Int? = nil, for usage: String? = nil,
                code: StrataError.Code = .invalidQuery) throws(StrataError) {
         guard !path.isEmpty else { return }
+        try Self.checkOperators(path, entity: owner, column: column, usage: usage, code: code)
         try check(path, from: 0, root: self, column: column, usage: usage, code: code)
+    }
+
+    /// Throws `code` when `path` uses a collection operator Strata does not support, or one in
+    /// the wrong place (``CollectionOperator/problem(in:)``): "User: 'tags.@first': the
+    /// collection operator '@first' is not supported (…) at column 1". Called by
+    /// ``check(_:column:for:code:)``, and by a format string parsed without known fields.
+    static func checkOperators(_ path: [String], entity: String, column: Int? = nil, usage: String? = nil,
+                               code: StrataError.Code = .invalidQuery) throws(StrataError) {
+        guard let problem = CollectionOperator.problem(in: path) else { return }
+        throw StrataError(code, (usage.map { "\($0): " } ?? "") + "\(entity): \(problem)" + (column.map { " at column \($0)" } ?? ""),
+                          entity: entity, field: path.joined(separator: "."))
     }
 
     /// Checks the components of `path` from `position` on, at this level (`root`'s, or an
@@ -158,12 +171,31 @@ extension ReadTransaction {
     }
 }
 
+extension ReadTransaction {
+    /// Checks top-level field names of `entity` with ``KnownFields/check(_:column:for:code:)``
+    /// (`.invalidQuery`, "--fields: unknown field 'nmae' in User (did you mean 'name'?)"), for
+    /// the tool's options that name fields; nothing is checked for an entity the store lacks.
+    package func checkFieldNames(_ names: [String], of entity: String, for usage: String) throws {
+        guard let context = try context(named: entity) else { return }
+        let known = knownFields(of: context)
+        for name in names { try known.check([name], for: usage) }
+    }
+}
+
 extension KnownFields {
     /// Checks the fields of a declared or added index (`.invalidValue`, "the index on
-    /// 'lastNmae' of User: unknown field …").
+    /// 'lastNmae' of User: unknown field …"); a collection operator (`tags.@count`) is refused.
     func check(index paths: [[String]]) throws(StrataError) {
         let usage = "the index on '\(paths.map { $0.joined(separator: ".") }.joined(separator: ","))' of \(owner)"
-        for path in paths { try check(path, for: usage, code: .invalidValue) }
+        for path in paths {
+            // An index holds stored values, one entry per element of an array: never a count or a sum.
+            if path.contains(where: CollectionOperator.isOperator) {
+                let whole = path.joined(separator: ".")
+                throw StrataError(.invalidValue, "\(usage): '\(whole)' has a collection operator; an index holds stored field values",
+                                  entity: owner, field: whole)
+            }
+            try check(path, for: usage, code: .invalidValue)
+        }
     }
 }
 

@@ -91,6 +91,10 @@ struct RelationshipResolver {
         let rest = Array(comparison.field.dropFirst())
         let ownKey = [context.schema.primaryKey]
         if rest == ["@count"] { return try count(comparison, through: link) }
+        if let first = rest.first, CollectionOperator.isOperator(first) {
+            throw StrataError(.invalidQuery, "\(context.name): '\(comparison.fieldName)': '\(name)' is a relationship, and of the collection operators only @count applies to one",
+                              entity: context.name, field: comparison.fieldName)
+        }
         switch link {
         case .toOne(let relationship):
             let keyField = Self.path(relationship.keyField)

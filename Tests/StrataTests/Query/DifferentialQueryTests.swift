@@ -12,6 +12,7 @@ struct Sample: Record, Equatable {
     var active: Bool
     var born: Date
     var tags: [String]
+    var readings: [Int] = []
     static let primaryKey = \Sample.id
     static let indexes: [IndexDefinition<Sample>] = [
         .index(\.name, collation: .caseAndDiacriticInsensitive),
@@ -21,6 +22,7 @@ struct Sample: Record, Equatable {
         .index(\.born),
         .index(\.name, \.lucky, name: "name,lucky"),
         .index(\.tags, multiValue: true),
+        .index(\.readings, multiValue: true),
     ]
 
     /// The record as plain field values, for the brute-force reference (no codec involved).
@@ -28,7 +30,46 @@ struct Sample: Record, Equatable {
         DictionaryRecord([
             "id": .int(id), "name": .string(name), "lucky": lucky.map { .int(Int64($0)) } ?? .null,
             "score": .double(score), "active": .bool(active), "born": .date(born), "tags": .list(tags.map(QueryValue.string)),
+            "readings": .list(readings.map { .int(Int64($0)) }),
         ])
+    }
+
+    /// The values of the collection operators the generator uses, computed here in Swift, apart
+    /// from the store's evaluator (``CollectionOperator``), under the names the reference gives
+    /// their paths (`tags@count`): counts, the sum (0 of nothing), the mean, the extremes (nil
+    /// of nothing).
+    var operatorValues: [String: QueryValue] {
+        let sum = readings.reduce(0, +)
+        return [
+            "tags@count": .int(Int64(tags.count)), "readings@count": .int(Int64(readings.count)),
+            "readings@sum": .int(Int64(sum)),
+            "readings@avg": readings.isEmpty ? .null : .double(Double(sum) / Double(readings.count)),
+            "readings@min": readings.min().map { .int(Int64($0)) } ?? .null,
+            "readings@max": readings.max().map { .int(Int64($0)) } ?? .null,
+            "tags@min": tags.min().map(QueryValue.string) ?? .null, "tags@max": tags.max().map(QueryValue.string) ?? .null,
+        ]
+    }
+
+    /// The record as the reference reads it: ``fields`` and ``operatorValues``.
+    var referenceFields: DictionaryRecord {
+        DictionaryRecord(fields.values.merging(operatorValues) { a, _ in a })
+    }
+}
+
+extension QueryPredicate {
+    /// This predicate with each collection operator's path (`tags.@count`) renamed to the field
+    /// the reference record holds its value under (`tags@count`), so that the reference compares
+    /// values computed without the evaluator's operators.
+    var withOperatorsAsFields: QueryPredicate {
+        switch self {
+        case .constant: return self
+        case .comparison(var comparison):
+            if comparison.field.count == 2, comparison.field[1].hasPrefix("@") { comparison.field = [comparison.field.joined()] }
+            return .comparison(comparison)
+        case .and(let operands): return .and(operands.map(\.withOperatorsAsFields))
+        case .or(let operands): return .or(operands.map(\.withOperatorsAsFields))
+        case .not(let operand): return .not(operand.withOperatorsAsFields)
+        }
     }
 }
 
@@ -44,7 +85,28 @@ struct QueryCaseGenerator {
                score: Double(Int.random(in: -20...20, using: &random)) / 4,
                active: Bool.random(using: &random),
                born: Date(timeIntervalSince1970: Double(Int.random(in: 0...50, using: &random)) * 86_400),
-               tags: (0..<Int.random(in: 0...3, using: &random)).map { _ in Self.tags.randomElement(using: &random)! })
+               tags: (0..<Int.random(in: 0...3, using: &random)).map { _ in Self.tags.randomElement(using: &random)! },
+               readings: (0..<Int.random(in: 0...3, using: &random)).map { _ in Int.random(in: -4...6, using: &random) })
+    }
+
+    /// The paths with collection operators that comparisons use.
+    static let operatorPaths = ["tags.@count", "readings.@count", "readings.@sum", "readings.@avg", "readings.@min", "readings.@max",
+                                "tags.@min", "tags.@max"]
+
+    /// A comparison of a collection operator's value (`readings.@sum > 3`), which no index answers.
+    mutating func operatorComparison() -> QueryPredicate {
+        let path = Self.operatorPaths.randomElement(using: &random)!
+        let op: ComparisonOperator = [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual, .between, .in].randomElement(using: &random)!
+        func one() -> QueryValue {
+            path.hasPrefix("tags.@m") ? .string(Self.tags.randomElement(using: &random)!)
+                : Int.random(in: 0..<8, using: &random) == 0 ? .double(Double(Int.random(in: -8...24, using: &random)) / 4) : .int(Int64.random(in: -6...12, using: &random))
+        }
+        let value: QueryValue = switch op {
+        case .between: .list([one(), one()])
+        case .in: .list((0..<Int.random(in: 1...3, using: &random)).map { _ in one() })
+        default: Int.random(in: 0..<10, using: &random) == 0 ? .null : one()
+        }
+        return .comparison(FieldComparison(field: path.split(separator: ".").map(String.init), op: op, value: value))
     }
 
     mutating func value(for field: String) -> QueryValue {
@@ -95,7 +157,7 @@ struct QueryCaseGenerator {
             return .and([.comparison(FieldComparison(field: ["id"], op: op, value: value)), predicate(depth: 1)])
         }
         switch Int.random(in: 0..<(depth > 1 ? 2 : 6), using: &random) {
-        case 0, 1: return comparison()
+        case 0, 1: return Int.random(in: 0..<5, using: &random) == 0 ? operatorComparison() : comparison()
         case 2, 3: return .and((0..<Int.random(in: 2...3, using: &random)).map { _ in predicate(depth: depth + 1) })
         case 4: return .or((0..<2).map { _ in predicate(depth: depth + 1) })
         default: return .not(predicate(depth: depth + 1))
@@ -114,7 +176,8 @@ struct QueryCaseGenerator {
 @Suite struct DifferentialQueryTests {
     /// What a full scan, filter and sort return, computed without the store.
     static func reference(_ records: [Sample], _ query: Query<Sample>) -> [Int64] {
-        let matching = records.filter { query.predicate.evaluate(on: $0.fields) }
+        let predicate = query.predicate.withOperatorsAsFields
+        let matching = records.filter { predicate.evaluate(on: $0.referenceFields) }
         let sorted = matching.sorted { a, b in
             for ordering in query.orderings {
                 let order = QueryValueOrder.compare(a.fields.value(at: ordering.field) ?? .null,
@@ -133,6 +196,33 @@ struct QueryCaseGenerator {
         let plansSeen = try Self.runDifferential(seed: seed, records: 120, queries: 400)
         // The generator must exercise the access paths, or the test proves little.
         #expect(plansSeen.isSuperset(of: ["FullScan", "IndexScan", "KeyLookup", "Union", "Intersection", "IndexOrder"]), "\(plansSeen)")
+    }
+
+    /// The generated queries include collection operators (`tags.@count`, `readings.@sum`, …),
+    /// alone and beside conditions that indexes answer, with the reference computing their
+    /// values apart from the evaluator (the multi-value indexes on the arrays hold elements,
+    /// and must never answer them).
+    @Test func collectionOperatorsAreGeneratedAndCheckedAgainstTheReference() throws {
+        var generator = QueryCaseGenerator(random: SeededGenerator(seed: 21))
+        let records = (1...150).map { generator.record(Int64($0)) }
+        let (store, dir) = try makeStore()
+        try store.write { tx in try tx.insert(records) }
+        var matched = 0
+        try store.read { tx in
+            for round in 0..<400 {
+                var query = Query<Sample>()
+                let condition = generator.operatorComparison()
+                query.predicate = round % 2 == 0 ? condition : .and([condition, generator.comparison()])
+                if round % 3 == 0 { query.orderings = generator.orderings() }
+                let request = QueryRequest<Sample>(transaction: tx, query: query)
+                let expected = Self.reference(records, query)
+                matched += expected.count
+                let plan = try request.explain()
+                #expect(try request.ids() == expected, "\(query.predicate.explained): plan \(plan)")
+            }
+        }
+        #expect(matched > 1_000, "the operators' conditions match records, not only nothing (\(matched))")
+        withExtendedLifetime(dir) {}
     }
 
     /// The long run, outside the fast suite: `tools/differential` (release build) sets

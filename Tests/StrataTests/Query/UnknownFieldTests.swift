@@ -126,6 +126,39 @@ private struct RenamedStoredIndexed: Record {
         #expect(try store.read { tx in try tx.count(entity: "RenamedStoredIndexed") } == 0)
     }
 
+    @Test func aggregatesOfAFieldTheEntityDoesNotHaveAreErrorsNotNil() throws {
+        let cases: [(String, (QueryRequest<Contact>) throws -> Any)] = [
+            ("sum(nmae)", { try $0.sum("nmae") as Any }), ("average(nmae)", { try $0.average("nmae") as Any }),
+            ("min(nmae)", { try $0.min("nmae") as Any }), ("max(nmae)", { try $0.max("nmae") as Any }),
+            ("distinct(nmae)", { try $0.distinct("nmae") }), ("group(by: nmae)", { try $0.group(by: "nmae") }),
+            ("sum(nmae)", { try $0.group(by: "name", aggregating: .sum("nmae")) }),
+        ]
+        for (usage, aggregate) in cases {
+            let error = try #require(throws: StrataError.self) { try store.read { tx in _ = try aggregate(tx.query(Contact.self)) } }
+            #expect(error.code == .invalidQuery)
+            #expect(error.message == "\(usage): unknown field 'nmae' in Contact (did you mean 'name'?)", "\(error.message)")
+        }
+        // Untyped too, and a field that only some records hold is known.
+        try store.read { tx throws in
+            #expect(throws: StrataError.self) { try tx.query(entity: "Contact").average("agee") }
+            #expect(try tx.query(entity: "Contact").distinct("name") == [.string("Ann"), .string("Bob")])
+            #expect(try tx.query(Contact.self).distinct("nickname") == [.null])   // the type declares it
+            #expect(try tx.query(Contact.self).group(by: "address.zip").count == 2)
+        }
+    }
+
+    @Test func migrationsCheckFieldNamesWithTheSameCheckAndCode() throws {
+        let renamed = try #require(throws: StrataError.self) {
+            try store.write { tx in try tx.renameField("nmae", to: "label", in: "Contact") }
+        }
+        #expect(renamed.code == .invalidQuery)
+        #expect(renamed.message == "unknown field 'nmae' in Contact (did you mean 'name'?)", "\(renamed.message)")
+        let removed = try #require(throws: StrataError.self) { try store.write { tx in try tx.removeField("nmae", from: "Contact") } }
+        #expect(removed.code == .invalidQuery && removed.message.hasPrefix("unknown field 'nmae' in Contact"), "\(removed.message)")
+        let changed = try #require(throws: StrataError.self) { try store.write { tx in try tx.changeFieldType("nmae", in: "Contact", to: .string) } }
+        #expect(changed.code == .invalidQuery && changed.message.hasPrefix("unknown field 'nmae' in Contact"), "\(changed.message)")
+    }
+
     @Test func anIndexAddedByNameIsCheckedWithASuggestion() throws {
         let error = try #require(throws: StrataError.self) {
             try store.write { tx in try tx.addIndex(IndexDescription(fields: ["nmae"]), toEntity: "Contact") }

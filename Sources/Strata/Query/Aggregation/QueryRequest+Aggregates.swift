@@ -19,7 +19,8 @@
 /// encoding (``IndexableValue``), so the typed forms need an indexable field type; use the
 /// field-name forms for others (enums, nested values).
 ///
-/// Nil and absent values are skipped by `min`, `max`, `sum` and `average`, as in SQL; `sum` and
+/// A field the entity does not have is an `.invalidQuery` error naming it, as in a condition
+/// (``KnownFields``). Nil and absent values are skipped by `min`, `max`, `sum` and `average`, as in SQL; `sum` and
 /// `average` throw `.invalidQuery` on a value that is not a number, and a typed integer `sum` that
 /// outgrows Int64 throws `.typeMismatch`. Every aggregate covers exactly the records the query
 /// returns, so an `offset` or `limit` applies first (in the query's order), as with `count()`.
@@ -86,34 +87,36 @@ extension QueryRequest {
     /// The distinct values of the field among the results, in ascending order (nil first).
     public func distinct<V: IndexableValue & Hashable>(_ keyPath: KeyPath<Root, V> & Sendable) throws -> [V] {
         let field = KeyPathNames.components(of: keyPath)
-        return try groups(by: field, []).map { group throws(StrataError) in
+        return try groups(by: field, [], distinct: true).map { group throws(StrataError) in
             try group.key.converted(to: V.self, field: field, entity: entity)
         }
     }
 
     /// The distinct values of the field named `field`, in the order queries sort values (nil first).
     public func distinct(_ field: String) throws -> [QueryValue] {
-        try groups(by: Aggregate<Root>.path(field), []).map(\.key)
+        try groups(by: Aggregate<Root>.path(field), [], distinct: true).map(\.key)
     }
 
     // MARK: Internals, with the source of the answer (for tests)
 
     /// `min` or `max` of `field` as a query value, and where it came from.
     func extreme(_ field: [String], largest: Bool) throws -> (value: QueryValue?, source: AggregateSource) {
+        try checkAggregated(field, largest ? "max" : "min")
         guard let runner = try runner() else { return (nil, Self.noRecords) }
         if let answer = try runner.indexExtreme(field, largest: largest) { return answer }
         var accumulator = AggregateAccumulator(largest ? .max : .min)
         let entity = self.entity
-        let source = try runner.forEachRecord { fields in try accumulator.add(fields.value(at: field), field: field, entity: entity) }
+        let source = try runner.forEachRecord { fields in try accumulator.add(fields.queryValue(at: field), field: field, entity: entity) }
         return (accumulator.result, source)
     }
 
     /// `sum` or `average` of `field` as a query value, and where it came from.
     func numeric(_ function: AggregateFunction, _ field: [String]) throws -> (value: QueryValue?, source: AggregateSource) {
+        try checkAggregated(field, function.rawValue)
         guard let runner = try runner() else { return (nil, Self.noRecords) }
         var accumulator = AggregateAccumulator(function)
         let entity = self.entity
-        let source = try runner.forEachRecord { fields in try accumulator.add(fields.value(at: field), field: field, entity: entity) }
+        let source = try runner.forEachRecord { fields in try accumulator.add(fields.queryValue(at: field), field: field, entity: entity) }
         return (accumulator.result, source)
     }
 
@@ -122,6 +125,13 @@ extension QueryRequest {
     func indexOnlyCount(describing: Bool = true) throws -> (count: Int, source: AggregateSource)? {
         guard let runner = try runner() else { return (0, Self.noRecords) }
         return try runner.indexCount(describing: describing)
+    }
+
+    /// Checks the field an aggregate reads as a condition's field is checked
+    /// (``KnownFields/check(_:column:for:code:)``, `.invalidQuery`): "sum(agee): unknown field
+    /// 'agee' in User (did you mean 'age'?)". Nothing is checked for an entity the store lacks.
+    func checkAggregated(_ field: [String], _ function: String, label: String = "") throws(StrataError) {
+        try knownFields?.check(field, for: "\(function)(\(label)\(field.joined(separator: ".")))")
     }
 
     private func average(of field: [String]) throws -> Double? {

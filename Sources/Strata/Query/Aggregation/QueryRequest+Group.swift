@@ -39,8 +39,12 @@ extension QueryRequest {
         try groups(by: Aggregate<Root>.path(field), aggregates)
     }
 
-    /// The groups with query-value keys, and how they were computed.
-    func groups(by field: [String], _ aggregates: [Aggregate<Root>]) throws -> AggregateGroups<Root, QueryValue> {
+    /// The groups with query-value keys, and how they were computed (for `distinct` when
+    /// `distinct`, as error messages name it). Fields the entity does not have are `.invalidQuery`
+    /// errors, as in conditions.
+    func groups(by field: [String], _ aggregates: [Aggregate<Root>], distinct: Bool = false) throws -> AggregateGroups<Root, QueryValue> {
+        try checkAggregated(field, distinct ? "distinct" : "group", label: distinct ? "" : "by: ")
+        for aggregate in aggregates where aggregate.function != .count { try checkAggregated(aggregate.field, aggregate.function.rawValue) }
         guard let context = try resolvedContext() else {
             return AggregateGroups(groups: [], source: AggregateSource(kind: .records, detail: "no \(entity) records"))
         }
@@ -57,7 +61,7 @@ extension QueryRequest {
             var table: [GroupKey: GroupState] = [:]
             let entity = self.entity
             source = try runner.forEachRecord { fields in
-                let key = GroupKey(value: fields.value(at: field) ?? .null)
+                let key = GroupKey(value: fields.queryValue(at: field) ?? .null)
                 try table[key, default: GroupState(computed)].add(fields, computed, entity: entity)
             }
             groups = table.map { key, state in
@@ -81,7 +85,7 @@ private struct GroupState {
     mutating func add<Root>(_ fields: StoredFieldValues, _ aggregates: [Aggregate<Root>], entity: String) throws(StrataError) {
         count += 1
         for position in aggregates.indices {
-            try accumulators[position].add(fields.value(at: aggregates[position].field), field: aggregates[position].field, entity: entity)
+            try accumulators[position].add(fields.queryValue(at: aggregates[position].field), field: aggregates[position].field, entity: entity)
         }
     }
 }

@@ -1,6 +1,7 @@
 /// A predicate prepared for one query's ``FieldSelection``: an equality of a top-level field with
 /// a string and no options compares the stored UTF-8 bytes in place, without making a String;
-/// every other comparison evaluates as ``QueryPredicate/evaluate(on:)`` does, and so does this one
+/// a `LIKE` pattern is prepared once (``LikeMatcher``); every other comparison evaluates as
+/// ``QueryPredicate/evaluate(on:)`` does, and so does this one
 /// when the stored item is not a text string (an array, say, which `==` ranges over).
 indirect enum PreparedPredicate {
     case constant(Bool)
@@ -11,6 +12,8 @@ indirect enum PreparedPredicate {
     /// hash lookup of the value's ``QueryValue/membershipKey`` (relationship semi-joins produce
     /// lists of thousands of keys).
     case membership(FieldComparison, Set<QueryValue>)
+    /// `comparison` is `field LIKE pattern`, the pattern prepared once for the query.
+    case like(FieldComparison, LikeMatcher)
     case and([PreparedPredicate])
     case or([PreparedPredicate])
     case not(PreparedPredicate)
@@ -24,6 +27,8 @@ indirect enum PreparedPredicate {
                 self = .textEquality(slot: slot, utf8: Array(text.utf8), comparison: c)
             } else if c.op == .in, c.options.isEmpty, case .list(let candidates) = c.value, candidates.count >= 8 {
                 self = .membership(c, Set(candidates.map(\.membershipKey)))
+            } else if c.op == .like, case .string(let pattern) = c.value {
+                self = .like(c, LikeMatcher(Collation.fold(pattern, c.options)))
             } else {
                 self = .comparison(c)
             }
@@ -41,6 +46,8 @@ indirect enum PreparedPredicate {
             values.textEquals(slot: slot, utf8) ?? comparison.evaluate(on: values)
         case .membership(let comparison, let keys):
             comparison.evaluate(on: values) { keys.contains($0.membershipKey) }
+        case .like(let comparison, let matcher):
+            comparison.evaluate(on: values) { comparison.likeHolds($0, matcher) }
         case .and(let operands): operands.allSatisfy { $0.evaluate(on: values) }
         case .or(let operands): operands.contains { $0.evaluate(on: values) }
         case .not(let operand): !operand.evaluate(on: values)

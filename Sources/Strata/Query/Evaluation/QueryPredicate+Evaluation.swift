@@ -3,7 +3,9 @@
 ///
 /// NSPredicate-like: a missing field is null; `== nil` holds for absent or null fields; ordering
 /// comparisons (`<`, `BETWEEN`, …) with null on either side are false; `!=` is always the negation of
-/// `==`; numbers compare numerically across kinds; strings compare by code point after folding.
+/// `==`; numbers compare numerically across kinds; strings compare by code point after folding. A
+/// collection operator (`tags.@count`) compares the array's count, sum, mean or extreme
+/// (``CollectionOperator``).
 extension QueryPredicate {
     package func evaluate(on record: some FieldValues) -> Bool {
         switch self {
@@ -29,7 +31,7 @@ extension FieldComparison {
     /// As ``evaluate(on:)``, with `holds` deciding whether one value (or element) meets the
     /// comparison: what a prepared `IN` with a hashed set of values plugs in.
     func evaluate(on record: some FieldValues, holds test: (QueryValue) -> Bool) -> Bool {
-        let fieldValue = record.value(at: field) ?? .null
+        let fieldValue = record.queryValue(at: field) ?? .null
         if let quantifier {
             let elements: [QueryValue]
             switch fieldValue {
@@ -98,6 +100,14 @@ extension FieldComparison {
         }
     }
 
+    /// `LIKE` applied to one value with the pattern prepared (``LikeMatcher``, made of the
+    /// pattern folded as ``holds(for:)`` folds it): the same answer as `holds`.
+    func likeHolds(_ subject: QueryValue, _ matcher: LikeMatcher) -> Bool {
+        guard case .string(let text) = subject, case .string = value else { return false }
+        var steps = 0
+        return matcher.matches(Collation.fold(text, options), steps: &steps)
+    }
+
     private func stringHolds(_ text: String, _ pattern: String) -> Bool {
         switch op {
         case .beginsWith:
@@ -111,7 +121,7 @@ extension FieldComparison {
             let diacritics = options.intersection(.diacriticInsensitive)
             return PatternMatching.matches(Collation.fold(text, diacritics),
                                            pattern: Collation.fold(pattern, diacritics),
-                                           caseInsensitive: options.contains(.caseInsensitive))
+                                           caseInsensitive: options.contains(.caseInsensitive), field: fieldName)
         }
     }
 

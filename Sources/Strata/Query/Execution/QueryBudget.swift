@@ -47,15 +47,15 @@ final class QueryBudget: @unchecked Sendable {
     /// The budget of a new query on `entity`: the bound one when a query is already running on
     /// this thread (its semi-joins and the queries of a `forEach` body share it), unless this
     /// query's own limit ends earlier; else a new one when there is a limit or something to
-    /// cancel; else nil.
-    static func make(entity: String, timeout: Duration?, transaction: ReadTransaction) -> QueryBudget? {
+    /// cancel, or `always` (a query with a `MATCHES`, whose cost cap reports here); else nil.
+    static func make(entity: String, timeout: Duration?, transaction: ReadTransaction, always: Bool = false) -> QueryBudget? {
         if let current {
             let own = timeout.map { ContinuousClock.now + $0 }
             guard let own, current.deadline.map({ own < $0 }) ?? true else { return current }
             return QueryBudget(entity: entity, limit: timeout, cancellation: transaction.cancellation)
         }
         let inTask = withUnsafeCurrentTask { $0 != nil }
-        guard timeout != nil || transaction.cancellation != nil || inTask else { return nil }
+        guard timeout != nil || transaction.cancellation != nil || inTask || always else { return nil }
         return QueryBudget(entity: entity, limit: timeout, cancellation: transaction.cancellation)
     }
 
@@ -95,6 +95,12 @@ final class QueryBudget: @unchecked Sendable {
                                   entity: entity)
         }
         return failure != nil
+    }
+
+    /// Stops the query with `error` (a matcher's cost cap: ``PatternMatching/maxMatchCost``): the
+    /// executor throws it before the answer of the match that failed is used.
+    func fail(_ error: StrataError) {
+        if failure == nil { failure = error }
     }
 
     /// Called by a matcher every ``checkInterval`` steps: whether it must stop now (the error is

@@ -61,7 +61,7 @@ struct CutKeyRun {
             error.message += " (key \(error.key ?? "?"))"
             throw error
         }
-        rows.append((match, order.orderings.map { values.value(at: $0.field) ?? .null }))
+        rows.append((match, order.orderings.map { values.queryValue(at: $0.field) ?? .null }))
     }
 
     /// Hands the run's matches to `body` sorted by the orderings, then primary key, and empties

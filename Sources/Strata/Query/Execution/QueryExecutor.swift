@@ -30,7 +30,8 @@ final class QueryExecutor {
     private let keyKind: ValueKind
     /// The entity's records, read once rather than through `context` for every candidate.
     private let records: Database
-    /// The query's time limit and cancellation, checked between candidates; nil when it has neither.
+    /// The query's time limit, cancellation and `MATCHES` cost cap, checked between candidates;
+    /// nil when it has none of them.
     private let budget: QueryBudget?
 
     init(transaction: ReadTransaction, context: EntityContext, plan: QueryPlan, predicate: QueryPredicate,
@@ -43,7 +44,10 @@ final class QueryExecutor {
         // A compound key's ranges bound its first field.
         keyKind = try transaction.primaryKeyFieldKinds(of: context)?.first?.kind ?? transaction.primaryKeyKind(of: context)
         records = context.records
-        budget = QueryBudget.make(entity: context.name, timeout: timeout, transaction: transaction)
+        // A MATCHES needs a budget even without a time limit: its cost cap reports through it.
+        var matches = false
+        predicate.forEachComparison { if $0.op == .matches { matches = true } }
+        budget = QueryBudget.make(entity: context.name, timeout: timeout, transaction: transaction, always: matches)
         var exact = plan.exactAccess
         switch plan.access {
         case .primaryKeyLookup:
@@ -92,7 +96,7 @@ final class QueryExecutor {
         var worstKept: (match: Match, sortKey: [QueryValue])?
         let comparator = ResultOrder(orderings: plan.sort)
         try forEachMatch { match, values, _ in
-            let row = (match: match, sortKey: plan.sort.map { values.value(at: $0.field) ?? .null })
+            let row = (match: match, sortKey: plan.sort.map { values.queryValue(at: $0.field) ?? .null })
             if let worstKept, !comparator.precedes(row, worstKept) { return true }
             rows.append(row)
             if let keep, rows.count >= max(2 * keep, 1024) {

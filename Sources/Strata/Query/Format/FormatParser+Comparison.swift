@@ -119,6 +119,10 @@ extension FormatParser {
             if case .end = token.kind {
                 throw error("expected an operator after '\(left.text)'", at: token)
             }
+            if case .modifier = token.kind {
+                throw error("array subscripts (\(token.text)) are not supported", at: token,
+                            detail: "count an array with @count: \(left.text).@count")
+            }
             throw error("unknown operator \(token.quoted)", at: token)
         }
         advance()
@@ -196,8 +200,10 @@ extension FormatParser {
         return path
     }
 
-    /// ``KnownFields/check(_:column:for:code:)`` at the token's column.
+    /// ``KnownFields/check(_:column:for:code:)`` at the token's column; without known fields,
+    /// the path's collection operator alone (``KnownFields/checkOperators(_:entity:column:usage:code:)``).
     func checkField(_ path: [String], at token: FormatToken) throws(StrataError) {
-        try fields?.check(path, column: token.column)
+        guard let fields else { return try KnownFields.checkOperators(path, entity: entity, column: token.column) }
+        try fields.check(path, column: token.column)
     }
 }

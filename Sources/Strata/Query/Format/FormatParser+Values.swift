@@ -8,7 +8,8 @@ extension FormatParser {
     mutating func parseOperand(after previous: FormatToken?) throws(StrataError) -> FormatOperand {
         let token = current
         switch token.kind {
-        case .identifier(_, let escaped):
+        case .identifier(let name, let escaped):
+            if !escaped { try refuseUnsupported(token, name) }
             if escaped || !reservedFormatWords.contains(token.keyword ?? "") {
                 return .field(try parseKeyPath())
             }
@@ -21,6 +22,21 @@ extension FormatParser {
         }
         guard let value = try parseValue() else { throw missingOperand(after: previous) }
         return .value(value)
+    }
+
+    /// NSPredicate's constructs that Strata does not evaluate, named as such rather than read as
+    /// a field of that name: `SUBQUERY(…)` and other functions (`FUNCTION(…)`), and variables (`$x`).
+    private func refuseUnsupported(_ token: FormatToken, _ name: String) throws(StrataError) {
+        if peek(1).kind == .leftParen, token.keyword != "CAST" {
+            if token.isKeyword("SUBQUERY") {
+                throw error("SUBQUERY is not supported", at: token,
+                            detail: "compare a field of the related records with ANY, ALL or NONE (ANY notes.text == 'x'), or count them with @count")
+            }
+            throw error("the function \(name)(…) is not supported", at: token, detail: "a comparison is a field, an operator and a value")
+        }
+        if name.hasPrefix("$") {
+            throw error("variables ('\(name)') are not supported", at: token, detail: "pass the value as an argument: %@")
+        }
     }
 
     private func missingOperand(after previous: FormatToken?) -> StrataError {
