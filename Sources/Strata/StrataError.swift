@@ -27,9 +27,13 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         /// A stored record lacks a field that the record type requires (it was written before the
         /// field was added; make the field optional or give it a default, ``Record/defaults``).
         public static let missingField = Code("missingField")
-        /// A query cannot be understood: a syntax error in a predicate or sort string, an unknown
-        /// field, a missing argument, a value of the wrong type for its field.
+        /// A query cannot be understood: a syntax error in a predicate or sort string, a missing
+        /// argument, a value of the wrong type for its field.
         public static let invalidQuery = Code("invalidQuery")
+        /// A name is not a field of the entity: in a condition, an ordering, an aggregate
+        /// (`sum("agee")`), an index, a migration step or the tool's `--fields`. One check makes
+        /// this error wherever a field is named, with the nearest field as a suggestion.
+        public static let unknownField = Code("unknownField")
         /// A value cannot be stored (for example a key longer than LMDB's key limit).
         public static let invalidValue = Code("invalidValue")
         /// `insert` found a record with the same primary key.

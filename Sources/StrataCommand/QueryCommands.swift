@@ -26,7 +26,6 @@ struct QueryArguments: ParsableArguments {
         if let limit { request = request.limit(limit) }
         return request
     }
-
 }
 
 /// `--timeout`: the time limit of the command's queries, 30 seconds unless given, `none` for no

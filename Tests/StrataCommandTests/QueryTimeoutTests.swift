@@ -24,13 +24,11 @@ import TestSupport
         #expect(imported.status == 0, "\(imported.error)")
     }
 
-    /// Runs the tool and checks it finished within a generous bound (the regular expression alone
-    /// takes minutes without a limit).
+    /// Runs the tool. No elapsed time is checked (no test depends on the machine's speed): a
+    /// limit that did not apply shows as a command that succeeds where the tests expect the
+    /// timeout error.
     func run(_ arguments: [String]) throws -> StrataCLI.Result {
-        let start = ContinuousClock.now
-        let result = try StrataCLI.run(arguments)
-        #expect(ContinuousClock.now - start < .seconds(60), "strata \(arguments.prefix(3)) took \(ContinuousClock.now - start)")
-        return result
+        try StrataCLI.run(arguments)
     }
 
     @Test func aQueryPastItsTimeoutExitsWithTheTimeoutError() throws {

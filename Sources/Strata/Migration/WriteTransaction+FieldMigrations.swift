@@ -3,14 +3,14 @@ import LMDB
 
 /// Field operations of migrations (``Migrator``), usable in any write transaction. Each names the
 /// entity by its stored name (``Record/entityName``) and throws `.notFound` for an entity the store
-/// lacks, `.invalidQuery` for a field it lacks (as a query naming it would), `.invalidValue` for a
+/// lacks, `.unknownField` for a field it lacks (as a query naming it would), `.invalidValue` for a
 /// name taken. Records change only through the
 /// record writer, so indexes, observers and the change log see a migration as any write.
 extension WriteTransaction {
     /// Renames the field `old` of `entity` to `new`, in the catalog only: records hold field ids,
     /// not names, so none is rewritten, and indexes on the field keep their entries (and their
     /// databases) under names that follow the field's. Queries then name `new`; naming `old` is
-    /// an `.invalidQuery` saying what it was renamed to. The primary key, relationships, defaults
+    /// an `.unknownField` error saying what it was renamed to. The primary key, relationships, defaults
     /// and the entity's description follow.
     ///
     /// The field keeps its JSON key, so the JSON it was imported from imports again: in the
@@ -197,13 +197,13 @@ extension WriteTransaction {
 
     // MARK: Helpers
 
-    /// The id of the stored field `name`; `.invalidQuery` when the entity has none, from the one
+    /// The id of the stored field `name`; `.unknownField` when the entity has none, from the one
     /// check of field names (``KnownFields``: a suggestion, or the new name when it was renamed),
     /// or, for a field known but never stored (declared, or a relationship), naming it so.
     func storedFieldID(_ name: String, _ context: EntityContext) throws -> Int {
         guard !FieldTable.isRemoved(name), let id = context.schema.fields.id(for: name) else {
             try knownFields(of: context).check([name])
-            throw StrataError(.invalidQuery, "\(context.name) has no stored field '\(name)'", entity: context.name, field: name)
+            throw StrataError(.unknownField, "\(context.name) has no stored field '\(name)'", entity: context.name, field: name)
         }
         return id
     }

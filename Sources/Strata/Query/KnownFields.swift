@@ -1,5 +1,5 @@
 /// The field paths of one entity that conditions, orderings and indexes may name, and
-/// ``check(_:column:for:code:)``: the one check of a field path against them, with a "did you
+/// ``check(_:column:for:)``: the one check of a field path against them, with a "did you
 /// mean …?" suggestion. Every front end calls it: format strings and sort strings (with the
 /// column), dictionaries, `#Predicate`s and `SortDescriptor`s, key-path predicates and orderings
 /// (when the query runs: `QueryRequest.prepare`), sync scopes, declared indexes (at migration)
@@ -99,58 +99,57 @@ struct KnownFields {
         return names
     }
 
-    /// Throws `code` (`.invalidQuery` unless said otherwise) when `path` names no field this
-    /// entity (or, through an embedded object or a relationship, the object or related entity)
-    /// knows: "unknown field 'person.nmae' in Note: Person has no field 'nmae' (did you mean
+    /// Throws `.unknownField` when `path` names no field this entity (or, through an embedded
+    /// object or a relationship, the object or related entity) knows, wherever the name comes
+    /// from (a condition, an ordering, an aggregate, an index, a migration step, the tool's
+    /// `--fields`): "unknown field 'person.nmae' in Note: Person has no field 'nmae' (did you mean
     /// 'name'?) at column 7". `column` is the format string's, when there is one; `usage`, when
     /// given, starts the message (`the index on 'lastName' of User`). Stored field names win
     /// over relationship names, as in the resolver.
-    func check(_ path: [String], column: Int? = nil, for usage: String? = nil,
-               code: StrataError.Code = .invalidQuery) throws(StrataError) {
+    func check(_ path: [String], column: Int? = nil, for usage: String? = nil) throws(StrataError) {
         guard !path.isEmpty else { return }
-        try Self.checkOperators(path, entity: owner, column: column, usage: usage, code: code)
-        try check(path, from: 0, root: self, column: column, usage: usage, code: code)
+        try Self.checkOperators(path, entity: owner, column: column, usage: usage)
+        try check(path, from: 0, root: self, column: column, usage: usage)
     }
 
-    /// Throws `code` when `path` uses a collection operator Strata does not support, or one in
-    /// the wrong place (``CollectionOperator/problem(in:)``): "User: 'tags.@first': the
+    /// Throws `.invalidQuery` when `path` uses a collection operator Strata does not support, or
+    /// one in the wrong place (``CollectionOperator/problem(in:)``): "User: 'tags.@first': the
     /// collection operator '@first' is not supported (…) at column 1". Called by
-    /// ``check(_:column:for:code:)``, and by a format string parsed without known fields.
-    static func checkOperators(_ path: [String], entity: String, column: Int? = nil, usage: String? = nil,
-                               code: StrataError.Code = .invalidQuery) throws(StrataError) {
+    /// ``check(_:column:for:)``, and by a format string parsed without known fields.
+    static func checkOperators(_ path: [String], entity: String, column: Int? = nil, usage: String? = nil) throws(StrataError) {
         guard let problem = CollectionOperator.problem(in: path) else { return }
-        throw StrataError(code, (usage.map { "\($0): " } ?? "") + "\(entity): \(problem)" + (column.map { " at column \($0)" } ?? ""),
+        throw StrataError(.invalidQuery, (usage.map { "\($0): " } ?? "") + "\(entity): \(problem)" + (column.map { " at column \($0)" } ?? ""),
                           entity: entity, field: path.joined(separator: "."))
     }
 
     /// Checks the components of `path` from `position` on, at this level (`root`'s, or an
     /// object's or related entity's below it); `hops` counts the relationships passed.
     private func check(_ path: [String], from position: Int, hops: Int = 0, root: KnownFields,
-                       column: Int?, usage: String?, code: StrataError.Code) throws(StrataError) {
+                       column: Int?, usage: String?) throws(StrataError) {
         let name = path[position]
         if name.hasPrefix("@") { return }
         let more = position + 1 < path.count
         if isField(name) {
             guard more, let object = object(name) else { return }
-            try object.check(path, from: position + 1, hops: hops, root: root, column: column, usage: usage, code: code)
+            try object.check(path, from: position + 1, hops: hops, root: root, column: column, usage: usage)
         } else if let target = relatedEntity(name) {
             // Relationship conditions nest at most 8 deep (the resolver says so when run).
             guard more, hops < 8, let transaction, let related = (try? transaction.context(named: target)) ?? nil else { return }
             try KnownFields(related, type: nil, in: transaction)
-                .check(path, from: position + 1, hops: hops + 1, root: root, column: column, usage: usage, code: code)
+                .check(path, from: position + 1, hops: hops + 1, root: root, column: column, usage: usage)
         } else if let new = renamed[name] {
             let whole = path.joined(separator: ".")
-            throw StrataError(code, (usage.map { "\($0): " } ?? "")
+            throw StrataError(.unknownField, (usage.map { "\($0): " } ?? "")
                 + "unknown field '\(whole)' in \(root.owner): '\(name)' was renamed to '\(new)'" + (column.map { " at column \($0)" } ?? ""),
                 entity: root.owner, field: whole)
         } else if !isEmpty {
-            throw root.unknown(name, at: position, of: path, in: self, column: column, usage: usage, code: code)
+            throw root.unknown(name, at: position, of: path, in: self, column: column, usage: usage)
         }
     }
 
     /// The error for `name`, the component at `position` of `path`, which `level` does not know.
     private func unknown(_ name: String, at position: Int, of path: [String], in level: KnownFields,
-                         column: Int?, usage: String?, code: StrataError.Code) -> StrataError {
+                         column: Int?, usage: String?) -> StrataError {
         let whole = path.joined(separator: ".")
         var message = (usage.map { "\($0): " } ?? "") + "unknown field '\(whole)' in \(owner)"
         if position > 0 { message += ": \(level.owner) has no field '\(name)'" }
@@ -158,7 +157,7 @@ struct KnownFields {
             message += " (did you mean '\(suggestion)'?)"
         }
         if let column { message += " at column \(column)" }
-        return StrataError(code, message, entity: owner, field: whole)
+        return StrataError(.unknownField, message, entity: owner, field: whole)
     }
 }
 
@@ -172,8 +171,8 @@ extension ReadTransaction {
 }
 
 extension ReadTransaction {
-    /// Checks top-level field names of `entity` with ``KnownFields/check(_:column:for:code:)``
-    /// (`.invalidQuery`, "--fields: unknown field 'nmae' in User (did you mean 'name'?)"), for
+    /// Checks top-level field names of `entity` with ``KnownFields/check(_:column:for:)``
+    /// (`.unknownField`, "--fields: unknown field 'nmae' in User (did you mean 'name'?)"), for
     /// the tool's options that name fields; nothing is checked for an entity the store lacks.
     package func checkFieldNames(_ names: [String], of entity: String, for usage: String) throws {
         guard let context = try context(named: entity) else { return }
@@ -183,8 +182,9 @@ extension ReadTransaction {
 }
 
 extension KnownFields {
-    /// Checks the fields of a declared or added index (`.invalidValue`, "the index on
-    /// 'lastNmae' of User: unknown field …"); a collection operator (`tags.@count`) is refused.
+    /// Checks the fields of a declared or added index (`.unknownField`, "the index on
+    /// 'lastNmae' of User: unknown field …"); a collection operator (`tags.@count`) is refused
+    /// (`.invalidValue`).
     func check(index paths: [[String]]) throws(StrataError) {
         let usage = "the index on '\(paths.map { $0.joined(separator: ".") }.joined(separator: ","))' of \(owner)"
         for path in paths {
@@ -194,7 +194,7 @@ extension KnownFields {
                 throw StrataError(.invalidValue, "\(usage): '\(whole)' has a collection operator; an index holds stored field values",
                                   entity: owner, field: whole)
             }
-            try check(path, for: usage, code: .invalidValue)
+            try check(path, for: usage)
         }
     }
 }

@@ -175,7 +175,7 @@ extension QueryRequest where Root: Record {
 
     /// Adds a condition written with key paths. A key path that names no stored field (a
     /// computed property, a property renamed by `CodingKeys`) makes the query throw
-    /// `.invalidQuery` when it runs, with the field it most likely meant.
+    /// `.unknownField` when it runs, with the field it most likely meant.
     public func `where`(_ predicate: TypedPredicate<Root>) -> Self {
         var copy = self
         copy.query = query.filtered(by: predicate.tree)

@@ -31,7 +31,7 @@ struct RelationshipResolver {
     }
 
     /// Checks a field path that the entity's field table does not settle (embedded, through a
-    /// relationship, not stored yet, unknown) with ``KnownFields/check(_:column:for:code:)``, at
+    /// relationship, not stored yet, unknown) with ``KnownFields/check(_:column:for:)``, at
     /// the top level only: a related query's paths were checked as part of the whole path.
     /// This is where key-path predicates and orderings are checked (nowhere else: the compiler
     /// knows a type's properties, not what is stored), and the other front ends' paths again.

@@ -99,11 +99,11 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     }
 
     /// Throws `.invalidValue` naming the first problem: no fields, an unknown or optional primary
-    /// key, a primary key type without an ordered key encoding, duplicate field names, an index on
-    /// an unknown field.
+    /// key, a primary key type without an ordered key encoding, duplicate field names; an index or
+    /// a relationship on an unknown field throws `.unknownField`.
     public func validate() throws(StrataError) {
-        func invalid(_ message: String) -> StrataError {
-            StrataError(.invalidValue, "entity description '\(name)': \(message)", entity: name)
+        func invalid(_ message: String, code: StrataError.Code = .invalidValue) -> StrataError {
+            StrataError(code, "entity description '\(name)': \(message)", entity: name)
         }
         guard !name.isEmpty, !name.contains("/") else { throw invalid("the name must be non-empty and contain no '/'") }
         try validateNamesAndDepth()
@@ -129,7 +129,7 @@ public struct EntityDescription: Sendable, Hashable, Codable {
         for index in indexes {
             guard !index.fields.isEmpty else { throw invalid("an index has no fields") }
             for path in index.fields {
-                guard let type = fieldType(at: path) else { throw invalid("the index \(index.fields) names the unknown field '\(path)'") }
+                guard let type = fieldType(at: path) else { throw invalid("the index \(index.fields) names the unknown field '\(path)'", code: .unknownField) }
                 if index.isMultiValue {
                     guard case .array = type else { throw invalid("the multi-value index on '\(path)' needs an array field") }
                 }
@@ -141,7 +141,7 @@ public struct EntityDescription: Sendable, Hashable, Codable {
             guard names.insert(relationship.name).inserted else { throw invalid("the relationship '\(relationship.name)' is declared twice") }
             guard field(relationship.name) == nil else { throw invalid("the relationship '\(relationship.name)' has the name of a field") }
             guard let type = fieldType(at: relationship.keyField) else {
-                throw invalid("the relationship '\(relationship.name)' names the unknown field '\(relationship.keyField)'")
+                throw invalid("the relationship '\(relationship.name)' names the unknown field '\(relationship.keyField)'", code: .unknownField)
             }
             switch (relationship.kind, type) {
             case (.toOne, .array): throw invalid("the to-one relationship '\(relationship.name)' needs a single key field, not the array '\(relationship.keyField)'")

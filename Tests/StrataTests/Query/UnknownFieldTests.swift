@@ -33,7 +33,7 @@ private struct RenamedStoredIndexed: Record {
 }
 
 /// Every front end checks a field path against the entity's fields with one function
-/// (``KnownFields/check(_:column:for:code:)``), with a "did you mean …?" suggestion: format and
+/// (``KnownFields/check(_:column:for:)``), with a "did you mean …?" suggestion: format and
 /// sort strings, dictionaries, `#Predicate`s, `SortDescriptor`s, key-path predicates and
 /// orderings, declared and added indexes.
 @Suite struct UnknownFieldTests {
@@ -55,12 +55,12 @@ private struct RenamedStoredIndexed: Record {
 
     @Test func aKeyPathPredicateOnAFieldThatIsNotStoredIsAnErrorWithASuggestion() throws {
         let renamed = try queryError { tx in _ = try tx.query(RenamedStored.self).where(\.lastName == "Bluth").all() }
-        #expect(renamed.code == .invalidQuery)
+        #expect(renamed.code == .unknownField)
         #expect(renamed.message == "unknown field 'lastName' in RenamedStored (did you mean 'last_name'?)", "\(renamed.message)")
         #expect(renamed.field == "lastName")
         // A computed property is no stored field either: it used to match nothing, silently.
         let computed = try queryError { tx in _ = try tx.query(Contact.self).where(\.fullName == "Ann (Bern)").count() }
-        #expect(computed.code == .invalidQuery && computed.message.hasPrefix("unknown field"), "\(computed.message)")
+        #expect(computed.code == .unknownField && computed.message.hasPrefix("unknown field"), "\(computed.message)")
         // Every way of running the query checks it, explain included.
         _ = try queryError { tx in _ = try tx.query(RenamedStored.self).where(\.lastName == "Bluth").explain() }
         _ = try queryError { tx in _ = try tx.query(RenamedStored.self).where(\.lastName == "Bluth").exists() }
@@ -120,7 +120,7 @@ private struct RenamedStoredIndexed: Record {
         let error = try #require(throws: StrataError.self) {
             try store.write { tx in try tx.insert(RenamedStoredIndexed(id: 1, lastName: "Bluth")) }
         }
-        #expect(error.code == .invalidValue)
+        #expect(error.code == .unknownField)
         #expect(error.message == "the index on 'lastName' of RenamedStoredIndexed: unknown field 'lastName' in RenamedStoredIndexed (did you mean 'last_name'?)",
                 "\(error.message)")
         #expect(try store.read { tx in try tx.count(entity: "RenamedStoredIndexed") } == 0)
@@ -135,7 +135,7 @@ private struct RenamedStoredIndexed: Record {
         ]
         for (usage, aggregate) in cases {
             let error = try #require(throws: StrataError.self) { try store.read { tx in _ = try aggregate(tx.query(Contact.self)) } }
-            #expect(error.code == .invalidQuery)
+            #expect(error.code == .unknownField)
             #expect(error.message == "\(usage): unknown field 'nmae' in Contact (did you mean 'name'?)", "\(error.message)")
         }
         // Untyped too, and a field that only some records hold is known.
@@ -151,19 +151,19 @@ private struct RenamedStoredIndexed: Record {
         let renamed = try #require(throws: StrataError.self) {
             try store.write { tx in try tx.renameField("nmae", to: "label", in: "Contact") }
         }
-        #expect(renamed.code == .invalidQuery)
+        #expect(renamed.code == .unknownField)
         #expect(renamed.message == "unknown field 'nmae' in Contact (did you mean 'name'?)", "\(renamed.message)")
         let removed = try #require(throws: StrataError.self) { try store.write { tx in try tx.removeField("nmae", from: "Contact") } }
-        #expect(removed.code == .invalidQuery && removed.message.hasPrefix("unknown field 'nmae' in Contact"), "\(removed.message)")
+        #expect(removed.code == .unknownField && removed.message.hasPrefix("unknown field 'nmae' in Contact"), "\(removed.message)")
         let changed = try #require(throws: StrataError.self) { try store.write { tx in try tx.changeFieldType("nmae", in: "Contact", to: .string) } }
-        #expect(changed.code == .invalidQuery && changed.message.hasPrefix("unknown field 'nmae' in Contact"), "\(changed.message)")
+        #expect(changed.code == .unknownField && changed.message.hasPrefix("unknown field 'nmae' in Contact"), "\(changed.message)")
     }
 
     @Test func anIndexAddedByNameIsCheckedWithASuggestion() throws {
         let error = try #require(throws: StrataError.self) {
             try store.write { tx in try tx.addIndex(IndexDescription(fields: ["nmae"]), toEntity: "Contact") }
         }
-        #expect(error.code == .invalidValue)
+        #expect(error.code == .unknownField)
         #expect(error.message == "the index on 'nmae' of Contact: unknown field 'nmae' in Contact (did you mean 'name'?)", "\(error.message)")
         try store.write { tx in try tx.addIndex(IndexDescription(fields: ["name"]), toEntity: "Contact") }
         #expect(try store.read { tx in try tx.verifyIndexes(entity: "Contact").isConsistent })

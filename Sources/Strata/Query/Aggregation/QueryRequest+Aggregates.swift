@@ -128,7 +128,7 @@ extension QueryRequest {
     }
 
     /// Checks the field an aggregate reads as a condition's field is checked
-    /// (``KnownFields/check(_:column:for:code:)``, `.invalidQuery`): "sum(agee): unknown field
+    /// (``KnownFields/check(_:column:for:)``, `.unknownField`): "sum(agee): unknown field
     /// 'agee' in User (did you mean 'age'?)". Nothing is checked for an entity the store lacks.
     func checkAggregated(_ field: [String], _ function: String, label: String = "") throws(StrataError) {
         try knownFields?.check(field, for: "\(function)(\(label)\(field.joined(separator: ".")))")

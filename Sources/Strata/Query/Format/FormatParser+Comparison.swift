@@ -200,8 +200,8 @@ extension FormatParser {
         return path
     }
 
-    /// ``KnownFields/check(_:column:for:code:)`` at the token's column; without known fields,
-    /// the path's collection operator alone (``KnownFields/checkOperators(_:entity:column:usage:code:)``).
+    /// ``KnownFields/check(_:column:for:)`` at the token's column; without known fields,
+    /// the path's collection operator alone (``KnownFields/checkOperators(_:entity:column:usage:)``).
     func checkField(_ path: [String], at token: FormatToken) throws(StrataError) {
         guard let fields else { return try KnownFields.checkOperators(path, entity: entity, column: token.column) }
         try fields.check(path, column: token.column)
