@@ -212,7 +212,8 @@ extension WriteTransaction {
         guard schema.name == change.entity else {
             throw StrataError(.corruptRecord, "commit \(commit): the schema entry of \(change.entity) describes '\(schema.name)'", entity: change.entity)
         }
-        let context = try context(named: schema.name) ?? renamedEntity(to: schema)
+        try checkReplicated(schema: schema, commit: commit)
+        let context = try context(named: schema.name) ?? renamedEntity(to: schema, commit: commit)
             ?? createEntity(named: schema.name, primaryKey: schema.primaryKey, primaryKeyKind: schema.primaryKeyKind ?? .other)
         var adopted = schema
         adopted.indexes = context.schema.indexes   // built below, from the records this replica holds
@@ -220,15 +221,23 @@ extension WriteTransaction {
         context.schema = adopted
         context.indexMaintainer = nil
         context.needsSaving = true
+        if schema.description != nil {   // the fields of a described entity are known: its indexes name them
+            do throws(StrataError) {
+                try knownFields(of: context).check(index: schema.indexes.flatMap { index in index.fields.map(\.path) })
+            } catch {
+                throw StrataError(.invalidValue, "commit \(commit): the schema entry of \(schema.name): \(error.message)", entity: schema.name, field: error.field)
+            }
+        }
         try migrate(context, to: schema.indexes) { toBuild in try buildIndexes(toBuild, context) }
     }
 
     /// The replica's entity that the primary renamed to `schema`'s name (``WriteTransaction/renameEntity(_:to:)``),
     /// renamed here too; nil when there is none. A rename keeps the entity's records database,
     /// so it is the entity of another name whose records database has the entry's name.
-    private func renamedEntity(to schema: EntitySchema) throws -> EntityContext? {
+    private func renamedEntity(to schema: EntitySchema, commit: UInt64) throws -> EntityContext? {
         for name in try catalogEntityNames() where name != schema.name {
             guard let other = try context(named: name), other.schema.recordsDatabase == schema.recordsDatabase else { continue }
+            try checkReplicatedRename(of: other.schema, to: schema, commit: commit)
             try renameCatalogEntity(other, to: schema.name)
             return other
         }
@@ -247,8 +256,10 @@ extension WriteTransaction {
                 throw StrataError(.corruptRecord, "commit \(commit): the record of \(change.entity) with key \(describeStoredKey(change.key)) is not a CBOR map",
                                   entity: change.entity)
             }
+            try checkReplicated(record: bytes, key: change.key, context, commit: commit)
             try writeRecord(bytes, forKey: change.key, context, replacing: true) { describeStoredKey(change.key) }
         case .delete:
+            try checkReplicated(key: change.key, context, commit: commit)
             try deleteRecord(forKey: change.key, context)
         case .deleteAll:
             _ = try deleteAllRecords(context)
