@@ -66,8 +66,14 @@ import TestSupport
         #expect(empty.status != 0 && empty.error.contains("already held records"), "\(empty.error)")
     }
 
-    @Test func aSourceReplacedByAnotherStoreIsRefused() throws {
+    /// A replica made the way earlier versions made them: a backup taken with the log on.
+    func replicaFromBackup() throws {
+        try run(["backup", primary, replica])
         try run(["replicate", primary, replica])
+    }
+
+    @Test func aSourceReplacedByAnotherStoreIsRefused() throws {
+        try replicaFromBackup()
         let other = dir.path("other")
         try importJSON([#"{"id": 1, "name": "X"}"#], into: other)
         try run(["changelog", other, "--enable"])
@@ -83,7 +89,7 @@ import TestSupport
     }
 
     @Test func aSourceRestoredFromAnOlderBackupAndWrittenAgainIsRefused() throws {
-        try run(["replicate", primary, replica])
+        try replicaFromBackup()
         let backup = dir.path("backup")
         try run(["backup", primary, backup])
         try importJSON([#"{"id": 40, "name": "A"}"#])
@@ -101,7 +107,7 @@ import TestSupport
     }
 
     @Test func aSourceWhoseLogWasRestartedIsRefused() throws {
-        try run(["replicate", primary, replica])
+        try replicaFromBackup()
         try run(["changelog", primary, "--disable"])
         try run(["changelog", primary, "--enable"])
         try importJSON([#"{"id": 10, "name": "changed"}"#])

@@ -30,13 +30,19 @@ extension Store {
     /// returns the last commit applied.
     ///
     /// The first call makes this store a replica: programs' writes then throw `.readOnlyReplica`.
-    /// It starts after the last commit its own change log holds (a backup of the primary holds the
-    /// primary's log up to the copy), or from the beginning; its own log is then dropped. Commits
-    /// applied already are skipped, so a feed can be replayed after a restart without harm; a
-    /// commit that does not follow the last one applied (a gap) throws `.changesPruned`. Each
-    /// commit's schema entries are applied first (new entities, field ids, indexes, which the
-    /// replica builds from its records), then its records, through the record writer, which keeps
-    /// the replica's indexes; the position is recorded in the same transaction.
+    /// It starts after the last commit its own change log holds (a copy of the primary taken with
+    /// the log on holds the primary's log up to the copy), or, for an empty store, from the
+    /// beginning of a log that began on a store without records; its own log is then dropped and
+    /// it takes an identity of its own. It follows the origin of the commits
+    /// (``LoggedCommit/origin``) from then on: commits of another store or another epoch of the
+    /// log, a commit without an origin, and a commit at the replica's position that is not the one
+    /// it applied throw `.replicaSourceMismatch`. Commits applied already are skipped, so a feed can
+    /// be replayed after a restart without harm; a commit that does not follow the last one applied
+    /// (a gap) throws `.changesPruned`. Each change is checked as a local write would be (field
+    /// ids, key encoding and key fields, schema entries) and a failing one throws, applying nothing
+    /// of the call. Each commit's schema entries are applied first (new entities, field ids,
+    /// indexes, which the replica builds from its records), then its records, through the record
+    /// writer, which keeps the replica's indexes; the position is recorded in the same transaction.
     @discardableResult
     public func applyChanges(_ commits: [LoggedCommit], durability: Durability = .synchronous) throws -> UInt64 {
         try write(durability: durability, replicating: true) { tx in try tx.apply(commits) }
@@ -109,7 +115,7 @@ extension ReadTransaction {
     /// A replica follows the origin it recorded; a store not yet a replica is either a copy of the
     /// source taken with the log on (the same identity and epoch: it starts after the last commit
     /// its log holds) or an empty store, which can start at 0 only when the source's log began on
-    /// a store without entities.
+    /// a store without records.
     func checkSource(_ origin: ChangeLogOrigin, lastSequence: UInt64?) throws -> UInt64 {
         let position: UInt64
         if let state = try replicaState() {
@@ -146,7 +152,9 @@ extension ReadTransaction {
 
 extension WriteTransaction {
     /// Applies `commits` after the replica's position; returns the new position.
-    fileprivate func apply(_ commits: [LoggedCommit]) throws -> UInt64 {
+    /// (Internal rather than private for the `replicate` fuzz target, which applies feeds in
+    /// transactions it rolls back.)
+    func apply(_ commits: [LoggedCommit]) throws -> UInt64 {
         var state: ReplicaState
         if let existing = try replicaState() {
             state = existing

@@ -13,7 +13,7 @@ public struct ChangeLogOrigin: Sendable, Hashable, Codable, CustomStringConverti
     public var store: String
     /// The change log's epoch: a random id given each time the log is enabled while it is off.
     public var epoch: String
-    /// Whether the epoch began on a store without entities, so that its commits from 1 hold every
+    /// Whether the epoch began on a store without records, so that its commits from 1 hold every
     /// record the store has (otherwise a replica starts from a copy of the store, never from an
     /// empty one).
     public var beganEmpty: Bool
@@ -39,7 +39,7 @@ public struct ChangeLogOrigin: Sendable, Hashable, Codable, CustomStringConverti
 }
 
 /// The catalog entry `identity` (JSON): the store's random id, and while the store keeps a change
-/// log, the log's epoch and whether it began on a store without entities.
+/// log, the log's epoch and whether it began on a store without records.
 struct StoreIdentity: Codable, Equatable {
     static let catalogKey = Array("identity".utf8)
 
@@ -103,7 +103,7 @@ extension WriteTransaction {
     /// Starts a new epoch of the change log (it was off and is being enabled), or, for `false`,
     /// ends it (the log is being disabled).
     func setChangeLogEpoch(started: Bool) throws {
-        let beganEmpty = started ? try catalogEntityNames().isEmpty : false
+        let beganEmpty = started ? try catalogEntityNames().allSatisfy { name in try count(entity: name) == 0 } : false
         try lmdb(entity: "identity") {
             var identity = try StoreIdentity.read(in: raw, catalog: store.catalog) ?? StoreIdentity(id: StoreIdentity.newID())
             identity.epoch = started ? StoreIdentity.newID() : nil
