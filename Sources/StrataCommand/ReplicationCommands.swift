@@ -62,7 +62,8 @@ struct ChangesCommand: ParsableCommand {
         discussion: """
             Each line has sequence, time, position, changes (the commit's count: its last line has position == changes), \
             entity, operation (insert, update, delete, deleteAll, schema), key, record (the record as JSON, null for \
-            deletes), storedKey and stored (base64 of the stored key and bytes, what a replica applies). \
+            deletes), storedKey and stored (base64 of the stored key and bytes, what a replica applies) and origin (the \
+            store's identity and its log's epoch, which a replica checks). \
             `strata changes SRC --follow | ssh host strata replicate - REPLICA` keeps a replica on another machine.
             """
     )
