@@ -56,7 +56,7 @@ extension Store {
     /// its log no longer holds the history applied (it ends before the replica's position, or its
     /// commit there differs: a primary restored from an older backup); `.changesPruned` when its log
     /// does not reach back to the replica's position (or, for an empty store, to records that
-    /// predate the log: ``seedReplica(of:at:)`` starts a replica from a copy instead).
+    /// predate the log: ``seedReplica(of:at:configuration:)`` starts a replica from a copy instead).
     @discardableResult
     public func replicate(from source: Store, pageSize: Int = 256) throws -> UInt64 {
         let (origin, range) = try source.read { tx in (try tx.changeLogOrigin(), try tx.changeLogRange()) }
