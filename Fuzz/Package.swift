@@ -15,6 +15,7 @@ let package = Package(
         .executableTarget(name: "FuzzJSON", dependencies: ["CFuzzer", .product(name: "Strata", package: "Strata")]),
         .executableTarget(name: "FuzzRecord", dependencies: ["CFuzzer", .product(name: "Strata", package: "Strata")]),
         .executableTarget(name: "FuzzOrderedKey", dependencies: ["CFuzzer", .product(name: "Strata", package: "Strata")]),
+        .executableTarget(name: "FuzzReplicate", dependencies: ["CFuzzer", .product(name: "Strata", package: "Strata")]),
     ],
     swiftLanguageModes: [.v6]
 )

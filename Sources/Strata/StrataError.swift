@@ -80,6 +80,11 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         /// A program wrote to a replica, which takes changes only from its primary's change log
         /// (``Store/applyChanges(_:durability:)``, `strata replicate`).
         public static let readOnlyReplica = Code("readOnlyReplica")
+        /// A replica was given changes of a source it does not follow: another store (another
+        /// identity), the same store's log after it restarted (another epoch), or a history that
+        /// no longer holds the commits the replica applied (a primary restored from an older
+        /// backup). The message names what differs; nothing was applied.
+        public static let replicaSourceMismatch = Code("replicaSourceMismatch")
         /// A migration (``Migrator``) failed and was rolled back with every migration of its run;
         /// the message names the migration and, when one is to blame, the entity and record key.
         public static let migrationFailed = Code("migrationFailed")

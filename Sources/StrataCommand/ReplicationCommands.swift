@@ -63,7 +63,8 @@ struct ChangesCommand: ParsableCommand {
         discussion: """
             Each line has sequence, time, position, changes (the commit's count: its last line has position == changes), \
             entity, operation (insert, update, delete, deleteAll, schema), key, record (the record as JSON, null for \
-            deletes), storedKey and stored (base64 of the stored key and bytes, what a replica applies). \
+            deletes), storedKey and stored (base64 of the stored key and bytes, what a replica applies) and origin (the \
+            store's identity and its log's epoch, which a replica checks). \
             `strata changes SRC --follow | ssh host strata replicate - REPLICA` keeps a replica on another machine.
             """
     )
@@ -91,7 +92,7 @@ struct ChangesCommand: ParsableCommand {
                 for commit in commits {
                     let kept = entity.map { name in commit.changes.filter { $0.entity == name } } ?? commit.changes
                     guard !kept.isEmpty else { continue }
-                    let shown = LoggedCommit(sequence: commit.sequence, time: commit.time, changes: kept)
+                    let shown = LoggedCommit(sequence: commit.sequence, time: commit.time, changes: kept, origin: commit.origin)
                     if format == "cbor" {
                         try ChangeFeedLines.appendCBOR(shown, from: tx, jsonKeys: jsonKeys, to: &bytes)
                     } else {
@@ -129,27 +130,34 @@ struct ReplicateCommand: ParsableCommand {
         abstract: "Apply a store's change log (SOURCE a store, or - for `strata changes` output, JSON lines or CBOR, on standard input) to REPLICA.",
         discussion: """
             REPLICA becomes a replica (programs cannot write to it) at the first run, starting after the last commit its \
-            own log holds (a backup of the source) or from the source's first commit; each commit is applied whole in one \
-            transaction with the replica's position, so a killed run resumes without gaps or duplicates. A damaged line \
-            stops the run with its line number; the replica stays at its last whole commit.
+            own log holds (a backup of the source) or from the source's first commit; with a source store and a REPLICA \
+            that is missing or an empty directory, it is seeded with a consistent copy of the source first. Each commit \
+            is applied whole in one transaction with the replica's position, so a killed run resumes without gaps or \
+            duplicates. A replica follows one store (its identity) and one run of its change log (its epoch): another \
+            source, a log restarted since, or a source whose history no longer holds the commits applied (restored from \
+            an older backup) is refused, naming what differs. A damaged or invalid line stops the run with its line \
+            number; the replica stays at its last whole commit.
             """
     )
 
     @Argument(help: "The source store, or - for JSON lines of `strata changes` on standard input.") var source: String
-    @Argument(help: "The replica store (created when missing).") var replica: String
+    @Argument(help: "The replica store (with a source store: seeded with a copy of it when missing or empty).") var replica: String
     @Flag(help: "With a source store: after catching up, wait for new commits and apply them (until interrupted).") var follow = false
 
     func run() throws {
-        let replica = try Store(path: self.replica, configuration: .command)
-        let start = try replica.replicaPosition()
+        let seeds = source != "-" && Self.isMissingOrEmpty(self.replica)
+        var replica = seeds ? nil : try Store(path: self.replica, configuration: .command)
+        let start = try replica?.replicaPosition()
         var applied = 0
         let position: UInt64
-        if source == "-" {
+        if let replica, source == "-" {
             position = try applyStandardInput(to: replica, applied: &applied)
         } else {
             let source = try Store.reading(self.source)
             // A snapshot taken before `replicate`, whose last read (finding nothing new) is at it or later.
             var snapshot = try source.read { tx in tx.snapshotID }
+            if replica == nil { replica = try Store.seedReplica(of: source, at: self.replica, configuration: .command) }
+            guard let replica else { return }
             var current = try replica.replicate(from: source)
             while follow {
                 waitForCommit(of: source, after: snapshot)
@@ -158,13 +166,20 @@ struct ReplicateCommand: ParsableCommand {
             }
             position = current
         }
-        Terminal.error("replica \(self.replica) at commit \(position) (was \(start.map(String.init) ?? "not a replica"))"
+        Terminal.error("replica \(self.replica) at commit \(position) (\(seeds ? "seeded from a copy of \(source)" : "was " + (start.map(String.init) ?? "not a replica")))"
                        + (source == "-" ? ", \(applied) commits read" : ""))
     }
 
     /// The longest line (or CBOR item) of a feed on standard input: one change, a record and
     /// its key, which LMDB and the import's limits keep far below this.
     static let maximumItemLength = 256 << 20
+
+    /// Whether `path` names nothing or an empty directory: where `replicate` seeds a new replica.
+    static func isMissingOrEmpty(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return true }
+        return isDirectory.boolValue && ((try? FileManager.default.contentsOfDirectory(atPath: path).isEmpty) ?? false)
+    }
 
     /// Applies the commits on standard input (JSON lines, or the CBOR form: told by the first
     /// byte, after a byte-order mark if there is one) as each one's last change arrives.
@@ -182,7 +197,10 @@ struct ReplicateCommand: ParsableCommand {
         var retryCBORAt = 0
         func apply(_ commit: LoggedCommit?) throws {
             guard let commit else { return }
-            position = try replica.applyChanges([commit])
+            do { position = try replica.applyChanges([commit]) } catch var error as StrataError {
+                error.message = "change feed line \(reader.lineNumber - 1), the last of commit \(commit.sequence): \(error.message); the replica stays at commit \(position)"
+                throw error
+            }
             applied += 1
         }
         /// Takes the whole lines (or CBOR items) at the start of `pending`; at the end, the rest too.

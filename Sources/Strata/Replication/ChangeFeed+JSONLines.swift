@@ -17,6 +17,7 @@ import Foundation
 /// | `record`    | the record after the change as JSON (as `strata export` writes it; JSON keys with `jsonKeys`), null for deletes; for `schema`, the entity's catalog entry |
 /// | `storedKey` | the stored primary key, base64 (what a replica writes)                                 |
 /// | `stored`    | the stored record, base64 of its CBOR (what a replica writes), null for deletes        |
+/// | `origin`    | the source: `{"store": identity, "epoch": the log's epoch, "beganEmpty": bool}` (``ChangeLogOrigin``), which a replica checks |
 ///
 /// A consumer that wants rows reads `entity`, `operation`, `key` and `record`; a replica applies
 /// `storedKey` and `stored`, byte for byte, once a commit's last line has arrived.
@@ -36,6 +37,10 @@ public enum ChangeFeedLines {
                               _ body: (JSONValue) throws -> Void) throws {
         var renamed: [String: [String: String]] = [:]
         let time = Array(CBORReader.isoText(commit.time).utf8)
+        let origin: JSONValue = commit.origin.map { origin in
+            .object([JSONMember(key: "store", value: .string(origin.store)), JSONMember(key: "epoch", value: .string(origin.epoch)),
+                     JSONMember(key: "beganEmpty", value: .bool(origin.beganEmpty))])
+        } ?? .null
         for (index, change) in commit.changes.enumerated() {
             var members: [JSONMember] = [
                 JSONMember(key: "sequence", value: .wideInt(WideInteger(commit.sequence))),
@@ -65,6 +70,7 @@ public enum ChangeFeedLines {
             members.append(JSONMember(key: "record", value: record))
             members.append(JSONMember(key: "storedKey", value: .string(Data(change.key).base64EncodedString())))
             members.append(JSONMember(key: "stored", value: change.bytes.map { .string(Data($0).base64EncodedString()) } ?? .null))
+            members.append(JSONMember(key: "origin", value: origin))
             try body(.object(members))
         }
     }
@@ -114,6 +120,7 @@ public enum ChangeFeedLines {
     public struct Reader {
         private var sequence: UInt64?
         private var time = Date(timeIntervalSince1970: 0)
+        private var origin: ChangeLogOrigin?
         private var expected = 0
         private var changes: [LoggedChange] = []
         /// The line number of the next line, from 1.
@@ -168,6 +175,17 @@ public enum ChangeFeedLines {
                   case .string(let keyText)? = value["storedKey"], let key = Data(base64Encoded: keyText) else {
                 throw invalid("a member is missing or of the wrong type (sequence, time, position, changes, entity, operation, storedKey)")
             }
+            var origin: ChangeLogOrigin?
+            switch value["origin"] {
+            case .object?:
+                guard case .string(let store)? = value["origin"]?["store"], case .string(let epoch)? = value["origin"]?["epoch"],
+                      case .bool(let beganEmpty)? = value["origin"]?["beganEmpty"] else {
+                    throw invalid("'origin' is not an object of store, epoch and beganEmpty")
+                }
+                origin = ChangeLogOrigin(store: store, epoch: epoch, beganEmpty: beganEmpty)
+            case .null?, nil: origin = nil
+            default: throw invalid("'origin' is not an object or null")
+            }
             var bytes: [UInt8]?
             switch value["stored"] {
             case .string(let text)?:
@@ -177,19 +195,23 @@ public enum ChangeFeedLines {
             default: throw invalid("'stored' is not base64 text or null")
             }
             if let sequence {
+                guard origin == self.origin else {
+                    throw invalid("commit \(sequence) changes its origin at change \(position)")
+                }
                 guard lineSequence == sequence, position == changes.count + 1, count == expected else {
                     throw invalid("commit \(sequence) ends after \(changes.count) of its \(expected) changes; this line is change \(position) of commit \(lineSequence)")
                 }
             } else {
                 guard position == 1 else { throw invalid("change \(position) of commit \(lineSequence) without the changes before it") }
                 sequence = lineSequence
+                self.origin = origin
                 time = Date(timeIntervalSince1970: timeSeconds)
                 expected = count
             }
             changes.append(LoggedChange(entity: entity, operation: operation, key: Array(key), bytes: bytes))
             guard position == count else { return nil }
             defer { sequence = nil; changes = [] }
-            return LoggedCommit(sequence: lineSequence, time: time, changes: changes)
+            return LoggedCommit(sequence: lineSequence, time: time, changes: changes, origin: origin)
         }
 
         private static func integer(_ value: JSONValue?) -> JSONValue? {

@@ -95,6 +95,10 @@ package struct FieldTable: Sendable, Equatable, Codable {
         return ids[name]
     }
 
+    /// The largest field id a table may hold: the codec's dense lookup covers the ids up to it,
+    /// and a replica refuses a table with a larger one (so no entity has more fields than this).
+    package static let largestID = 65_535
+
     private static func setDense(_ id: Int, _ name: String, in namesByID: inout [String?]) {
         // Ids are small and dense in practice; a corrupt catalog's huge id simply stays out of the array.
         guard id >= 0, id < 65_536 else { return }

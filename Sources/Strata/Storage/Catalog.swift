@@ -7,6 +7,7 @@ import LMDB
 /// |--------------------|-------------------------------------------------------------------|
 /// | `format`           | `{"version": 1}`                                                  |
 /// | `entity/<Name>`    | an ``EntitySchema``: field ids, primary key, records database     |
+/// | `identity`         | the store's id and its change log's epoch (`StoreIdentity`)       |
 ///
 /// JSON, not CBOR, so that `mdb_dump -p -s catalog` shows it to a person as it is. A store whose
 /// format version is newer than this library's is refused, never rewritten.
@@ -53,6 +54,7 @@ enum Catalog {
                 throw StrataError(.incompatibleStore, "\(path) holds an LMDB environment that is not a Strata store (it has data but no catalog); it was left unchanged")
             }
             try txn.put(Array(try JSONEncoder().encode(Format(version: formatVersion))), forKey: formatKey, in: catalog)
+            try StoreIdentity.ensure(in: txn, catalog: catalog)   // a new store's identity
         }
         return (catalog, try loadEntities(in: txn, catalog: catalog, path: path))
     }

@@ -71,12 +71,38 @@ public struct LoggedCommit: Sendable, Equatable {
     public let time: Date
     /// The changes, in the order the commit made them.
     public let changes: [LoggedChange]
+    /// The store and change log epoch the commit comes from (what a replica checks); nil for a
+    /// commit made without one, which a replica refuses.
+    public let origin: ChangeLogOrigin?
 
-    /// A logged commit.
-    public init(sequence: UInt64, time: Date, changes: [LoggedChange]) {
+    /// A logged commit of the log `origin`.
+    public init(sequence: UInt64, time: Date, changes: [LoggedChange], origin: ChangeLogOrigin? = nil) {
         self.sequence = sequence
         self.time = time
         self.changes = changes
+        self.origin = origin
+    }
+
+    /// A fingerprint of the commit's changes (FNV-1a, 64 bits, over each change's operation,
+    /// entity, key and bytes, with their lengths), which a replica records with its position to
+    /// tell whether the source still holds the history it applied. Not the time, which the JSON
+    /// lines carry to the millisecond only.
+    var digest: String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func add(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        func add(count: Int) { for shift in stride(from: 56, through: 0, by: -8) { add(UInt8(truncatingIfNeeded: UInt64(count) >> UInt64(shift))) } }
+        func add(_ bytes: some Collection<UInt8>) {
+            add(count: bytes.count)
+            for byte in bytes { add(byte) }
+        }
+        for change in changes {
+            add(change.operation.rawValue)
+            add(change.entity.utf8)
+            add(change.key)
+            if let bytes = change.bytes { add(1); add(bytes) } else { add(0) }
+        }
+        let text = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - text.count) + text
     }
 }
 

@@ -75,11 +75,12 @@ extension ReadTransaction {
     /// The commits after `sequence`, at most `limit` of them, each with all its changes (see
     /// ``forEachLoggedChange(after:_:)`` to stream changes of large commits instead).
     public func loggedCommits(after sequence: UInt64, limit: Int = 1000) throws -> [LoggedCommit] {
+        let origin = try changeLogOrigin()
         var commits: [LoggedCommit] = []
         var current: (sequence: UInt64, time: Date, changes: [LoggedChange])?
         try forEachLoggedChange(after: sequence) { sequence, time, change in
             if let open = current, open.sequence != sequence {
-                commits.append(LoggedCommit(sequence: open.sequence, time: open.time, changes: open.changes))
+                commits.append(LoggedCommit(sequence: open.sequence, time: open.time, changes: open.changes, origin: origin))
                 current = nil
                 if commits.count == limit { return false }
             }
@@ -88,7 +89,7 @@ extension ReadTransaction {
             return true
         }
         if let open = current, commits.count < limit {
-            commits.append(LoggedCommit(sequence: open.sequence, time: open.time, changes: open.changes))
+            commits.append(LoggedCommit(sequence: open.sequence, time: open.time, changes: open.changes, origin: origin))
         }
         return commits
     }

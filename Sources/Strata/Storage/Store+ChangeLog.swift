@@ -55,6 +55,8 @@ extension Store {
 extension WriteTransaction {
     /// Writes (or, for nil, removes with the log itself) the catalog's change log entry.
     fileprivate func setChangeLog(_ entry: [UInt8]?) throws {
+        let wasOn = try lmdb(entity: "changelog") { try raw.contains(ChangeLogFormat.catalogKey, in: store.catalog) }
+        if wasOn != (entry != nil) { try setChangeLogEpoch(started: entry != nil) }   // a log enabled anew starts a new epoch
         try lmdb(entity: "changelog") {
             if let entry {
                 try raw.put(entry, forKey: ChangeLogFormat.catalogKey, in: store.catalog)

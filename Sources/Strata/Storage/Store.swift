@@ -83,6 +83,13 @@ public final class Store: Sendable {
                     try Catalog.open(in: txn, path: path)
                 }
             }
+            // A store made by an earlier version gets its identity (and its log's epoch) at its
+            // first opening with write access; the read finds it there every time after.
+            if !configuration.readOnly, try environment.read({ txn in try StoreIdentity.isIncomplete(in: txn, catalog: opened.0) }) {
+                try environment.write(timeout: configuration.writeLockTimeout, onForeignWriter: Store.foreignWriterWarning(configuration, path: path)) { txn in
+                    try StoreIdentity.ensure(in: txn, catalog: opened.0)
+                }
+            }
         } catch let error as LMDBError {
             throw StrataError(error, path: path)
         }

@@ -62,7 +62,11 @@ import TestSupport
     @Test func eachLineCarriesTheDocumentedMembers() throws {
         let all = split(try lines())
         let first = try #require(try JSONSerialization.jsonObject(with: Data(all[0])) as? [String: Any])
-        #expect(Set(first.keys) == ["sequence", "time", "position", "changes", "entity", "operation", "key", "record", "storedKey", "stored"])
+        #expect(Set(first.keys) == ["sequence", "time", "position", "changes", "entity", "operation", "key", "record", "storedKey", "stored", "origin"])
+        let origin = try #require(try primary.read { tx in try tx.changeLogOrigin() })
+        #expect((first["origin"] as? [String: Any])?["store"] as? String == origin.store)
+        #expect((first["origin"] as? [String: Any])?["epoch"] as? String == origin.epoch)
+        #expect((first["origin"] as? [String: Any])?["beganEmpty"] as? Bool == true)
         #expect(first["sequence"] as? Int == 1 && first["position"] as? Int == 1 && first["changes"] as? Int == 3)
         #expect(first["entity"] as? String == "User" && first["operation"] as? String == "insert" && first["key"] as? Int == 1)
         #expect((first["record"] as? [String: Any])?["firstName"] as? String == "Ann")

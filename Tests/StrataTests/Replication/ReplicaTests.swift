@@ -136,7 +136,8 @@ private struct SubscriberV2: Record, Equatable {
         var commit = try #require(try primary.read { tx in try tx.loggedCommits(after: 2) }.first)
         let change = try #require(commit.changes.first)
         commit = LoggedCommit(sequence: commit.sequence, time: commit.time,
-                              changes: [LoggedChange(entity: change.entity, operation: .insert, key: change.key, bytes: [0xA1, 0x01])])
+                              changes: [LoggedChange(entity: change.entity, operation: .insert, key: change.key, bytes: [0xA1, 0x01])],
+                              origin: commit.origin)
         let error = #expect(throws: StrataError.self) { try replica.applyChanges([commit]) }
         #expect(error?.code == .corruptRecord)
         #expect(try replica.replicaPosition() == 2)
