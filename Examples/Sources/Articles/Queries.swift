@@ -68,7 +68,7 @@ func queries(path: String) throws {
     // snippet: queries-errors
     do {
         _ = try store.read { tx in try tx.query(User.self, "lastNmae == 'Bluth'").all() }
-    } catch let error as StrataError where error.code == .invalidQuery {
+    } catch let error as StrataError where error.code == .unknownField {
         print(error.message)   // unknown field 'lastNmae' in User (did you mean 'lastName'?) at column 1
     }
     // end snippet: queries-errors

@@ -61,7 +61,7 @@ import TestSupport
             let badKey = #expect(throws: StrataError.self) { try tx.record(entity: "User", key: .string("seven")) }
             #expect(badKey?.code == .invalidValue)
             let badQuery = #expect(throws: StrataError.self) { try tx.query(entity: "User").where("lastNme == 'x'", arguments: []) }
-            #expect(badQuery?.code == .invalidQuery)
+            #expect(badQuery?.code == .unknownField)
         }
     }
 

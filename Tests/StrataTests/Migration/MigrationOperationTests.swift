@@ -76,7 +76,7 @@ enum PetV2 {
             #expect {
                 try tx.query(entity: "Pet").where("fullName == 'pet 3'").count()
             } throws: { error in
-                (error as? StrataError)?.code == .invalidQuery && (error as? StrataError)?.message.contains("renamed to 'name'") == true
+                (error as? StrataError)?.code == .unknownField && (error as? StrataError)?.message.contains("renamed to 'name'") == true
             }
         }
         // A type declaring the index under its new name finds it built: nothing is rebuilt.
@@ -159,7 +159,7 @@ enum PetV2 {
         try store.write { tx in try tx.removeField("nickname", from: "Pet") }
         try store.read { tx throws in
             #expect(try tx.record(entity: "Pet", key: .int(1))?["nickname"] == nil)
-            #expect { try tx.query(entity: "Pet").where("nickname == 'n1'").count() } throws: { ($0 as? StrataError)?.code == .invalidQuery }
+            #expect { try tx.query(entity: "Pet").where("nickname == 'n1'").count() } throws: { ($0 as? StrataError)?.code == .unknownField }
         }
         // The old name comes back as a new field: old values do not come back with it.
         try store.write { tx in try tx.addField("nickname", to: "Pet", default: "none") }

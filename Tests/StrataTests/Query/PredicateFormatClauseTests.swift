@@ -79,12 +79,14 @@ import Testing
         ("lastName[x]", "unknown comparison option 'x'"),
         ("lastName desc luckyNumber", "unexpected 'luckyNumber'"),
     ])
-    func badSortSpecsThrowInvalidQuery(spec: String, message: String) {
+    func badSortSpecsThrowTypedErrors(spec: String, message: String) {
         #expect {
             try PredicateFormat.parseSort(spec, entity: "User", fields: userFields)
         } throws: { error in
             let error = error as? StrataError
-            return error?.code == .invalidQuery && error?.message.contains(message) == true
+            // An unknown field has its own code, whatever names it; the rest are query errors.
+            let code: StrataError.Code = message.hasPrefix("unknown field") ? .unknownField : .invalidQuery
+            return error?.code == code && error?.message.contains(message) == true
         }
     }
 }

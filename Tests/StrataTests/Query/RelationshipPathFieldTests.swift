@@ -29,7 +29,7 @@ import TestSupport
     ])
     func aTypoBehindARelationshipIsAnErrorWithASuggestion(entity: String, predicate: String, message: String) throws {
         let error = try #require(throws: StrataError.self) { try store.read { tx in try tx.query(entity: entity).where(predicate).count() } }
-        #expect(error.code == .invalidQuery)
+        #expect(error.code == .unknownField)
         #expect(error.message == message)
         #expect(error.entity == entity)
         // A typed query of the same entity says the same.

@@ -173,7 +173,7 @@ import TestSupport
 
     @Test func unknownRelationshipsAndMisuseAreQueryErrors() throws {
         let unknown = #expect(throws: StrataError.self) { try authors("ANY notez.text == 'x'") }
-        #expect(unknown?.code == .invalidQuery)
+        #expect(unknown?.code == .unknownField)
         let toMany = #expect(throws: StrataError.self) { try authors("notes == nil") }
         #expect(toMany?.message.contains("to-many") == true)
         let count = #expect(throws: StrataError.self) { try authors("company.@count > 1") }
