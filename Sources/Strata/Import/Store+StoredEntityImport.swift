@@ -16,11 +16,15 @@ extension Store {
     /// Imports JSON `data` into the entity `name` as the store holds it when the import's write
     /// transaction starts (with ``ImportOptions/batchSize``, when each batch's starts).
     ///
-    /// - Parameter primaryKey: when given, the stored entity must be keyed by these fields (field
-    ///   names or their JSON keys, several separated by commas); otherwise the import throws
-    ///   `.incompatibleStore` and writes nothing.
-    /// - Parameter description: what to create the entity with when the store has none at that
-    ///   moment (its name must be `name`); nil: such an import throws `.notFound`.
+    /// - Parameters:
+    ///   - data: the JSON document.
+    ///   - name: the entity to import into.
+    ///   - primaryKey: when given, the stored entity must be keyed by these fields (field names or
+    ///     their JSON keys, several separated by commas); otherwise the import throws
+    ///     `.incompatibleStore` and writes nothing.
+    ///   - description: what to create the entity with when the store has none at that moment
+    ///     (its name must be `name`); nil: such an import throws `.notFound`.
+    ///   - options: how to import, as for every import.
     @discardableResult
     public func importJSON(_ data: Data, storedEntity name: String, keyedBy primaryKey: String? = nil,
                            otherwise description: EntityDescription? = nil,
@@ -31,6 +35,13 @@ extension Store {
 
     /// Imports the JSON file at `url` into the entity `name` as the store holds it when the
     /// import's write transaction starts (see ``importJSON(_:storedEntity:keyedBy:otherwise:options:)``).
+    ///
+    /// - Parameters:
+    ///   - url: the JSON file, read in chunks.
+    ///   - name: the entity to import into.
+    ///   - primaryKey: when given, the key the stored entity must have (`.incompatibleStore` otherwise).
+    ///   - description: what to create the entity with when the store has none then.
+    ///   - options: how to import, as for every import.
     @discardableResult
     public func importJSON(contentsOf url: URL, storedEntity name: String, keyedBy primaryKey: String? = nil,
                            otherwise description: EntityDescription? = nil,
