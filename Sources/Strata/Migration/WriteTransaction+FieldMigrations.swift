@@ -132,6 +132,7 @@ extension WriteTransaction {
     /// the record.
     public func addField<Value: Encodable>(_ name: String, to entity: String, backfill: (StoredRecord) throws -> Value) throws {
         let context = try existingContext(named: entity)
+        try EntityDescription.checkFieldName(name, entity: entity)
         if FieldTable.isRemoved(name) || context.schema.renamedFields[name] != nil { try checkFreeName(name, context) }
         let id = context.schema.fields.assign(name)
         context.needsSaving = true

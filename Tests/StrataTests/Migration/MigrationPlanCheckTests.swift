@@ -55,6 +55,12 @@ import TestSupport
         try expectRefused(step, message)
     }
 
+    @Test func aBackfilledFieldTakesTheSameNameRule() throws {
+        #expect { try store.write { tx in try tx.addField("a.b", to: "User") { _ in "x" } } } throws: { error in
+            (error as? StrataError)?.code == .invalidValue && "\(error)".contains("has a '.'")
+        }
+    }
+
     @Test func aMigrationNameWithAControlCharacterIsRefused() throws {
         let plan = try Self.plan(#"{"op": "compact", "entity": "User"}"#, name: #"v2\u001B[2J"#)
         #expect { try store.migrate(with: plan.migrator) } throws: { error in
