@@ -61,7 +61,16 @@ struct ImportCommand: ParsableCommand {
         }
         let report: ImportReport
         do {
-            report = try store.importJSON(contentsOf: URL(fileURLWithPath: input.path), entity: description, options: options)
+            let url = URL(fileURLWithPath: input.path)
+            if schema != nil, let description {
+                report = try store.importJSON(contentsOf: url, entity: description, options: options)
+            } else {
+                // Without a schema file, the description stored when the import's write transaction
+                // starts (the inferred one only for a store still without the entity then): an
+                // import queued behind a migration imports into the migrated schema.
+                report = try store.importJSON(contentsOf: url, storedEntity: entity, keyedBy: primaryKey,
+                                              otherwise: description, options: options)
+            }
             bar.finish(completed: true)
         } catch {
             bar.finish(completed: false)
@@ -74,9 +83,10 @@ struct ImportCommand: ParsableCommand {
         }
     }
 
-    /// The description to import with: the store's, or one inferred from the data and completed
-    /// by the schema file's; with the schema file's other entities, which nested JSON may fill.
-    private func describe(store: Store, input: String) throws -> (EntityDescription, [EntityDescription]) {
+    /// The description to import with: nil for an entity the store holds (the import takes the
+    /// stored one in its write transaction), else one inferred from the data and completed by the
+    /// schema file's; with the schema file's other entities, which nested JSON may fill.
+    private func describe(store: Store, input: String) throws -> (EntityDescription?, [EntityDescription]) {
         var partial: EntityDescription?
         var others: [EntityDescription] = []
         if let schema {
@@ -90,16 +100,9 @@ struct ImportCommand: ParsableCommand {
             others = file.entities.filter { $0.name != entity }
             for other in others { try other.validate() }   // related entities are described whole
         } else {
-            let stored = try store.read { tx in try tx.entityNames().contains(entity) ? try tx.entityDescription(named: entity) : nil }
-            if let stored {
-                let storedKey = stored.primaryKeyFields
-                if let primaryKey, case let asked = EntityDescription.keyFields(primaryKey),
-                   asked.count != storedKey.count || zip(storedKey, asked).contains(where: { $0 != $1 && stored.field($0)?.jsonKey != $1 }) {
-                    throw CommandFailure(message: "\(entity) is stored with the primary key '\(stored.primaryKey)', not '\(primaryKey)'; "
-                        + "import into another entity to key it differently")
-                }
-                return (stored, [])
-            }
+            // Only whether to infer one: the stored description (and its primary key's check) is
+            // taken by the import's write transaction.
+            if try store.read({ tx in try tx.entityNames().contains(entity) }) { return (nil, []) }
         }
         let described = try EntityDescription.inferred(name: entity, fromJSONFile: input, rootKey: rootKey, primaryKey: primaryKey,
                                                        generatingKey: true, completing: partial, related: others)

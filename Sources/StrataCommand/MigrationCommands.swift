@@ -47,15 +47,15 @@ struct MigrateCommand: ParsableCommand {
         let history = try store.migrationHistory()
         guard !ran.isEmpty else {
             Terminal.write("nothing to migrate: the store has run \(history.count) migration\(history.count == 1 ? "" : "s")"
-                + (history.last.map { ", the last '\($0.name)'" } ?? "") + "\n")
+                + (history.last.map { ", the last '\($0.name.escapingControlCharacters())'" } ?? "") + "\n")
             return
         }
         let steps = Dictionary(plan.migrations.map { ($0.name, $0.steps) }, uniquingKeysWith: { first, _ in first })
         var report = dryRun ? "dry run: would run \(ran.count) migration\(ran.count == 1 ? "" : "s"), rolled back\n"
                             : "ran \(ran.count) migration\(ran.count == 1 ? "" : "s")\n"
         for name in ran {
-            report += "  \(name)\n"
-            for step in steps[name] ?? [] { report += "    \(step)\n" }
+            report += "  \(name.escapingControlCharacters())\n"
+            for step in steps[name] ?? [] { report += "    \("\(step)".escapingControlCharacters())\n" }
         }
         Terminal.write(report)
     }
@@ -101,6 +101,8 @@ enum MigrationHistoryOutput {
             return
         }
         let dates = ISO8601DateFormatter()
-        Terminal.write(history.map { "\($0.order)\t\(dates.string(from: $0.date))\t\($0.name)\n" }.joined())
+        // Names are escaped whether or not the output is a terminal: a store written by an older
+        // program may hold a name with a newline, which would otherwise read as two migrations.
+        Terminal.write(history.map { "\($0.order)\t\(dates.string(from: $0.date))\t\($0.name.escapingControlCharacters())\n" }.joined())
     }
 }

@@ -27,6 +27,24 @@ struct ImportTarget {
     let description: EntityDescription
     /// The entity's context, created, migrated and with ids for every described field.
     let context: (WriteTransaction) throws -> EntityContext
+    /// For a target known only inside the write transaction (the entity as stored, ``stored(_:keyedBy:otherwise:)``),
+    /// what it is there; nil: this target as it is.
+    var resolution: ((WriteTransaction) throws -> ImportTarget)? = nil
+
+    /// What this target is in `tx`: each write transaction of an import resolves it again, so
+    /// that its description, field ids and mappings are the ones that transaction sees.
+    func resolved(in tx: WriteTransaction) throws -> ImportTarget {
+        try resolution?(tx) ?? self
+    }
+
+    /// Throws `.invalidValue` for a sync into an entity whose primary key is generated.
+    func checkSync(_ options: ImportOptions) throws(StrataError) {
+        guard description.primaryKeyIsGenerated, options.mode.deletesMissing else { return }
+        let name = description.name
+        throw StrataError(.invalidValue, "\(name): a sync deletes the records the input lacks, but \(name)'s primary key "
+            + "'\(description.primaryKey)' is generated from each record's position in the input, which says nothing "
+            + "about which record is missing; import with a real primary key (a field of the records) to sync", entity: name)
+    }
 }
 
 /// Runs one import: parses records from the source, maps and writes them in one write
@@ -63,18 +81,15 @@ final class JSONImporter {
         if let size = options.batchSize, size <= 0 {
             throw StrataError(.invalidValue, "the import batch size must be positive, not \(size)")
         }
-        if target.description.primaryKeyIsGenerated, options.mode.deletesMissing {
-            let name = target.description.name
-            throw StrataError(.invalidValue, "\(name): a sync deletes the records the input lacks, but \(name)'s primary key "
-                + "'\(target.description.primaryKey)' is generated from each record's position in the input, which says nothing "
-                + "about which record is missing; import with a real primary key (a field of the records) to sync", entity: name)
-        }
+        try target.checkSync(options)
         var report: ImportReport
         if let batchSize = options.batchSize, !options.dryRun {
             report = try runBatched(batchSize)
         } else {
             do {
                 report = try store.write(durability: options.durability) { tx in
+                    let target = try self.target.resolved(in: tx)
+                    try target.checkSync(options)
                     let session = try ImportSession(tx, target, options)
                     let pipeline = ImportPipeline(source: source, description: target.description, graph: session.graph,
                                                   options: options, maximumKeySize: session.maximumKeySize,
@@ -134,6 +149,8 @@ final class JSONImporter {
             let isFirst = first
             try checkCancellation(index)
             report = try store.write(durability: options.durability) { tx in
+                let target = try self.target.resolved(in: tx)
+                try target.checkSync(options)
                 let session = try ImportSession(tx, target, options, keepSeen: !isFirst)
                 let mapper = RecordMapper(description: target.description, options: options, graph: session.graph)
                 var batchReport = report

@@ -2,7 +2,7 @@ extension EntityDescription {
     /// The stored bytes of the fields' defaults (``FieldDescription/defaultValue``) by field name,
     /// each converted to its field's type as the importer converts a value. Throws `.invalidValue`
     /// for a default of an optional field (a nil is not stored, so it could not be told from a
-    /// missing value) or one that does not fit its field.
+    /// missing value), one that does not fit its field, or one larger than ``maximumDefaultSize``.
     func storedDefaults() throws(StrataError) -> [String: [UInt8]] {
         var result: [String: [UInt8]] = [:]
         guard fields.contains(where: { $0.defaultValue != nil }) else { return result }
@@ -14,7 +14,9 @@ extension EntityDescription {
                     "entity description '\(name)': the optional field '\(field.name)' has a default; a nil is not stored, so only a non-optional field can have one",
                     entity: name, field: field.name)
             }
-            result[field.name] = try Self.storedValue(value, of: field, in: name, owner: (mapping, index))
+            let bytes = try Self.storedValue(value, of: field, in: name, owner: (mapping, index))
+            try Self.checkDefaultSize(bytes, entity: name, field: field.name)
+            result[field.name] = bytes
         }
         return result
     }

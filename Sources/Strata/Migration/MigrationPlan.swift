@@ -54,20 +54,28 @@ public struct MigrationPlan: Sendable, Hashable {
         /// ``WriteTransaction/compactRecords(of:)``.
         case compact(entity: String)
 
-        /// The step as a line of a report: `rename User.fullName to name`.
+        /// The step as a line of a report: `rename User.fullName to name`. A name with a control
+        /// character is quoted with it escaped (`"a\u{1B}b"`), so that printing it cannot move a
+        /// terminal's cursor.
         public var description: String {
-            switch self {
+            let v = EntityDescription.visible
+            return switch self {
             case .renameField(let entity, let field, let to, let jsonKey):
-                "rename field \(entity).\(field) to \(to)" + (jsonKey.map { " (JSON key '\($0)')" } ?? "")
-            case .renameEntity(let entity, let to): "rename entity \(entity) to \(to)"
-            case .removeField(let entity, let field): "remove field \(entity).\(field)"
+                "rename field \(v(entity)).\(v(field)) to \(v(to))" + (jsonKey.map { " (JSON key '\(v($0))')" } ?? "")
+            case .renameEntity(let entity, let to): "rename entity \(v(entity)) to \(v(to))"
+            case .removeField(let entity, let field): "remove field \(v(entity)).\(v(field))"
             case .addField(let entity, let field):
-                "add field \(entity).\(field.name): \(field.type)" + (field.defaultValue.map { " = \($0)" } ?? "")
-            case .changeType(let entity, let field, let type): "change \(entity).\(field) to \(type)"
-            case .addIndex(let entity, let index): "add index \(entity)(\(index.fields.joined(separator: ",")))"
-            case .dropIndex(let entity, let index): "drop index \(entity).\(index)"
-            case .compact(let entity): "compact \(entity)"
+                "add field \(v(entity)).\(v(field.name)): \(field.type)" + (field.defaultValue.map { " = \(Self.clipped(v("\($0)")))" } ?? "")
+            case .changeType(let entity, let field, let type): "change \(v(entity)).\(v(field)) to \(type)"
+            case .addIndex(let entity, let index): "add index \(v(entity))(\(v(index.fields.joined(separator: ","))))"
+            case .dropIndex(let entity, let index): "drop index \(v(entity)).\(v(index))"
+            case .compact(let entity): "compact \(v(entity))"
             }
+        }
+
+        /// `text`, or its first 60 characters and its length when it is longer than 80.
+        private static func clipped(_ text: String) -> String {
+            text.count <= 80 ? text : "\(text.prefix(60))… (\(text.utf8.count) bytes)"
         }
 
         /// Runs the step in `tx`.
@@ -97,6 +105,7 @@ public struct MigrationPlan: Sendable, Hashable {
         for migration in migrations {
             let steps = migration.steps
             migrator.registerMigration(migration.name) { tx in for step in steps { try step.run(tx) } }
+            migrator.planSteps[migrator.migrations.count - 1] = steps
         }
         return migrator
     }

@@ -38,6 +38,9 @@ public struct Migrator: Sendable {
 
     /// The registered migrations, in order.
     public private(set) var migrations: [(name: String, body: Body)] = []
+    /// The steps of the migrations a ``MigrationPlan`` made, by position: a dry run runs them
+    /// one at a time, to report every step that is refused.
+    var planSteps: [Int: [MigrationPlan.Step]] = [:]
 
     /// An empty migrator.
     public init() {}
@@ -51,11 +54,16 @@ public struct Migrator: Sendable {
         migrations.append((name, body))
     }
 
-    /// Throws `.invalidValue` for an empty or repeated name.
+    /// Throws `.invalidValue` for an empty or repeated name, or one with a control character
+    /// (the history is printed).
     func validate() throws(StrataError) {
         var seen = Set<String>()
         for (name, _) in migrations {
             guard !name.isEmpty else { throw StrataError(.invalidValue, "a migration has an empty name") }
+            if let scalar = EntityDescription.controlCharacter(in: name) {
+                throw StrataError(.invalidValue,
+                    "the migration name \(EntityDescription.visible(name)) has the control character U+\(EntityDescription.hex(scalar)); names are printable text")
+            }
             guard seen.insert(name).inserted else { throw StrataError(.invalidValue, "the migration '\(name)' is registered twice") }
         }
     }
@@ -72,6 +80,11 @@ public struct Migrator: Sendable {
                     "the store at \(path) ran '\(applied.name)' as migration \(applied.order), this program registers '\(migrations[position].name)' there: migrations were renamed or reordered, or a newer program migrated the store")
             }
         }
+    }
+
+    /// What `error` says, for a dry run's list of refusals.
+    static func message(of error: any Error) -> String {
+        (error as? StrataError)?.message ?? "\(error)"
     }
 
     /// `error`, thrown by the migration `name`, as `.migrationFailed` naming the migration and,
@@ -95,7 +108,9 @@ extension Store {
     /// `.migrationMismatch` when the store's history is not a prefix of the migrator's list, and
     /// `.migrationFailed`, naming the migration and the record, when one fails; either way the
     /// store is left as it was. A `dryRun` runs them and rolls them back, to see that they
-    /// succeed and what they would run. Once it succeeds (not a dry run), this `Store` knows the
+    /// succeed and what they would run: it goes on past a refused step (each step of a
+    /// ``MigrationPlan``'s migrations, each migration of other migrators, in a savepoint) and
+    /// throws one `.migrationFailed` listing every refusal. Once it succeeds (not a dry run), this `Store` knows the
     /// migrator's migrations: its writes through record types check the history against them.
     @discardableResult
     public func migrate(with migrator: Migrator, dryRun: Bool = false) throws -> [String] {
@@ -105,7 +120,7 @@ extension Store {
         let ran: [String]
         do {
             ran = try write { tx in
-                let ran = try runMigrations(migrator, tx)
+                let ran = try runMigrations(migrator, tx, dryRun: dryRun)
                 if dryRun { throw DryRunRollback(ran: ran) }
                 return ran
             }
@@ -120,16 +135,36 @@ extension Store {
     }
 
     /// Runs the migrations of `migrator` the store has not run, in `tx`; returns their names.
-    private func runMigrations(_ migrator: Migrator, _ tx: WriteTransaction) throws -> [String] {
+    /// A dry run goes on past a refused step (or migration, when it has no plan steps), each in a
+    /// savepoint, and throws `.migrationFailed` listing every refusal at the end.
+    private func runMigrations(_ migrator: Migrator, _ tx: WriteTransaction, dryRun: Bool) throws -> [String] {
         let history = try tx.migrationHistory()
         try migrator.check(history, path: path)
         tx.migrationsKnown = migrator.names   // the migrations' own typed writes
         var ran: [String] = []
+        var refusals: [String] = []
         let date = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         for (position, migration) in migrator.migrations.enumerated() where position >= history.count {
-            do { try migration.body(tx) } catch { throw Migrator.failure(error, migration: migration.name) }
+            let name = EntityDescription.visible(migration.name)
+            if !dryRun {
+                do { try migration.body(tx) } catch { throw Migrator.failure(error, migration: migration.name) }
+            } else if let steps = migrator.planSteps[position] {
+                for (index, step) in steps.enumerated() {
+                    do { try tx.savepoint { try step.run($0) } } catch {
+                        refusals.append("migration '\(name)', step \(index + 1) (\(step)): \(Migrator.message(of: error))")
+                    }
+                }
+            } else {
+                do { try tx.savepoint { try migration.body($0) } } catch {
+                    refusals.append("migration '\(name)': \(Migrator.message(of: error))")
+                }
+            }
             try tx.noteMigration(AppliedMigration(name: migration.name, order: position + 1, date: date))
             ran.append(migration.name)
+        }
+        if !refusals.isEmpty {
+            throw StrataError(.migrationFailed, "the dry run was refused \(refusals.count) time\(refusals.count == 1 ? "" : "s") and rolled back:\n"
+                + refusals.map { "  \($0)" }.joined(separator: "\n"))
         }
         return ran
     }

@@ -9,9 +9,7 @@ extension WriteTransaction {
     /// `entityName` `new`, and observers of `new` see its changes from the next commit on.
     public func renameEntity(_ old: String, to new: String) throws {
         let context = try existingContext(named: old)
-        guard !new.isEmpty, !new.contains("/") else {
-            throw StrataError(.invalidValue, "the entity name '\(new)' must be non-empty and contain no '/'", entity: new)
-        }
+        try EntityDescription.checkEntityName(new)
         guard try self.context(named: new) == nil else {
             throw StrataError(.invalidValue, "the store has an entity '\(new)' already", entity: new)
         }

@@ -100,9 +100,19 @@ extension WriteTransaction {
 
     /// Adds the described field to `entity`, with its ``FieldDescription/defaultValue`` (converted
     /// as the importer converts values) written into every record, and to the entity's description.
+    ///
+    /// A required field (not optional) without a default is refused on an entity that has
+    /// records, which would lack it: give it a default, make it optional, or fill it with
+    /// ``addField(_:to:backfill:)``.
     public func addField(_ field: FieldDescription, to entity: String) throws {
         let context = try existingContext(named: entity)
         try checkFreeName(field.name, context)
+        let records = try !field.isOptional && field.defaultValue == nil ? count(entity: entity) : 0
+        guard records == 0 else {
+            throw StrataError(.invalidValue,
+                "\(entity): the required field '\(field.name)' has no default, and the \(records) stored record\(records == 1 ? "" : "s") would lack it; give it a default, make it optional, or fill it with a backfill",
+                entity: entity, field: field.name)
+        }
         if var description = context.schema.description {
             description.fields.append(field)
             try description.validate()
@@ -122,6 +132,7 @@ extension WriteTransaction {
     /// the record.
     public func addField<Value: Encodable>(_ name: String, to entity: String, backfill: (StoredRecord) throws -> Value) throws {
         let context = try existingContext(named: entity)
+        try EntityDescription.checkFieldName(name, entity: entity)
         if FieldTable.isRemoved(name) || context.schema.renamedFields[name] != nil { try checkFreeName(name, context) }
         let id = context.schema.fields.assign(name)
         context.needsSaving = true
@@ -210,7 +221,8 @@ extension WriteTransaction {
 
     /// Throws `.invalidValue` when `name` cannot be a new field's name in `context`'s entity.
     func checkFreeName(_ name: String, _ context: EntityContext) throws {
-        guard !name.isEmpty, !FieldTable.isRemoved(name) else {
+        try EntityDescription.checkFieldName(name, entity: context.name)
+        guard !FieldTable.isRemoved(name) else {
             throw StrataError(.invalidValue, "\(context.name): '\(name)' cannot be a field name", entity: context.name, field: name)
         }
         if context.schema.fields.id(for: name) != nil || context.schema.description?.field(name) != nil {

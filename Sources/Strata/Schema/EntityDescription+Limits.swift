@@ -45,7 +45,7 @@ extension EntityDescription {
         return nil
     }
 
-    private static func hex(_ scalar: Unicode.Scalar) -> String {
+    static func hex(_ scalar: Unicode.Scalar) -> String {
         let digits = String(scalar.value, radix: 16, uppercase: true)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
@@ -66,6 +66,52 @@ extension FieldType {
         case .array(let element): return element.exceedsDepth(limit - 1)
         case .object(let fields): return fields.contains { $0.type.exceedsDepth(limit - 1) }
         default: return false
+        }
+    }
+}
+
+extension EntityDescription {
+    /// The most bytes a default may take stored (``FieldDescription/defaultValue``, a record
+    /// type's ``Record/defaults``, ``WriteTransaction/addField(_:to:default:)``): 1 KiB.
+    ///
+    /// Every record that lacks the field gets its own copy, all in one write transaction, and LMDB
+    /// keeps a write transaction's changed pages in memory until it commits. A default small enough
+    /// for records to stay on ordinary pages keeps that memory within LMDB's bound on a
+    /// transaction's dirty pages (it writes the rest out early); a larger one makes every record
+    /// an overflow page of its own, each a separate allocation LMDB keeps until the commit: a 1 MB
+    /// default on 2,000 records took 2.1 GB of memory and a 2.1 GB file. A larger value belongs in
+    /// the records themselves (an import, or ``WriteTransaction/addField(_:to:backfill:)``).
+    public static let maximumDefaultSize = 1 << 10
+
+    /// Throws `.invalidValue` for a default whose stored bytes pass ``maximumDefaultSize``.
+    static func checkDefaultSize(_ bytes: [UInt8], entity: String, field: String) throws(StrataError) {
+        guard bytes.count > maximumDefaultSize else { return }
+        throw StrataError(.invalidValue,
+            "\(visible(entity)): the default of the field '\(visible(field))' takes \(bytes.count) bytes stored; a default can take at most \(maximumDefaultSize) (every record that lacks the field gets a copy in one transaction); write larger values into the records",
+            entity: entity, field: field)
+    }
+
+    /// Throws `.invalidValue` when `name` cannot be a new top-level field's name in `entity`:
+    /// empty, holding a dot (predicates, orderings, indexes and defaults name fields by dotted
+    /// paths, so nothing could name it) or a control character (names are printed).
+    static func checkFieldName(_ name: String, entity: String) throws(StrataError) {
+        func invalid(_ why: String) -> StrataError {
+            StrataError(.invalidValue, "\(visible(entity)): '\(visible(name))' cannot be a field name: \(why)",
+                        entity: entity, field: name)
+        }
+        if name.isEmpty { throw invalid("it is empty") }
+        if let scalar = controlCharacter(in: name) { throw invalid("it has the control character U+\(hex(scalar)); names are printable text") }
+        if name.contains(".") { throw invalid("it has a '.', which separates the parts of a field path, so no query or index could name the field") }
+    }
+
+    /// Throws `.invalidValue` when `name` cannot be an entity's name: empty, with a '/' or a
+    /// control character.
+    static func checkEntityName(_ name: String) throws(StrataError) {
+        guard !name.isEmpty, !name.contains("/") else {
+            throw StrataError(.invalidValue, "the entity name '\(visible(name))' must be non-empty and contain no '/'", entity: name)
+        }
+        if let scalar = controlCharacter(in: name) {
+            throw StrataError(.invalidValue, "the entity name \(visible(name)) has the control character U+\(hex(scalar)); names are printable text", entity: name)
         }
     }
 }
