@@ -111,6 +111,24 @@ import TestSupport
         #expect(try Self.runShell(["chmod", "-R", "u+w", store]) == 0 || setting == .readOnlyMedia)
     }
 
+    @Test(.enabled(if: OtherUser.uid != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+                   "needs root: a second user (useradd, setpriv)"))
+    func aStoreThisUserMayNotReadIsNamedAsSuchNotAsMissing() throws {
+        let users = dir.path("users.json")
+        try Data(#"[{"id": 1}]"#.utf8).write(to: URL(fileURLWithPath: users))
+        let store = dir.path("private")
+        try #require(try StrataCLI.run(["import", store, users, "--entity", "User"]).status == 0)
+        #expect(chmod(store, 0o700) == 0)
+        let user = getpwnam(OtherUser.name)?.pointee
+        for arguments in [["query", store, "User"], ["stats", store]] {
+            let result = try Self.run(arguments, as: user)
+            #expect(result.status == 1)
+            #expect(result.error.contains("cannot be read by this user") && !result.error.contains("no store at"), "\(result.error)")
+        }
+        let missing = try Self.run(["query", dir.path("nothing"), "User"], as: user)
+        #expect(missing.error.contains("no store at"), "\(missing.error)")
+    }
+
     @Test func commandsThatWriteDoNotTakeReadOnly() throws {
         let users = dir.path("users.json")
         try Data(#"[{"id": 1}]"#.utf8).write(to: URL(fileURLWithPath: users))

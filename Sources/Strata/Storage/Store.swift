@@ -124,6 +124,11 @@ public final class Store: Sendable {
             }
             // An entry of any kind (a link too, which opening then refuses by name) is a store.
             guard (create && !readOnly) || (try? files.attributesOfItem(atPath: path + "/data.mdb")) != nil else {
+                // A directory this user may not search hides its store: say so, not "no store".
+                guard files.isExecutableFile(atPath: path) else {
+                    throw StrataError(.permissionDenied, "the store directory \(path) cannot be read by this user (its permissions "
+                        + "or owner do not allow it), so whether it holds a store is unknown")
+                }
                 throw StrataError(.notFound, "no store at \(path)")
             }
             guard readOnly || files.isWritableFile(atPath: path) else {
