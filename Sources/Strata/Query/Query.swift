@@ -11,10 +11,19 @@ public struct Query<Root>: Sendable, Hashable {
     public var predicate: QueryPredicate = .constant(true)
     /// Sort keys, most significant first; primary key order when empty.
     public var orderings: [QueryOrdering] = []
-    /// At most this many records, after `offset`.
-    public var limit: Int?
-    /// Records skipped before the first one returned.
-    public var offset: Int = 0
+    /// At most this many records, after `offset`. A limit above ``maximumWindow`` is kept as
+    /// that (more records than any store holds), so that `offset + limit` cannot overflow.
+    public var limit: Int? {
+        didSet { if let limit, limit > Self.maximumWindow { self.limit = Self.maximumWindow } }
+    }
+    /// Records skipped before the first one returned; above ``maximumWindow``, kept as that.
+    public var offset: Int = 0 {
+        didSet { if offset > Self.maximumWindow { offset = Self.maximumWindow } }
+    }
+    /// The largest limit and offset a query keeps: a quarter of `Int.max` (more records than any
+    /// store holds), so that the planner's and the executor's `offset + limit`, and the top-k's
+    /// buffer of twice that, never overflow, whatever a caller or a tool's option gives.
+    public static var maximumWindow: Int { Int.max / 4 }
     /// The name of an index the planner must use when it can (for diagnosis and benchmarks).
     public var indexHint: String?
     /// True when the results may come in any order (no orderings given): the planner then

@@ -11,8 +11,8 @@ extension Store {
         if case .commits(let count) = retention, count < 1 {
             throw StrataError(.invalidValue, "a change log keeps at least one commit (retention .commits(\(count)))")
         }
-        if case .seconds(let seconds) = retention, !(seconds > 0) {
-            throw StrataError(.invalidValue, "a change log keeps commits for a positive time (retention .seconds(\(seconds)))")
+        if case .seconds(let seconds) = retention, !(seconds > 0 && seconds.isFinite) {
+            throw StrataError(.invalidValue, "a change log keeps commits for a positive, finite time (retention .seconds(\(seconds)))")
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
