@@ -103,12 +103,14 @@ extension Store {
 
     // MARK: Running
 
-    private func runImport(_ source: ImportSource, _ target: ImportTarget, _ options: ImportOptions,
+    /// Runs one import of `source` into `target`: every `importJSON` form ends here.
+    func runImport(_ source: ImportSource, _ target: ImportTarget, _ options: ImportOptions,
                            _ cancellation: CancellationFlag? = nil) throws -> ImportReport {
         try JSONImporter(store: self, source: source, target: target, options: options, cancellation: cancellation).run()
     }
 
-    private static func filePath(_ url: URL) throws(StrataError) -> String {
+    /// The path of a file URL; `.invalidPath` for any other URL.
+    static func filePath(_ url: URL) throws(StrataError) -> String {
         guard url.isFileURL else {
             throw StrataError(.invalidPath, "importJSON(contentsOf:) reads files; \(url) is not a file URL (download it and pass the bytes)")
         }

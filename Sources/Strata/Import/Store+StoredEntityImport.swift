@@ -29,8 +29,7 @@ extension Store {
     public func importJSON(_ data: Data, storedEntity name: String, keyedBy primaryKey: String? = nil,
                            otherwise description: EntityDescription? = nil,
                            options: ImportOptions = ImportOptions()) throws -> ImportReport {
-        try JSONImporter(store: self, source: .bytes(Array(data)),
-                         target: .stored(name, keyedBy: primaryKey, otherwise: description), options: options).run()
+        try runImport(.bytes(Array(data)), .stored(name, keyedBy: primaryKey, otherwise: description), options)
     }
 
     /// Imports the JSON file at `url` into the entity `name` as the store holds it when the
@@ -46,11 +45,7 @@ extension Store {
     public func importJSON(contentsOf url: URL, storedEntity name: String, keyedBy primaryKey: String? = nil,
                            otherwise description: EntityDescription? = nil,
                            options: ImportOptions = ImportOptions()) throws -> ImportReport {
-        guard url.isFileURL else {
-            throw StrataError(.invalidPath, "importJSON(contentsOf:) reads files; \(url) is not a file URL (download it and pass the bytes)")
-        }
-        return try JSONImporter(store: self, source: .file(url.path),
-                                target: .stored(name, keyedBy: primaryKey, otherwise: description), options: options).run()
+        try runImport(.file(try Self.filePath(url)), .stored(name, keyedBy: primaryKey, otherwise: description), options)
     }
 }
 
