@@ -6,11 +6,15 @@ import Strata
 extension Store.Configuration {
     /// How the commands open stores: warnings (a write waiting for another program's LMDB writer
     /// lock) go to standard error, and `STRATA_WRITE_LOCK_TIMEOUT` sets the seconds a write waits
-    /// for another writer before failing (30 unless set).
-    static var command: Store.Configuration {
+    /// for another writer before failing (30 unless set; `inf` waits without limit). A value that
+    /// is no such number stops the command, naming it.
+    static func command() throws -> Store.Configuration {
         var configuration = Store.Configuration()
         configuration.logger = Logger(label: "strata") { _ in WarningsToStandardError() }
-        if let text = ProcessInfo.processInfo.environment["STRATA_WRITE_LOCK_TIMEOUT"], let seconds = Double(text), seconds >= 0 {
+        if let text = ProcessInfo.processInfo.environment["STRATA_WRITE_LOCK_TIMEOUT"] {
+            guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds >= 0 else {
+                throw CommandFailure(message: "STRATA_WRITE_LOCK_TIMEOUT must be a number of seconds, 0 or more ('inf' waits without limit); it is '\(text.prefix(40))'")
+            }
             configuration.writeLockTimeout = seconds
         }
         return configuration
@@ -21,7 +25,7 @@ extension Store {
     /// Opens the store at `path` for a command that must not create one (everything but
     /// `import` and `demo`): a mistyped path is `no store at PATH`, and nothing is left behind.
     static func existing(_ path: String, _ configure: (inout Configuration) -> Void = { _ in }) throws -> Store {
-        var configuration = Configuration.command
+        var configuration = try Configuration.command()
         configuration.createIfMissing = false
         configure(&configuration)
         return try Store(path: path, configuration: configuration)

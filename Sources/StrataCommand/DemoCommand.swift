@@ -9,17 +9,17 @@ struct DemoCommand: ParsableCommand {
         discussion: "Without --store it works in a temporary directory that is removed at the end."
     )
 
-    @Option(help: "How many users to generate.") var records = 100_000
+    @Option(parsing: .unconditional, help: "How many users to generate (1 to 10,000,000).") var records = 100_000
     @Option(help: "Keep the store at this path instead of a temporary one.") var store: String?
 
     func validate() throws {
-        guard records > 0 else { throw ValidationError("--records must be positive") }
+        guard (1...10_000_000).contains(records) else { throw ValidationError("--records must be from 1 to 10000000 (it is \(records))") }
     }
 
     func run() throws {
         let path = store ?? FileManager.default.temporaryDirectory.appendingPathComponent("strata-demo-\(UUID().uuidString)").path
         defer { if store == nil { try? FileManager.default.removeItem(atPath: path) } }
-        let store = try Store(path: path, configuration: .command)
+        let store = try Store(path: path, configuration: .command())
         Terminal.write("Strata demo: \(records.formatted()) users in \(path)\n\n")
 
         let json = FileManager.default.temporaryDirectory.appendingPathComponent("strata-demo-\(UUID().uuidString).json")

@@ -33,7 +33,7 @@ struct ImportCommand: ParsableCommand {
     var primaryKey: String?
     @Flag(help: "Also delete records missing from the file.") var sync = false
     @Option(help: "With --sync: delete only missing records matching this predicate.") var scope: String?
-    @Option(help: "Commit every N records instead of once at the end.") var batchSize: Int?
+    @Option(parsing: .unconditional, help: "Commit every N records instead of once at the end.") var batchSize: Int?
     @Option(help: "abort: nothing is written when a record fails; skip: leave failing records out.") var onError: ErrorPolicyArgument = .abort
     @Flag(help: "Report what would change without writing.") var dryRun = false
     @Option(help: "table (the report as a line, default) or json (one object).") var format: OutputFormat?
@@ -41,7 +41,7 @@ struct ImportCommand: ParsableCommand {
 
     func validate() throws {
         if scope != nil, !sync { throw ValidationError("--scope applies to --sync imports") }
-        if let batchSize, batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
+        if let batchSize, batchSize < 1 { throw ValidationError("--batch-size must be at least 1 (it is \(batchSize))") }
     }
 
     func run() throws {
@@ -49,7 +49,7 @@ struct ImportCommand: ParsableCommand {
         let input = try InputFile(file)
         // The spooled standard input exists only while its descriptor is open.
         defer { withExtendedLifetime(input) {} }
-        let store = try Store(path: self.store, configuration: .command)
+        let store = try Store(path: self.store, configuration: .command())
         let (description, others) = try describe(store: store, input: input.path)
         let bar = ProgressBar("importing \(entity)", unit: "records")
         var options = ImportOptions(

@@ -8,13 +8,13 @@ struct QueryArguments: ParsableArguments {
     @Argument(help: "The entity to query.") var entity: String
     @Argument(help: "A predicate in the format language; may end with ORDER BY ... LIMIT n OFFSET n.") var predicate: String?
     @Option(help: "Sort order, e.g. \"lastName desc,luckyNumber\".") var sort: String?
-    @Option(help: "At most N records.") var limit: Int?
-    @Option(help: "Skip the first N records.") var offset: Int?
+    @Option(parsing: .unconditional, help: "At most N records.") var limit: Int?
+    @Option(parsing: .unconditional, help: "Skip the first N records.") var offset: Int?
     @OptionGroup var access: ReadOnlyFlag
 
     func validate() throws {
-        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
-        if let offset, offset < 0 { throw ValidationError("--offset must not be negative") }
+        if let limit, limit < 0 { throw ValidationError("--limit must not be negative (it is \(limit))") }
+        if let offset, offset < 0 { throw ValidationError("--offset must not be negative (it is \(offset))") }
     }
 
     /// The query these arguments describe, in `tx`.
@@ -31,14 +31,15 @@ struct QueryArguments: ParsableArguments {
 /// `--timeout`: the time limit of the command's queries, 30 seconds unless given, `none` for no
 /// limit: a hostile pattern or a huge scan stops with an error rather than running on.
 struct TimeoutOption: ParsableArguments {
-    @Option(help: ArgumentHelp("Stop with an error when the query runs longer than this many seconds; 'none' for no limit.",
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Stop with an error when the query runs longer than this many seconds; 'none' for no limit.",
                                valueName: "seconds|none"))
     var timeout: String = "30"
 
     func validate() throws {
         guard timeout != "none" else { return }
         guard let seconds = Double(timeout), seconds > 0 && seconds <= 1e9 else {
-            throw ValidationError("--timeout must be a positive number of seconds or 'none'")
+            throw ValidationError("--timeout must be a number of seconds above 0 and at most 1000000000, or 'none' (it is '\(timeout)')")
         }
     }
 

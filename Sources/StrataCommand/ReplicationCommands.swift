@@ -18,8 +18,8 @@ struct ChangeLogCommand: ParsableCommand {
     @Argument(help: "The store directory.") var store: String
     @Flag(help: "Start logging (or change the retention).") var enable = false
     @Flag(help: "Stop logging and delete the log.") var disable = false
-    @Option(help: "Keep the last N commits.") var keepCommits: Int?
-    @Option(help: "Keep the commits of the last S seconds.") var keepSeconds: Double?
+    @Option(parsing: .unconditional, help: "Keep the last N commits.") var keepCommits: Int?
+    @Option(parsing: .unconditional, help: "Keep the commits of the last S seconds.") var keepSeconds: Double?
     @Flag(help: "Keep every commit until each registered reader has acknowledged it.") var untilAcknowledged = false
 
     func validate() throws {
@@ -27,6 +27,10 @@ struct ChangeLogCommand: ParsableCommand {
         let retentions = (keepCommits != nil ? 1 : 0) + (keepSeconds != nil ? 1 : 0) + (untilAcknowledged ? 1 : 0)
         guard retentions <= 1 else { throw ValidationError("give one of --keep-commits, --keep-seconds and --until-acknowledged") }
         guard retentions == 0 || enable else { throw ValidationError("a retention goes with --enable") }
+        if let keepCommits, keepCommits < 1 { throw ValidationError("--keep-commits must be at least 1 (it is \(keepCommits))") }
+        if let keepSeconds, !(keepSeconds > 0 && keepSeconds.isFinite) {
+            throw ValidationError("--keep-seconds must be a positive, finite number of seconds (it is \(keepSeconds))")
+        }
     }
 
     func run() throws {
@@ -70,7 +74,7 @@ struct ChangesCommand: ParsableCommand {
     )
 
     @Argument(help: "The store directory.") var store: String
-    @Option(help: "Print the commits after this sequence (0: from the first the log holds).") var after: UInt64 = 0
+    @Option(parsing: .unconditional, help: "Print the commits after this sequence (0: from the first the log holds).") var after: UInt64 = 0
     @Flag(help: "After the logged commits, wait for new ones and print them as they commit (until interrupted).") var follow = false
     @Option(help: "Only changes of this entity (a commit's position and changes then count its changes of every entity).") var entity: String?
     @Option(help: "jsonl (one JSON object a line, the default) or cbor (the same objects as a CBOR sequence).") var format: String = "jsonl"
@@ -146,7 +150,7 @@ struct ReplicateCommand: ParsableCommand {
 
     func run() throws {
         let seeds = source != "-" && Self.isMissingOrEmpty(self.replica)
-        var replica = seeds ? nil : try Store(path: self.replica, configuration: .command)
+        var replica = seeds ? nil : try Store(path: self.replica, configuration: .command())
         let start = try replica?.replicaPosition()
         var applied = 0
         let position: UInt64
@@ -156,7 +160,7 @@ struct ReplicateCommand: ParsableCommand {
             let source = try Store.reading(self.source)
             // A snapshot taken before `replicate`, whose last read (finding nothing new) is at it or later.
             var snapshot = try source.read { tx in tx.snapshotID }
-            if replica == nil { replica = try Store.seedReplica(of: source, at: self.replica, configuration: .command) }
+            if replica == nil { replica = try Store.seedReplica(of: source, at: self.replica, configuration: .command()) }
             guard let replica else { return }
             var current = try replica.replicate(from: source)
             while follow {

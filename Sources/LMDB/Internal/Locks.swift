@@ -234,7 +234,11 @@ func monotonicNow() -> Double {
 }
 
 extension timespec {
+    /// The time `seconds` after the clock's epoch; beyond a billion years (an infinite timeout),
+    /// that; before the epoch (or NaN), the epoch.
     init(_ seconds: Double) {
+        guard seconds < 3e16 else { self.init(tv_sec: 30_000_000_000_000_000, tv_nsec: 0); return }
+        guard seconds > 0 else { self.init(tv_sec: 0, tv_nsec: 0); return }
         let whole = seconds.rounded(.down)
         self.init(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9))
     }

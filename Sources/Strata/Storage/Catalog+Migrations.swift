@@ -91,15 +91,36 @@ extension WriteTransaction {
     /// after it, so nothing but the entry is written. The entry is saved at the commit, under the
     /// new name. (A later entity of the old name gets other databases: `createEntity`.)
     func renameCatalogEntity(_ context: EntityContext, to newName: String) throws {
-        let oldName = context.name
-        context.schema.name = newName
-        _ = try lmdb(entity: oldName) { try raw.delete(Catalog.entityKey(oldName), in: store.catalog) }
-        contexts[oldName] = nil
-        contexts[newName] = context
-        typedContexts = typedContexts.filter { $0.value !== context }
+        try renameCatalogEntities([(context, newName)])
+    }
+
+    /// Moves the catalog entries of several entities at once (``renameCatalogEntity(_:to:)``): every
+    /// entity leaves its old name before any takes its new one, so names may be swapped or passed
+    /// on. A new name held by an entity that does not move is refused, renaming nothing.
+    func renameCatalogEntities(_ moves: [(EntityContext, String)]) throws {
+        guard !moves.isEmpty else { return }
+        let moving = Set(moves.map { ObjectIdentifier($0.0) })
+        guard Set(moves.map(\.1)).count == moves.count else {
+            throw StrataError(.invalidValue, "two entities cannot take one name (\(moves.map(\.1).joined(separator: ", ")))")
+        }
+        for (_, newName) in moves {
+            if let holder = try self.context(named: newName), !moving.contains(ObjectIdentifier(holder)) {
+                throw StrataError(.invalidValue, "the store has an entity '\(newName)' already", entity: newName)
+            }
+        }
+        for (context, _) in moves {
+            let oldName = context.name
+            _ = try lmdb(entity: oldName) { try raw.delete(Catalog.entityKey(oldName), in: store.catalog) }
+            contexts[oldName] = nil
+            store.published.withLockWakingNone { $0.entities[oldName] = nil }
+        }
+        for (context, newName) in moves {
+            context.schema.name = newName
+            contexts[newName] = context
+            context.needsSaving = true
+            context.needsPublishing = true
+        }
+        typedContexts = typedContexts.filter { entry in !moving.contains(ObjectIdentifier(entry.value)) }
         relationshipsByTarget = [:]
-        context.needsSaving = true
-        context.needsPublishing = true
-        store.published.withLockWakingNone { $0.entities[oldName] = nil }
     }
 }

@@ -236,7 +236,7 @@ final class ChangeLogWriter {
         switch retention {
         case .commits(let count): keepFrom = current >= UInt64(max(count, 1)) ? current - UInt64(max(count, 1)) + 1 : 1
         case .seconds: keepFrom = nil
-        case .acknowledged: keepFrom = try ChangeLogReaders.all(in: txn, catalog: catalog).values.min().map { $0 + 1 } ?? 1
+        case .acknowledged: keepFrom = try ChangeLogReaders.all(in: txn, catalog: catalog).values.min().map { $0 == .max ? $0 : $0 + 1 } ?? 1
         }
         try txn.withCursor(database) { cursor in
             var deleted = 0

@@ -29,7 +29,8 @@ extension Store {
         /// writer lock, which LMDB waits for without a timeout: a write then waits until that
         /// program ends its transaction, and after this many seconds the store logs a warning
         /// (`waiting for LMDB's writer lock on PATH: another program (not Strata) holds a write
-        /// transaction`).
+        /// transaction`). `.infinity` waits without limit; a negative or NaN value makes opening
+        /// the store throw `.invalidValue`.
         public var writeLockTimeout: Double = 30
         /// Open without write access; writes then fail with `.permissionDenied`, even while a
         /// writable `Store` on the same path is open in this process. Read-only and writable

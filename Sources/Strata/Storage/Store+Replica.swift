@@ -197,7 +197,7 @@ extension WriteTransaction {
                 throw StrataError(.changesPruned,
                     "the change feed jumps from commit \(state.sequence) to \(commit.sequence): the commits between are missing (pruned at the primary?); start the replica again from a fresh backup")
             }
-            for change in commit.changes where change.operation == .schema { try applySchema(change, commit: commit.sequence) }
+            try applySchemas(commit.changes.filter { $0.operation == .schema }, commit: commit.sequence)
             for change in commit.changes where change.operation != .schema { try applyRecord(change, commit: commit.sequence) }
             state.sequence = commit.sequence
             state.digest = commit.digest
@@ -209,47 +209,86 @@ extension WriteTransaction {
         return state.sequence
     }
 
-    /// Makes the replica's entity `change.entity` what the primary's catalog entry says: created
-    /// with its records database, its field table taken whole (field ids are the primary's, which
-    /// the records' bytes use), its indexes built or dropped to match.
-    private func applySchema(_ change: LoggedChange, commit: UInt64) throws {
-        let schema: EntitySchema
-        do { schema = try JSONDecoder().decode(EntitySchema.self, from: Data(change.bytes ?? [])) } catch {
-            throw StrataError(.corruptRecord, "commit \(commit): the schema entry of \(change.entity) is unreadable", entity: change.entity, cause: error)
-        }
-        guard schema.name == change.entity else {
-            throw StrataError(.corruptRecord, "commit \(commit): the schema entry of \(change.entity) describes '\(schema.name)'", entity: change.entity)
-        }
-        try checkReplicated(schema: schema, commit: commit)
-        let context = try context(named: schema.name) ?? renamedEntity(to: schema, commit: commit)
-            ?? createEntity(named: schema.name, primaryKey: schema.primaryKey, primaryKeyKind: schema.primaryKeyKind ?? .other)
-        var adopted = schema
-        adopted.indexes = context.schema.indexes   // built below, from the records this replica holds
-        adopted.recordsDatabase = context.schema.recordsDatabase
-        context.schema = adopted
-        context.indexMaintainer = nil
-        context.needsSaving = true
-        if schema.description != nil {   // the fields of a described entity are known: its indexes name them
-            do throws(StrataError) {
-                try knownFields(of: context).check(index: schema.indexes.flatMap { index in index.fields.map(\.path) })
-            } catch {
-                throw StrataError(.invalidValue, "commit \(commit): the schema entry of \(schema.name): \(error.message)", entity: schema.name, field: error.field)
+    /// Makes the replica's entities what the primary's catalog entries of one commit say. An
+    /// entity is known by its records database, which keeps its name through renames
+    /// (``WriteTransaction/renameEntity(_:to:)``): an entry whose records database a replica entity
+    /// of another name holds renames that entity, and every rename of the commit is made before any
+    /// entity is created, so names swapped or taken again in the same commit land where the
+    /// primary has them. An entry of a new records database creates the entity with that database
+    /// (the name the primary gave it). Then each entity takes its entry: its field table whole
+    /// (field ids are the primary's, which the records' bytes use) and its indexes, built or
+    /// dropped to match from the records this replica holds.
+    private func applySchemas(_ entries: [LoggedChange], commit: UInt64) throws {
+        guard !entries.isEmpty else { return }
+        let schemas = try entries.map { change in
+            let schema: EntitySchema
+            do { schema = try JSONDecoder().decode(EntitySchema.self, from: Data(change.bytes ?? [])) } catch {
+                throw StrataError(.corruptRecord, "commit \(commit): the schema entry of \(change.entity) is unreadable", entity: change.entity, cause: error)
             }
+            guard schema.name == change.entity else {
+                throw StrataError(.corruptRecord, "commit \(commit): the schema entry of \(change.entity) describes '\(schema.name)'", entity: change.entity)
+            }
+            try checkReplicated(schema: schema, commit: commit)
+            return schema
         }
-        try migrate(context, to: schema.indexes) { toBuild in try buildIndexes(toBuild, context) }
+        // The last entry of an entity wins (a commit saves each entity once, but a feed may repeat one).
+        var latest: [String: EntitySchema] = [:]
+        for schema in schemas { latest[schema.name] = schema }
+        guard Set(latest.values.map(\.recordsDatabase)).count == latest.count else {
+            throw StrataError(.invalidValue, "commit \(commit): two schema entries claim one records database")
+        }
+        let holders = try entitiesByRecordsDatabase()
+        var moves: [(EntityContext, String)] = []
+        for schema in latest.values.sorted(by: { $0.name < $1.name }) {
+            guard let holder = holders[schema.recordsDatabase], holder.name != schema.name else { continue }
+            try checkReplicatedRename(of: holder.schema, to: schema, commit: commit)
+            moves.append((holder, schema.name))
+        }
+        try renameCatalogEntities(moves)
+        for schema in latest.values.sorted(by: { $0.name < $1.name }) {
+            let context: EntityContext
+            if let existing = try self.context(named: schema.name) {
+                guard existing.schema.recordsDatabase == schema.recordsDatabase else {
+                    throw StrataError(.replicaSourceMismatch,
+                        "commit \(commit): the primary's \(EntityDescription.visible(schema.name)) keeps its records in \(schema.recordsDatabase), the replica's in \(existing.schema.recordsDatabase), and the commit renames neither: the replica is not at the primary's schema; nothing of it was applied (start the replica anew in an empty directory)",
+                        entity: schema.name)
+                }
+                context = existing
+            } else {
+                do {
+                    context = try createEntity(named: schema.name, primaryKey: schema.primaryKey, primaryKeyKind: schema.primaryKeyKind ?? .other,
+                                               recordsDatabase: schema.recordsDatabase)
+                } catch let error as StrataError {
+                    throw StrataError(error.code, "commit \(commit): the schema entry of \(EntityDescription.visible(schema.name)): \(error.message)", entity: schema.name)
+                }
+            }
+            var adopted = schema
+            adopted.indexes = context.schema.indexes   // built below, from the records this replica holds
+            context.schema = adopted
+            context.indexMaintainer = nil
+            context.needsSaving = true
+            if schema.description != nil {   // the fields of a described entity are known: its indexes name them
+                do throws(StrataError) {
+                    try knownFields(of: context).check(index: schema.indexes.flatMap { index in index.fields.map(\.path) })
+                } catch {
+                    throw StrataError(.invalidValue, "commit \(commit): the schema entry of \(schema.name): \(error.message)", entity: schema.name, field: error.field)
+                }
+            }
+            try migrate(context, to: schema.indexes) { toBuild in try buildIndexes(toBuild, context) }
+        }
     }
 
-    /// The replica's entity that the primary renamed to `schema`'s name (``WriteTransaction/renameEntity(_:to:)``),
-    /// renamed here too; nil when there is none. A rename keeps the entity's records database,
-    /// so it is the entity of another name whose records database has the entry's name.
-    private func renamedEntity(to schema: EntitySchema, commit: UInt64) throws -> EntityContext? {
-        for name in try catalogEntityNames() where name != schema.name {
-            guard let other = try context(named: name), other.schema.recordsDatabase == schema.recordsDatabase else { continue }
-            try checkReplicatedRename(of: other.schema, to: schema, commit: commit)
-            try renameCatalogEntity(other, to: schema.name)
-            return other
+    /// The replica's entities, those of its catalog and those created in this transaction, by
+    /// their records databases.
+    private func entitiesByRecordsDatabase() throws -> [String: EntityContext] {
+        var names = Set(try catalogEntityNames())
+        names.formUnion(contexts.keys)
+        var holders: [String: EntityContext] = [:]
+        for name in names {
+            guard let context = try context(named: name) else { continue }
+            holders[context.schema.recordsDatabase] = context
         }
-        return nil
+        return holders
     }
 
     private func applyRecord(_ change: LoggedChange, commit: UInt64) throws {

@@ -56,6 +56,9 @@ public final class Store: Sendable {
     public init(path: String, configuration: Configuration = Configuration()) throws {
         self.path = path
         self.configuration = configuration
+        guard configuration.writeLockTimeout >= 0 else {
+            throw StrataError(.invalidValue, "the write lock timeout must be 0 seconds or more, or infinity (it is \(configuration.writeLockTimeout))")
+        }
         try Store.prepareDirectory(path, readOnly: configuration.readOnly, create: configuration.createIfMissing,
                                    permissions: configuration.filePermissions)
         var options = Environment.Options()

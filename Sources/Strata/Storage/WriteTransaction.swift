@@ -83,12 +83,20 @@ public final class WriteTransaction: ReadTransaction {
     }
 
     /// Creates an entity that the store does not have yet: its records database and its schema,
-    /// saved into the catalog at the commit.
-    func createEntity(named name: String, primaryKey: String, primaryKeyKind: ValueKind) throws -> EntityContext {
-        // `records/<name>` exists without an entity when an entity of that name was renamed (it
-        // keeps its databases): the new one takes `records/<name>~2` (and indexes named after it).
-        var database = EntitySchema.recordsDatabaseName(for: name)
+    /// saved into the catalog at the commit. The records database is `records/<name>`, or, when
+    /// that exists (an entity of that name was renamed and kept its databases), `records/<name>~2`
+    /// and so on; a replica passes the name its primary chose (`recordsDatabase`), which must not
+    /// exist yet.
+    func createEntity(named name: String, primaryKey: String, primaryKeyKind: ValueKind, recordsDatabase: String? = nil) throws -> EntityContext {
+        var database = recordsDatabase ?? EntitySchema.recordsDatabaseName(for: name)
         try checkDatabaseName(database, entity: name)
+        if let recordsDatabase {
+            guard recordsDatabase.hasPrefix(EntitySchema.recordsDatabaseName(for: "")),
+                  try lmdb(entity: name, { try raw.openDatabase(recordsDatabase) }) == nil else {
+                throw StrataError(.invalidValue, "the entity \(EntityDescription.visible(name)) cannot take the records database \(EntityDescription.visible(recordsDatabase)): it is no records database name, or the store has it already",
+                                  entity: name)
+            }
+        }
         var suffix = 1
         while try lmdb(entity: name, { try raw.openDatabase(database) }) != nil {
             suffix += 1

@@ -68,6 +68,17 @@ import TestSupport
         #expect(try commits(after: .max - 1).isEmpty)
     }
 
+    /// A reader that acknowledges the largest sequence lets every earlier commit go; the next
+    /// commit's pruning stopped the process (`sequence + 1` overflowed).
+    @Test func acknowledgingTheLargestSequencePrunesWithoutOverflowing() throws {
+        try store.enableChangeLog(retention: .acknowledged)
+        try store.registerChangeReader("replica", at: 0)
+        for id in 1...3 { try store.write { tx in try tx.insert(User.sample(Int64(id))) } }
+        try store.acknowledgeChanges(through: .max, reader: "replica")
+        try store.write { tx in try tx.insert(User.sample(4)) }
+        #expect(try store.read { tx in try tx.changeLogRange() } == 4...4)
+    }
+
     @Test func theLogCommitsAndRollsBackWithTheData() throws {
         try store.enableChangeLog()
         struct Failure: Error {}

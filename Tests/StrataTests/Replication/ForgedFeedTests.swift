@@ -17,6 +17,7 @@ import TestSupport
         case fieldIDNotInTheFieldTable, keyFieldOfTheWrongType, emptyMapForRequiredFields, valueNestedAMillionDeep
         case storedKeyOfAnotherEncoding, storedKeyDisagreeingWithTheKeyField, schemaIndexingAPathNoFieldHas
         case twoFieldIDsWithOneName, fieldTableOfAHundredThousandFields, newEntityClaimingUsersRecordsDatabase
+        case userMovedToAnotherRecordsDatabase, newEntityInADatabaseThatIsNoRecordsDatabase
         var description: String { rawValue }
     }
 
@@ -117,6 +118,15 @@ import TestSupport
         case .newEntityClaimingUsersRecordsDatabase:
             let user = try schema("User")
             var schema = EntitySchema(name: "Evil", primaryKey: "id", recordsDatabase: user.recordsDatabase, fields: FieldTable(names: [1: "id", 2: "x"]),
+                                      primaryKeyKind: .integer)
+            schema.indexes = []
+            try schemaLine(&line, schema)
+        case .userMovedToAnotherRecordsDatabase:
+            var schema = try schema("User")
+            schema.recordsDatabase = "records/Elsewhere"
+            try schemaLine(&line, schema)
+        case .newEntityInADatabaseThatIsNoRecordsDatabase:
+            var schema = EntitySchema(name: "Evil", primaryKey: "id", recordsDatabase: "changelog", fields: FieldTable(names: [1: "id", 2: "x"]),
                                       primaryKeyKind: .integer)
             schema.indexes = []
             try schemaLine(&line, schema)

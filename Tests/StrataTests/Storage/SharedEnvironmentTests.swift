@@ -71,6 +71,37 @@ import TestSupport
         #expect(try readOnly.read { tx in try tx.count(User.self) } == 1)
     }
 
+    /// An infinite `writeLockTimeout` waits for another writer without limit (its deadline, past
+    /// every clock, stopped the process when converted to a `timespec`); a negative or NaN one is
+    /// refused when the store opens.
+    @Test func anInfiniteWriteLockTimeoutWaitsAndANegativeOneIsRefused() throws {
+        let dir = try TemporaryDirectory("shared")
+        let path = dir.path("store")
+        let holder = try Store(path: path)
+        let waiter = try Store(path: path, configuration: Self.configuration { $0.writeLockTimeout = .infinity })
+        let inside = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        Thread {
+            try? holder.write { tx in
+                inside.signal()
+                release.wait()
+                try tx.upsert(User.sample(1))
+            }
+            done.signal()
+        }.start()
+        inside.wait()
+        Thread {
+            Thread.sleep(forTimeInterval: 0.2)   // the waiter is (most likely) waiting by then; either way it must write
+            release.signal()
+        }.start()
+        try waiter.write { tx in try tx.upsert(User.sample(2)) }
+        done.wait()
+        #expect(try waiter.read { tx in try tx.count(User.self) } == 2)
+        for timeout in [-1, Double.nan, -Double.infinity] {
+            let error = #expect(throws: StrataError.self) { try Store(path: dir.path("other"), configuration: Self.configuration { $0.writeLockTimeout = timeout }) }
+            #expect(error?.code == .invalidValue && error?.message.contains("write lock timeout") == true, "\(String(describing: error))")
+        }
+    }
+
     /// Each `Store` waits its own `writeLockTimeout` for the writer of another `Store` on the
     /// same path, whichever was opened first (the second used to wait the first one's).
     @Test func eachStoreWaitsItsOwnWriteLockTimeout() throws {
