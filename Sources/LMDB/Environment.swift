@@ -73,6 +73,16 @@ public final class Environment: @unchecked Sendable {
     /// The writer gate, opened at the first write (so that an opening creates no `writer.lock`
     /// until something is written).
     private let writerGate = Mutex<WriterGate?>(nil)
+    /// What notices commits for waits and observers, made at first use.
+    private let commitWatchStorage = ConditionLock<CommitWatch?>(nil)
+    var commitWatch: CommitWatch {
+        commitWatchStorage.withLockWakingNone { watch in
+            if let watch { return watch }
+            let made = CommitWatch(environment: self)
+            watch = made
+            return made
+        }
+    }
     /// True when LMDB has the environment open for writing; false for ``Options/readOnly``,
     /// unless ``shared(path:options:)`` opened it writable for a later writable opening.
     public let isWritable: Bool

@@ -113,18 +113,9 @@ struct ChangesCommand: ParsableCommand {
             }
             guard follow else { return }
             StandardOutput.shared.flush()
-            waitForCommit(of: store, after: snapshot)
+            store.waitForCommit(after: snapshot)
         }
     }
-}
-
-/// Waits until `store` holds a commit newer than `snapshot`, the ``ReadTransaction/snapshotID``
-/// of a read that found nothing new: the last transaction id, which every commit of any process
-/// moves, is polled every 2 ms (a read of the memory-mapped meta page). The meta page shows a
-/// commit while LMDB is still syncing it, before new reads may see it; a read begun then returns
-/// the old snapshot again, and the wait after it returns at once, until the read sees the commit.
-func waitForCommit(of store: Store, after snapshot: Int) {
-    repeat { usleep(2_000) } while store.lastTransactionID == snapshot
 }
 
 /// `strata replicate`: apply a primary's change log to a replica.
@@ -164,7 +155,7 @@ struct ReplicateCommand: ParsableCommand {
             guard let replica else { return }
             var current = try replica.replicate(from: source)
             while follow {
-                waitForCommit(of: source, after: snapshot)
+                source.waitForCommit(after: snapshot)
                 snapshot = try source.read { tx in tx.snapshotID }
                 current = try replica.replicate(from: source)
             }

@@ -140,38 +140,6 @@ import TestSupport
         return (false, "output: \(text) errors: \(error) running: \(process.isRunning)")
     }
 
-    /// A library that makes LMDB's synchronous meta-page writes return 300 ms late: the window in
-    /// which the meta page (what `lastTransactionID` reads) shows a commit that new read
-    /// transactions cannot see yet. Built with the toolchain's clang; nil without one.
-    func slowMetaPageLibrary() throws -> String? {
-        let compiler = ["/usr/bin/cc", "/usr/bin/clang", "/usr/bin/gcc"].first { FileManager.default.isExecutableFile(atPath: $0) }
-            ?? (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-                .map { "\($0)/clang" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let compiler else { return nil }
-        let source = dir.path("slowmeta.c"), library = dir.path("slowmeta.so")
-        try Data(#"""
-            #define _GNU_SOURCE
-            #include <dlfcn.h>
-            #include <unistd.h>
-            #include <sys/types.h>
-            static ssize_t (*real)(int, const void *, size_t, off_t);
-            ssize_t pwrite64(int fd, const void *buf, size_t count, off_t offset) {
-                if (!real) real = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite64");
-                ssize_t written = real(fd, buf, count, offset);
-                if (offset > 0 && offset < 8192 && count <= 4096) usleep(300000);   /* a meta page */
-                return written;
-            }
-            ssize_t pwrite(int fd, const void *buf, size_t count, off_t offset) { return pwrite64(fd, buf, count, offset); }
-            """#.utf8).write(to: URL(fileURLWithPath: source))
-        let build = Process()
-        build.executableURL = URL(fileURLWithPath: compiler)
-        build.arguments = ["-shared", "-fPIC", "-o", library, source, "-ldl"]
-        try build.run()
-        build.waitUntilExit()
-        try #require(build.terminationStatus == 0, "\(compiler) could not build the slow-meta-page library")
-        return library
-    }
-
     @Test func followingPrintsCommitsAsTheyArrive() throws {
         let result = try follow(["changes", primary, "--follow"]) { $0.contains(#""operation":"insert","key":7"#) }
         #expect(result.found, "\(result.output)")
@@ -181,7 +149,7 @@ import TestSupport
     /// begun while the commit's meta page was being synced saw the old snapshot, and they then
     /// waited for a commit after the one they had missed (CI's disk made the window wide enough).
     @Test func followersSeeACommitWhoseMetaPageIsStillBeingSynced() throws {
-        guard let library = try slowMetaPageLibrary() else {
+        guard let library = try SlowMetaPage.library(in: dir) else {
             Issue.record("no C compiler (cc, clang or gcc) to build the slow-meta-page library with")
             return
         }
@@ -201,7 +169,7 @@ import TestSupport
     /// wait is long because the tests that block both of the pool's threads for minutes (the kill
     /// runs) can keep them from running: a follower that missed the commit never delivers it.
     @Test func theLibrarysFollowersSeeACommitWhoseMetaPageIsStillBeingSynced() async throws {
-        guard let library = try slowMetaPageLibrary() else {
+        guard let library = try SlowMetaPage.library(in: dir) else {
             Issue.record("no C compiler (cc, clang or gcc) to build the slow-meta-page library with")
             return
         }

@@ -3,8 +3,9 @@ import Synchronization
 import LMDB
 
 /// The observers of one store, told of every commit: those of this process right after they
-/// commit, those of other processes within two ``pollInterval``s (LMDB has no notifications: a
-/// timer compares the id of the last commit a read can see with the commits this process made).
+/// commit, those of other processes as the environment's commit watch notices them
+/// (``LMDB/Environment/observeCommits(_:)``: inotify on the data file, no timer), by comparing the
+/// id of the last commit a read can see with the commits this process made.
 ///
 /// Which observers a commit may concern is decided on the committing thread, in one pass over
 /// the observers with precomputed, non-generic data (``ObserverInterest``): an observer whose
@@ -12,8 +13,9 @@ import LMDB
 /// queue hop; a condition shared by several observers is evaluated once per commit. Only the
 /// concerned observers are handed the commit, in one hop per commit, in commit order.
 final class ObservationCenter: Sendable {
-    /// How often other processes' commits are looked for while anything is observed.
-    static let pollInterval: DispatchTimeInterval = .milliseconds(100)
+    /// How long after a look that found new commits the next look judges them (see
+    /// ``State/previousPoll``).
+    static let settleDelay: DispatchTimeInterval = .milliseconds(5)
 
     /// One registered observer.
     struct Observer: Sendable {
@@ -47,7 +49,10 @@ final class ObservationCenter: Sendable {
         /// of this process is told to ``didCommit(_:transactionID:)`` just after LMDB commits it,
         /// and a poll in between must not take it for another process's.
         var previousPoll = 0
-        var timer: DispatchSourceTimer?
+        /// The environment's commit notices, while anything is observed.
+        var subscription: CommitSubscription?
+        /// A look is scheduled to judge the commits the last one found.
+        var settling = false
         /// The stored keys in the last results of the registered query observers, per entity,
         /// with how many results hold each: a commit whose keys are in none skips every
         /// observer's own result.
@@ -79,7 +84,7 @@ final class ObservationCenter: Sendable {
     }
 
     fileprivate let state = ConditionLock(State())
-    private let lastTransactionID: @Sendable () -> Int
+    private let environment: Environment
     /// Where observers hear of commits: one hop per commit that concerns any, off the committing
     /// thread, in commit order.
     private let queue = DispatchQueue(label: "strata.observers", qos: .userInitiated)
@@ -87,9 +92,14 @@ final class ObservationCenter: Sendable {
     /// evaluates a condition shared by many observers once.
     private let conditions = ConditionLock<[ConditionSignature: [ObservedCondition]]>([:])
 
-    init(lastTransactionID: @escaping @Sendable () -> Int) {
-        self.lastTransactionID = lastTransactionID
+    init(environment: Environment) {
+        self.environment = environment
     }
+
+    /// The id of the newest commit a read begun now sees, not the meta page's (which shows a
+    /// commit while LMDB still syncs it, before reads may see it): an observer told of a commit
+    /// then reads it.
+    private func lastTransactionID() -> Int { environment.visibleTransactionID }
 
     /// Registers `notify` for the commits `interest` may be concerned by; returns the id to
     /// remove it with.
@@ -102,12 +112,8 @@ final class ObservationCenter: Sendable {
             state.observers[id] = Observer(notify: notify, interest: interest)
             if case .query(let result) = interest { result.registered = true }
             state.regroup()
-            if state.timer == nil {
-                let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-                timer.schedule(deadline: .now() + Self.pollInterval, repeating: Self.pollInterval)
-                timer.setEventHandler { [weak self] in self?.poll() }
-                timer.resume()
-                state.timer = timer
+            if state.subscription == nil {
+                state.subscription = environment.observeCommits { [weak self] _ in self?.poll() }
             }
             return id
         }
@@ -123,8 +129,8 @@ final class ObservationCenter: Sendable {
             }
             state.regroup()
             if state.observers.isEmpty {
-                state.timer?.cancel()
-                state.timer = nil
+                state.subscription?.cancel()
+                state.subscription = nil
             }
         }
     }
@@ -191,19 +197,28 @@ final class ObservationCenter: Sendable {
         }
     }
 
-    /// Tells every observer when another process committed since the last look (judging the
-    /// commits up to the id the previous poll found, so within two ``pollInterval``s).
+    /// Tells every observer when another process committed since the last look, judging the
+    /// commits up to the id the previous look found; a look that finds newer ones schedules the
+    /// next after ``settleDelay``.
     private func poll() {
         let current = lastTransactionID()
-        let observers = state.withLock { state -> [Observer] in
+        let (observers, settle) = state.withLock { state -> ([Observer], Bool) in
             let settled = min(state.previousPoll, current)
             state.previousPoll = current
-            guard settled > state.lastSeen else { return [] }
+            let settle = current > settled && !state.settling && state.subscription != nil
+            if settle { state.settling = true }
+            guard settled > state.lastSeen else { return ([], settle) }
             let own = state.ownCommits.filter { $0 > state.lastSeen && $0 <= settled }.count
             let external = settled - state.lastSeen > own
             state.lastSeen = settled
             state.ownCommits = state.ownCommits.filter { $0 > settled }
-            return external ? state.list : []
+            return (external ? state.list : [], settle)
+        }
+        if settle {
+            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + Self.settleDelay) { [weak self] in
+                self?.state.withLockWakingNone { $0.settling = false }
+                self?.poll()
+            }
         }
         guard !observers.isEmpty else { return }
         queue.async { for observer in observers { observer.notify(.external) } }

@@ -20,6 +20,15 @@ extension Store {
     /// with the ``ReadTransaction/snapshotID`` of a read, never with an id taken before the read.
     package var lastTransactionID: Int { environment.lastTransactionID }
 
+    /// Sleeps until a commit newer than `snapshot` (the ``ReadTransaction/snapshotID`` of a read
+    /// that found nothing new) can be read, by this or any other process: what the tool's
+    /// `--follow` waits on. Commits are noticed as they are written (inotify on the data file,
+    /// ``LMDB/Environment/waitForCommit(after:timeout:)``), not polled; the last commit of a writer
+    /// killed inside its commit is published (``LMDB/Environment/publishCommitOfDeadWriter()``).
+    package func waitForCommit(after snapshot: Int) {
+        while !environment.waitForCommit(after: snapshot, timeout: 3600) {}
+    }
+
     /// The last commit of its primary this store has applied, when it is a replica; nil otherwise.
     public func replicaPosition() throws -> UInt64? {
         try read { tx in try tx.replicaState()?.sequence }

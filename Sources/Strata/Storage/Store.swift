@@ -101,9 +101,9 @@ public final class Store: Sendable {
         knownMigrations = ConditionLock(KnownMigrations(names: configuration.migrator?.names ?? []))
         decodeExecutor = DecodeExecutor.shared(by: environment)
         writerQueue = DispatchQueue(label: "strata.writer")
-        // The id a new read sees, not the meta page's (which shows a commit while LMDB still syncs
-        // it, before reads may see it): an observer told of a commit then reads it.
-        observers = ObservationCenter { [environment] in (try? environment.read { $0.id }) ?? environment.lastTransactionID }
+        observers = ObservationCenter(environment: environment)
+        // A writer killed inside its commit left it on disk but unseen by reads: publish it.
+        environment.publishCommitOfDeadWriter()
         configuration.logger.debug("opened store", metadata: [
             "path": "\(path)", "entities": "\(opened.1.keys.sorted().joined(separator: ","))",
             "mapSize": "\(environment.currentMapSize)",
