@@ -140,6 +140,34 @@ import TestSupport
         return (false, "output: \(text) errors: \(error) running: \(process.isRunning)")
     }
 
+    /// An idle `--follow` sleeps until a commit (inotify on the data file) instead of waking every
+    /// 2 ms to poll: its threads switch context a few times in three idle seconds, not hundreds.
+    @Test func anIdleFollowerSleeps() throws {
+        for arguments in [["changes", primary, "--follow"], ["replicate", primary, try replicaFromBackup(), "--follow"]] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: StrataCLI.binary)
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+            /// Voluntary context switches of all the process's threads.
+            func switches() throws -> Int {
+                let tasks = "/proc/\(process.processIdentifier)/task"
+                return try FileManager.default.contentsOfDirectory(atPath: tasks).reduce(0) { sum, task in
+                    let status = (try? String(contentsOfFile: "\(tasks)/\(task)/status", encoding: .utf8)) ?? ""
+                    let line = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+                    return sum + (line.flatMap { Int($0.split(separator: "\t").last ?? "") } ?? 0)
+                }
+            }
+            sleep(1)   // started and caught up
+            let before = try switches()
+            sleep(3)
+            let idle = try switches() - before
+            #expect(process.isRunning && idle < 60, "strata \(arguments[0]) --follow switched context \(idle) times in 3 idle seconds")
+        }
+    }
+
     @Test func followingPrintsCommitsAsTheyArrive() throws {
         let result = try follow(["changes", primary, "--follow"]) { $0.contains(#""operation":"insert","key":7"#) }
         #expect(result.found, "\(result.output)")
