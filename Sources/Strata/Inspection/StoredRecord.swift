@@ -63,7 +63,107 @@ public struct StoredRecord: Sendable, Hashable {
     }
 }
 
+extension StoredRecord {
+    /// Checks what ``init(key:bytes:fields:entity:)`` checks, without making the values: the
+    /// record a replica is about to store is read in full, but nothing of it is kept. Throws
+    /// exactly when the initializer throws (a test holds the two to that on mutated records);
+    /// returns the ids of the fields whose value is not null, in the record's order.
+    static func check(key: [UInt8], bytes: [UInt8], fields table: FieldTable, entity: String) throws(StrataError) -> [Int] {
+        let keyValue: QueryValue
+        do throws(StrataError) {
+            keyValue = try OrderedKey.primaryKeyValue(from: key)
+        } catch {
+            throw StrataError(.corruptRecord, "\(entity): a primary key does not decode (\(key.hex)): \(error.message)", entity: entity)
+        }
+        var present: [Int] = []
+        do {
+            let reader = CBORReader(bytes: bytes)
+            var cursor = try RecordCursor(reader)
+            while let id = try cursor.nextField(in: reader) {
+                guard let name = table.name(for: id) else {
+                    throw CBORReadFailure.corrupt(offset: cursor.position, reason: "field id \(id) is not in the entity's field table")
+                }
+                if FieldTable.isRemoved(name) {
+                    _ = try cursor.skipValue(in: reader)
+                    continue
+                }
+                if try reader.checkJSONValue(at: &cursor.position) != .null { present.append(id) }
+            }
+            try cursor.finish(in: reader)
+        } catch {
+            let described = keyValue.keyDescription
+            throw StrataError(.corruptRecord, "\(entity) \(described): the record does not decode: \(error)", entity: entity, key: described)
+        }
+        return present
+    }
+}
+
 extension CBORReader {
+    /// What ``checkJSONValue(at:depth:)`` found: the shape of the JSON value ``jsonValue(at:depth:)`` would make.
+    enum JSONShape { case null, scalar, container }
+
+    /// Reads the item at `offset` as ``jsonValue(at:depth:)`` does, failing where it fails, but
+    /// makes no value: for checks that keep nothing (``StoredRecord/check(key:bytes:fields:entity:)``).
+    func checkJSONValue(at offset: inout Int, depth: Int = 0) throws(CBORReadFailure) -> JSONShape {
+        guard depth < CBOR.maximumDepth else { throw .corrupt(offset: offset, reason: "nesting too deep") }
+        let start = offset
+        let head = try readHead(at: &offset)
+        switch head.major {
+        case .unsigned, .negative:
+            return .scalar
+        case .text:
+            offset = start
+            let range = try readStringRange(.text, at: &offset)
+            var bits: UInt8 = 0
+            for index in range { bits |= bytes[index] }
+            if bits >= 0x80, String(validating: bytes[range], as: UTF8.self) == nil {
+                throw .corrupt(offset: start, reason: "text string is not valid UTF-8")
+            }
+            return .scalar
+        case .bytes:
+            offset = start
+            _ = try readStringRange(.bytes, at: &offset)
+            return .scalar
+        case .array:
+            let count = try checkedLength(head, at: offset, start: start, perItem: 1)
+            for _ in 0..<count { _ = try checkJSONValue(at: &offset, depth: depth + 1) }
+            return .container
+        case .map:
+            let count = try checkedLength(head, at: offset, start: start, perItem: 2)
+            for _ in 0..<count {
+                let keyStart = offset
+                if try checkJSONValue(at: &offset, depth: depth + 1) == .container {
+                    throw .corrupt(offset: keyStart, reason: "a map key that is an array or a map")
+                }
+                _ = try checkJSONValue(at: &offset, depth: depth + 1)
+            }
+            return .container
+        case .tag:
+            switch head.argument {
+            case CBOR.epochDateTag:
+                _ = try readDouble(at: &offset)
+                return .scalar
+            case CBOR.positiveBignumTag, CBOR.negativeBignumTag:
+                offset = start
+                _ = try readWideInteger(at: &offset)
+                return .scalar
+            case CBOR.uuidTag:
+                let range = try readStringRange(.bytes, at: &offset)
+                guard range.count == 16 else { throw .corrupt(offset: range.lowerBound, reason: "a UUID of \(range.count) bytes") }
+                return .scalar
+            default:
+                return try checkJSONValue(at: &offset, depth: depth + 1)
+            }
+        case .simple:
+            switch head.info {
+            case 20, 21: return .scalar
+            case 22, 23: return .null
+            case 25, 26, 27: return floatValue(head).isFinite ? .scalar : .null
+            default: throw .corrupt(offset: start, reason: "simple value \(head.info)")
+            }
+        }
+    }
+
     /// The item at `offset` as a JSON value (see ``StoredRecord`` for the mapping), advancing
     /// past it. Nesting is bounded by `CBOR.maximumDepth`.
     func jsonValue(at offset: inout Int, depth: Int = 0) throws(CBORReadFailure) -> JSONValue {

@@ -92,7 +92,7 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     /// The field names of a primary key as ``primaryKey`` spells it (`"country, year"` →
     /// `["country", "year"]`): split at commas, spaces around each name dropped.
     public static func keyFields(_ primaryKey: String) -> [String] {
-        guard primaryKey.contains(",") else { return [primaryKey] }
+        guard primaryKey.utf8.contains(UInt8(ascii: ",")) else { return [primaryKey] }
         return primaryKey.split(separator: ",", omittingEmptySubsequences: false).map { name in
             String(name.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
         }

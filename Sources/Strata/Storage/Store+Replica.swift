@@ -207,7 +207,7 @@ extension WriteTransaction {
                     "the change feed jumps from commit \(state.sequence) to \(commit.sequence): the commits between are missing (pruned at the primary?); start the replica again from a fresh backup")
             }
             try applySchemas(commit.changes.filter { $0.operation == .schema }, commit: commit.sequence)
-            for change in commit.changes where change.operation != .schema { try applyRecord(change, commit: commit.sequence) }
+            try applyRecords(commit.changes, commit: commit.sequence)
             state.sequence = commit.sequence
             state.digest = commit.digest
         }
@@ -300,19 +300,51 @@ extension WriteTransaction {
         return holders
     }
 
-    private func applyRecord(_ change: LoggedChange, commit: UInt64) throws {
-        guard let context = try context(named: change.entity) else {
-            throw StrataError(.notFound,
-                "commit \(commit) changes \(change.entity), an entity the replica does not have: the entity existed before the source's log began, so start the replica from a backup of the source (strata backup) taken since",
-                entity: change.entity)
+    /// Applies the record changes of one commit in order, each run of changes to one entity with
+    /// its index changes batched as imports batch them (``IndexBatch``); a `deleteAll` is applied
+    /// on its own, with the entity's indexes complete.
+    private func applyRecords(_ changes: [LoggedChange], commit: UInt64) throws {
+        var start = changes.startIndex
+        while start < changes.endIndex {
+            let change = changes[start]
+            guard change.operation != .schema else { start += 1; continue }
+            let context = try replicatedContext(change.entity, commit: commit)
+            guard change.operation != .deleteAll else {
+                _ = try deleteAllRecords(context)
+                start += 1
+                continue
+            }
+            var end = start
+            while end < changes.endIndex, changes[end].entity == change.entity,
+                  changes[end].operation != .deleteAll, changes[end].operation != .schema { end += 1 }
+            let check = try replicatedRecordCheck(for: context)
+            try batchingIndexWrites(context) {
+                for position in start..<end {
+                    try applyRecord(changes[position], context, check, commit: commit)
+                    try flushIndexBatchIfFull(context)
+                }
+            }
+            start = end
         }
+    }
+
+    private func replicatedContext(_ entity: String, commit: UInt64) throws -> EntityContext {
+        guard let context = try context(named: entity) else {
+            throw StrataError(.notFound,
+                "commit \(commit) changes \(entity), an entity the replica does not have: the entity existed before the source's log began, so start the replica from a backup of the source (strata backup) taken since",
+                entity: entity)
+        }
+        return context
+    }
+
+    private func applyRecord(_ change: LoggedChange, _ context: EntityContext, _ check: ReplicatedRecordCheck, commit: UInt64) throws {
         switch change.operation {
         case .insert, .update:
             guard let bytes = change.bytes, Self.isRecordMap(bytes) else {
                 throw StrataError(.corruptRecord, "commit \(commit): the record of \(change.entity) with key \(describeStoredKey(change.key)) is not a CBOR map",
                                   entity: change.entity)
             }
-            try checkReplicated(record: bytes, key: change.key, context, commit: commit)
+            try checkReplicated(record: bytes, key: change.key, context, check, commit: commit)
             try writeRecord(bytes, forKey: change.key, context, replacing: true) { describeStoredKey(change.key) }
         case .delete:
             try checkReplicated(key: change.key, context, commit: commit)

@@ -4,8 +4,9 @@ import Foundation
 /// guarantees, through the mechanisms that guarantee them, so that a forged or damaged feed is
 /// refused (`.corruptRecord`, `.invalidRecord`, `.invalidValue`) and never stored.
 ///
-/// - A record is read whole by the one reader over stored records (``StoredRecord``, what `verify`
-///   runs): a CBOR map whose field ids are all in the entity's field table, nested no deeper than
+/// - A record is read whole as the one reader over stored records reads it (``StoredRecord``,
+///   what `verify` runs; ``StoredRecord/check(key:bytes:fields:entity:)`` makes no values): a
+///   CBOR map whose field ids are all in the entity's field table, nested no deeper than
 ///   `CBOR.maximumDepth`, nothing after it.
 /// - Its stored key is in the key encoding (``ReadTransaction/storedPrimaryKey(_:_:)`` gives it
 ///   back byte for byte), no longer than LMDB allows, and agrees with the record's key fields,
@@ -16,12 +17,33 @@ import Foundation
 ///   checks; an entry that takes another entity's records database (a rename) keeps that entity's
 ///   primary key and field ids.
 extension WriteTransaction {
-    /// Checks the record `bytes` stored under `key`, a change to `context`'s entity in commit `commit`.
-    func checkReplicated(record bytes: [UInt8], key: [UInt8], _ context: EntityContext, commit: UInt64) throws {
-        try checkReplicated(key: key, context, commit: commit)
-        let record: StoredRecord
+    /// What checking the replicated records of one entity needs, found once per run of changes:
+    /// its key fields with their kinds, the selection that reads them, and the ids of a described
+    /// entity's required fields (nil for a required field the field table lacks, which no record
+    /// can then hold).
+    struct ReplicatedRecordCheck {
+        let keyFields: [(name: String, kind: ValueKind)]
+        let selection: FieldSelection
+        let required: [(name: String, id: Int?)]
+    }
+
+    func replicatedRecordCheck(for context: EntityContext) throws -> ReplicatedRecordCheck {
+        let names = context.schema.primaryKeyFields
+        let kinds = try primaryKeyFieldKinds(of: context) ?? [(names[0], try primaryKeyKind(of: context))]
+        let required = (context.schema.description?.fields ?? []).filter { !$0.isOptional }.map { field in
+            (field.name, context.schema.fields.id(for: field.name))
+        }
+        return ReplicatedRecordCheck(keyFields: kinds, selection: FieldSelection(names: kinds.map(\.name), fields: context.schema.fields),
+                                     required: required)
+    }
+
+    /// Checks the record `bytes` stored under `key`, a change to `context`'s entity in commit
+    /// `commit`, with what `check` found of the entity.
+    func checkReplicated(record bytes: [UInt8], key: [UInt8], _ context: EntityContext, _ check: ReplicatedRecordCheck, commit: UInt64) throws {
+        let keyValue = try checkReplicated(key: key, context, commit: commit)
+        let present: [Int]
         do throws(StrataError) {
-            record = try StoredRecord(key: key, bytes: bytes, fields: context.schema.fields, entity: context.name)
+            present = try StoredRecord.check(key: key, bytes: bytes, fields: context.schema.fields, entity: context.name)
         } catch {
             throw StrataError(.corruptRecord, "commit \(commit): \(error.message)", entity: context.name, key: describeStoredKey(key))
         }
@@ -30,10 +52,9 @@ extension WriteTransaction {
                         entity: context.name, field: field, key: describeStoredKey(key))
         }
         // The key fields: present, of the key's kind, and the stored key's values.
-        let names = context.schema.primaryKeyFields
-        let kinds = try primaryKeyFieldKinds(of: context) ?? [(names[0], try primaryKeyKind(of: context))]
-        let values = try FieldSelection(names: kinds.map(\.name), fields: context.schema.fields).values(of: bytes, entity: context.name)
-        var keyParts = [try OrderedKey.primaryKeyValue(from: key)]
+        let kinds = check.keyFields
+        let values = try check.selection.values(of: bytes, entity: context.name)
+        var keyParts = [keyValue]
         if kinds.count > 1, case .list(let parts) = keyParts[0] { keyParts = parts }
         guard keyParts.count == kinds.count else { throw invalid("has a stored key of \(keyParts.count) values for a key of \(kinds.count) fields") }
         for ((name, kind), keyPart) in zip(kinds, keyParts) {
@@ -45,16 +66,14 @@ extension WriteTransaction {
                 throw invalid("holds \(value.plainDescription.prefix(40)) in its key field '\(name)', which disagrees with its stored key", field: name)
             }
         }
-        if let description = context.schema.description {
-            let present = Set(record.fields.lazy.filter { $0.value != .null }.map(\.key))
-            for field in description.fields where !field.isOptional && !present.contains(field.name) {
-                throw invalid("lacks the required field '\(field.name)'", field: field.name)
-            }
+        for (name, id) in check.required where !(id.map(present.contains) ?? false) {
+            throw invalid("lacks the required field '\(name)'", field: name)
         }
     }
 
     /// Checks a stored key of `context`'s entity: in the key encoding, and short enough for LMDB.
-    func checkReplicated(key: [UInt8], _ context: EntityContext, commit: UInt64) throws {
+    @discardableResult
+    func checkReplicated(key: [UInt8], _ context: EntityContext, commit: UInt64) throws -> QueryValue {
         guard key.count <= store.environment.maxKeySize else {
             throw StrataError(.invalidRecord, "commit \(commit): a stored key of \(context.name) has \(key.count) bytes; LMDB keys are limited to \(store.environment.maxKeySize)",
                               entity: context.name)
@@ -69,6 +88,7 @@ extension WriteTransaction {
                 "commit \(commit): the stored key \(key.hex) of \(context.name) is not in the encoding of its primary key '\(context.schema.primaryKey)' (\(try primaryKeyKind(of: context).rawValue))",
                 entity: context.name, key: value.keyDescription)
         }
+        return value
     }
 
     /// Whether a record's key field value and the stored key's value are one value: the same key
