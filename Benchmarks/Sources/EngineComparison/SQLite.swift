@@ -56,10 +56,12 @@ public final class SQLiteConnection {
         return statement.text(at: 0)
     }
 
-    /// SQLite's `EXPLAIN QUERY PLAN` for `sql`, its rows' `detail` joined by "; " (planned without
-    /// values, as a prepared statement is).
-    public func explain(_ sql: String) throws -> String {
+    /// SQLite's `EXPLAIN QUERY PLAN` for `sql` with the parameters `bind` sets, its rows' `detail`
+    /// joined by "; ". The values matter: a `GLOB ?` uses an index only once its pattern is bound
+    /// (SQLite prepares such a statement again when the binding changes).
+    public func explain(_ sql: String, bind: (SQLiteStatement) -> Void = { _ in }) throws -> String {
         let statement = try prepare("EXPLAIN QUERY PLAN " + sql)
+        bind(statement)
         var lines: [String] = []
         while try statement.step() { lines.append(statement.text(at: 3)) }
         return lines.joined(separator: "; ")
