@@ -94,8 +94,12 @@ public enum GRDBSynchronous: String, Sendable {
         return pool
     }
 
-    /// The pool's settings as SQLite reports them (writer and a reader), for the tables.
-    public static func describe(_ pool: DatabasePool, indexes: String) throws -> String {
+    /// How `GRDBEngine` and `IndexedGRDBEngine` reach their rows, for their settings lines.
+    public static let recordAccess = "`db.cachedStatement(sql:)` for every upsert and read, hand-written `init(row:)` by column index"
+
+    /// The pool's settings as SQLite reports them (writer and a reader), for the tables; `access`
+    /// says how the benchmark runs its SQL and decodes its rows.
+    public static func describe(_ pool: DatabasePool, access: String = recordAccess, indexes: String) throws -> String {
         let names = [0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"]
         let (journal, sync, writerCache) = try pool.writeWithoutTransaction { db in
             (try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?", try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1,
@@ -105,8 +109,7 @@ public enum GRDBSynchronous: String, Sendable {
         let version = try pool.read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") ?? "?" }
         return "GRDB 7.10.0 `DatabasePool` on SQLite \(version): journal_mode=\(journal.uppercased()), "
             + "synchronous=\(names[sync] ?? "\(sync)") (writer), cache_size=\(writerCache) on the writer and \(readerCache) on "
-            + "each reader (SQLite's default: 2,000 KiB), `db.cachedStatement(sql:)` for every "
-            + "upsert and read, hand-written `init(row:)` by column index, indexes: \(indexes)"
+            + "each reader (SQLite's default: 2,000 KiB), \(access), indexes: \(indexes)"
     }
 }
 

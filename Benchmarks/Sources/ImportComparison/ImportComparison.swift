@@ -56,7 +56,7 @@ public func measureStrataImport(file: URL, records: Int) throws -> ImportMeasure
     return ImportMeasurement(engine: "Strata", records: records, fileBytes: fileSize(file), firstSeconds: firstSeconds,
                              againSeconds: againSeconds, peakAfterFirst: peakAfterFirst, peakAfterAgain: peakResidentBytes(),
                              note: "second import: \(again.map(String.init(describing:)) ?? "")",
-                             settings: StrataEngine.settingsLine(indexes: QueryIndexes.description) + "; `importJSON(contentsOf:as:)`")
+                             settings: StrataEngine.settingsLine(records: "`IndexedBenchUser` through its synthesized `Codable`", indexes: QueryIndexes.description) + "; `importJSON(contentsOf:as:)`")
 }
 
 /// GRDB as its users import JSON: read the file, `JSONDecoder` (snake_case keys, ISO 8601 dates)

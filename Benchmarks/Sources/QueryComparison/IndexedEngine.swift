@@ -46,7 +46,7 @@ extension EngineKind {
 /// public query API (key paths; a format string for `BEGINSWITH`), `all()` and `count()`.
 public final class IndexedStrataEngine: IndexedEngine {
     public let name = EngineKind.strata.name
-    public let settings = StrataEngine.settingsLine(indexes: QueryIndexes.description)
+    public let settings = StrataEngine.settingsLine(records: "`IndexedBenchUser` through its synthesized `Codable`", indexes: QueryIndexes.description)
     let directory: ScratchDirectory
     public let store: Store
     var records: [IndexedBenchUser] = []

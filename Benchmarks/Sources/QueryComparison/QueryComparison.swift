@@ -132,11 +132,13 @@ public func runQueryComparison(
         for (e, engine) in engines.enumerated() where e != reference {
             for i in parameters.indices where answers[e][i] != answers[reference][i] {
                 let mine = answers[e][i], theirs = answers[reference][i], other = engines[reference]
-                let first = zip(mine, theirs).enumerated().first { $0.element.0 != $0.element.1 }
+                // The first position where the answers differ, or where the shorter one ends.
+                let position = zip(mine, theirs).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(mine.count, theirs.count)
+                func at(_ ids: [Int64]) -> String { position < ids.count ? "id \(ids[position])" : "nothing (its answer ends)" }
                 throw ComparisonError("""
                     MISMATCH in '\(shape.rawValue)', instance \(i) (\(parameters[i])): \(engine.name) differs from \(other.name):
                       \(engine.name) \(shape.isCount ? "count" : "\(mine.count) results"), \(other.name) \(shape.isCount ? "count" : "\(theirs.count) results"); \
-                    \(first.map { "first difference at position \($0.offset): \(engine.name) id \($0.element.0), \(other.name) id \($0.element.1)" } ?? "one is a prefix of the other")
+                    \(shape.isCount ? "counts \(mine.first ?? -1) and \(theirs.first ?? -1)" : "first difference at position \(position): \(engine.name) \(at(mine)), \(other.name) \(at(theirs))")
                       \(engine.name) first ids (or count): \(mine.prefix(12)), \(other.name): \(theirs.prefix(12))
                       \(engine.name) plan: \(try engine.explain(shape, parameters[i]))
                       \(other.name) plan: \(try other.explain(shape, parameters[i])) — SQL: \(QuerySQL.display(shape))

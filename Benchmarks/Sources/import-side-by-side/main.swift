@@ -34,6 +34,7 @@ while let flag = arguments.next() {
 log("warning: debug build; numbers are meaningless without -c release")
 #endif
 
+let conditions = RunConditions()
 do {
     switch engine {
     case "strata", "grdb":
@@ -71,6 +72,7 @@ do {
         let grdb = try run("grdb")
         print(importTable(strata: strata, grdb: grdb))
         print("\n\(strata.note)")
+        print(conditions.summary())
     }
 } catch {
     fail("\(error)")

@@ -67,6 +67,8 @@ if regret {
             (rank). Regret = chosen / best hinted; a chosen plan equal to a hinted one shares its timing. Every plan returned the same ids.
 
             """)
+        print(settingsHeader([("Strata", StrataEngine.settingsLine(records: "`RegretRecord` through its synthesized `Codable`",
+                                                                    indexes: "(bucket), (stamp), (rank)"))]) + "\n")
         print(PlannerRegret.markdownTable(rows))
         print("\n" + conditions.summary())
     } catch {
