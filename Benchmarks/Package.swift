@@ -16,12 +16,18 @@ let package = Package(
         .target(name: "Dataset"),
         .executableTarget(name: "generate-dataset", dependencies: ["Dataset"]),
 
-        // The three measurements (bulk upsert, point reads, full scan) for Strata and for GRDB.
+        // SQLite's C API from the system library (Debian: libsqlite3-dev), for the SQLite-C engines.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+
+        // The measurements (bulk upsert, point reads, full scans) for Strata and its peers: GRDB's
+        // DatabasePool (synchronous NORMAL and FULL), SQLite's C API, and raw LMDB for reads and scans.
         .target(
             name: "EngineComparison",
             dependencies: [
                 "Dataset",
+                "CSQLite",
                 .product(name: "Strata", package: "Strata"),
+                .product(name: "LMDB", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -34,11 +40,13 @@ let package = Package(
             dependencies: ["Dataset", "EngineComparison", .product(name: "Strata", package: "Strata")]
         ),
 
-        // Indexed queries, Strata vs GRDB: eight query shapes on three single-field indexes.
+        // Indexed queries, Strata vs SQLite-C and GRDB's pool: thirteen query shapes on three
+        // single-field and three compound indexes, plus one unindexed scan.
         .target(
             name: "QueryComparison",
             dependencies: [
                 "Dataset",
+                "CSQLite",
                 "EngineComparison",
                 .product(name: "Strata", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),

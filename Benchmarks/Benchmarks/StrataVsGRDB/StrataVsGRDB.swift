@@ -1,4 +1,5 @@
-// The official harness: Strata and GRDB side by side on the same users, with ordo-one/benchmark.
+// The official harness: Strata, SQLite-C and GRDB's pool (WAL, synchronous=NORMAL) side by side on
+// the same users, with ordo-one/benchmark.
 //
 //   swift package --package-path Benchmarks benchmark
 //   STRATA_BENCH_SCALE=kilo swift package --package-path Benchmarks benchmark   # 1,000 users: a smoke run
@@ -30,8 +31,8 @@ final class Fixtures {
     }
 
     /// A database holding every user, for the read benchmarks.
-    func populate(_ engine: any ComparedEngine.Type) throws {
-        let instance = try engine.init(workload: workload)
+    func populate(_ engine: EngineKind) throws {
+        let instance = try engine.make(workload: workload)
         try instance.insertAll()
         try instance.verifyContents()
         populated = instance
@@ -53,12 +54,14 @@ let benchmarks: @Sendable () -> Void = {
         maxDuration: .seconds(5),
         maxIterations: 3
     )
-    let engines: [any ComparedEngine.Type] = [StrataEngine.self, GRDBEngine.self]
+    // The engines that measure all three (raw LMDB decodes nothing; GRDB FULL differs from NORMAL
+    // only in commits, which `side-by-side` shows).
+    let engines: [EngineKind] = [.strata, .sqlite, .grdbNormal]
 
     for engine in engines {
         // A fresh empty database per iteration; only the write transaction is measured.
         Benchmark("\(engine.name) upsert \(label) users, one write transaction", configuration: configuration) { benchmark in
-            let instance = try engine.init(workload: fixtures.workload)
+            let instance = try engine.make(workload: fixtures.workload)
             defer { instance.close() }
             benchmark.startMeasurement()
             try instance.insertAll()

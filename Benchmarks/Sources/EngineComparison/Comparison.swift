@@ -1,6 +1,7 @@
 import Foundation
 
-/// The operations in the side-by-side table, in table order.
+/// The operations in the side-by-side table, in table order. The labels stay as they were when
+/// Strata was compared with GRDB alone (`tools/ab-bench` matches figures by label).
 public enum Operation: String, CaseIterable, Sendable {
     case insert = "upsert all, one write transaction"
     case pointReads = "point reads, random order, one read transaction"
@@ -10,40 +11,42 @@ public enum Operation: String, CaseIterable, Sendable {
     case scanStreaming = "full scan, streaming (`forEach` / `fetchCursor`)"
 }
 
-/// Measurements outside the table, reported as notes.
-public enum ExtraOperation: String, Sendable {
-    case grdbCachedStatementReads = "GRDB point reads through one cached `SELECT … WHERE id = ?` statement"
-}
-
 /// Records per second for each operation, for one engine.
 public struct EngineResult: Sendable {
-    public let engine: String
+    public let kind: EngineKind
+    public let settings: String
     public var recordsPerSecond: [Operation: Double] = [:]
     public var seconds: [Operation: Double] = [:]
     public var databaseBytes = 0
-    public var extras: [ExtraOperation: Double] = [:]
+
+    public var engine: String { kind.name }
 }
 
-/// Runs every operation once for `engine`, in order, on a fresh database, with wall-clock timing.
+/// Runs every operation of `kind` once, in order, on a fresh database, with wall-clock timing.
 ///
-/// Insert runs first and populates the database the reads and scans then use. Point reads cover
-/// every key in `workload.readOrder`; the one-transaction-each variant covers its first
-/// `perCallReads` keys (it is much slower per record, so a prefix keeps the run short).
+/// Insert runs first and populates the database the reads and scans then use (an engine that
+/// does not measure it still inserts, untimed). Point reads cover every key in
+/// `workload.readOrder`; the one-transaction-each variant covers its first `perCallReads` keys
+/// (it is much slower per record, so a prefix keeps the run short).
 public func runComparison(
-    _ engine: any ComparedEngine.Type, workload: Workload, perCallReads: Int,
-    log: (String) -> Void = { _ in }
+    _ kind: EngineKind, workload: Workload, perCallReads: Int, log: (String) -> Void = { _ in }
 ) throws -> EngineResult {
-    var result = EngineResult(engine: engine.name)
-    let instance = try engine.init(workload: workload)
+    let instance = try kind.make(workload: workload)
     defer { instance.close() }
+    var result = EngineResult(kind: kind, settings: instance.settings)
+    let measured = instance.operations
 
     func measure(_ operation: Operation, records: Int, _ body: () throws -> Void) throws {
+        guard measured.contains(operation) else {
+            if operation == .insert { try body() }
+            return
+        }
         let clock = ContinuousClock()
         let elapsed = try clock.measure(body)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         result.seconds[operation] = seconds
         result.recordsPerSecond[operation] = Double(records) / seconds
-        log("\(engine.name): \(operation.rawValue): \(records) records in \(String(format: "%.3f", seconds)) s")
+        log("\(kind.name): \(operation.rawValue): \(records) records in \(String(format: "%.3f", seconds)) s")
     }
 
     try measure(.insert, records: workload.count) { try instance.insertAll() }
@@ -55,27 +58,32 @@ public func runComparison(
     }
     let prefix = workload.readOrder.prefix(min(perCallReads, workload.count))
     try measure(.pointReadsOwnTransaction, records: prefix.count) { try instance.readPointsOneTransactionEach(prefix) }
-    if let grdb = instance as? GRDBEngine {
-        let clock = ContinuousClock()
-        let elapsed = try clock.measure { try grdb.readPointsCachedStatement(workload.readOrder[...]) }
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        result.extras[.grdbCachedStatementReads] = Double(workload.count) / seconds
-        log("\(engine.name): \(ExtraOperation.grdbCachedStatementReads.rawValue): \(String(format: "%.3f", seconds)) s")
-    }
     try measure(.scanAll, records: workload.count) { try instance.scanAll() }
     try measure(.scanStreaming, records: workload.count) { try instance.scanStreaming() }
     return result
 }
 
-/// The side-by-side Markdown table: | operation | Strata (records/s) | GRDB (records/s) | Strata/GRDB |
-public func markdownTable(strata: EngineResult, grdb: EngineResult) -> String {
-    var lines = [
-        "| operation | \(strata.engine) (records/s) | \(grdb.engine) (records/s) | \(strata.engine)/\(grdb.engine) |",
-        "| --- | ---: | ---: | ---: |",
-    ]
+/// One line per engine naming its settings, to print right above a table of its figures.
+public func settingsHeader(_ engines: [(name: String, settings: String)]) -> String {
+    "Settings: " + engines.map { "**\($0.name)**: \($0.settings)." }.joined(separator: " ")
+}
+
+/// The side-by-side Markdown table: records/s per engine in `results`' order, then Strata divided
+/// by each of the ``EngineKind/ratioPeers`` that ran; "–" where an engine does not measure an
+/// operation. With Strata alone: `| operation | Strata (records/s) |`.
+public func markdownTable(_ results: [EngineResult]) -> String {
+    let strata = results.first { $0.kind == .strata }
+    let peers = strata == nil ? [] : EngineKind.ratioPeers.compactMap { peer in results.first { $0.kind == peer } }
+    var header = ["operation"] + results.map { "\($0.engine) (records/s)" }
+    header += peers.map { "Strata / \($0.engine)" }
+    var lines = ["| " + header.joined(separator: " | ") + " |", "| --- |" + String(repeating: " ---: |", count: header.count - 1)]
     for operation in Operation.allCases {
-        guard let s = strata.recordsPerSecond[operation], let g = grdb.recordsPerSecond[operation] else { continue }
-        lines.append("| \(operation.rawValue) | \(grouped(s)) | \(grouped(g)) | \(String(format: "%.2f×", s / g)) |")
+        var cells = [operation.rawValue] + results.map { $0.recordsPerSecond[operation].map(grouped) ?? "–" }
+        for peer in peers {
+            let s = strata?.recordsPerSecond[operation], p = peer.recordsPerSecond[operation]
+            cells.append(s.flatMap { s in p.map { String(format: "%.2f×", s / $0) } } ?? "–")
+        }
+        lines.append("| " + cells.joined(separator: " | ") + " |")
     }
     return lines.joined(separator: "\n")
 }

@@ -10,8 +10,11 @@ import Foundation
 /// ```swift
 /// let conditions = RunConditions()
 /// … measure …
-/// print(conditions.summary())   // "machine during the run (41.2 s): this process 1.31 cores, other processes 0.02, steal 0.0 %, 2 cores"
+/// print(conditions.summary())   // "machine during the run (41.2 s): this process 1.31 cores, other processes 0.02, steal 0.0 %, 2 cores, CPUs allowed 0-1"
 /// ```
+///
+/// Runs are made both on every core and pinned to one (`taskset -c 0 …`); the summary names the
+/// CPUs the process was allowed (Linux's `Cpus_allowed_list`), so the two kinds of output cannot be mixed up.
 public struct RunConditions: Sendable {
     private let started: Date
     private let machine: MachineTicks?
@@ -31,6 +34,7 @@ public struct RunConditions: Sendable {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         guard let before = machine, let after = MachineTicks.read(), wall > 0 else {
             return String(format: "machine during the run (%.1f s): this process %.2f cores; other processes not known (no /proc/stat)", wall, own / wall)
+                + Self.allowedCPUs()
         }
         let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
         let busy = Double(after.busy - before.busy) / ticksPerSecond
@@ -39,6 +43,21 @@ public struct RunConditions: Sendable {
         let others = max(0, busy - own)
         return String(format: "machine during the run (%.1f s): this process %.2f cores, other processes %.2f, steal %.1f %%, %d cores",
                       wall, own / wall, others / wall, total > 0 ? 100 * steal / total : 0, cores)
+            + Self.allowedCPUs()
+    }
+
+    /// ", CPUs allowed 0-1", or ", CPUs allowed 0 (1 of 2 cores: pinned, as by `taskset -c 0`)";
+    /// empty where Linux's `/proc/self/status` is missing.
+    static func allowedCPUs() -> String {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") }) else { return "" }
+        let list = line.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces)
+        let allowed = list.split(separator: ",").reduce(0) { count, range in
+            let bounds = range.split(separator: "-").compactMap { Int($0) }
+            return count + (bounds.count == 2 ? bounds[1] - bounds[0] + 1 : 1)
+        }
+        let online = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        return allowed < online ? ", CPUs allowed \(list) (\(allowed) of \(online) cores: pinned, as by `taskset -c \(list)`)" : ", CPUs allowed \(list)"
     }
 
     /// This process's CPU time and that of its children it waited for (an engine run in a child process counts as its own).

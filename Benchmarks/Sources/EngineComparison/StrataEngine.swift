@@ -4,7 +4,17 @@ import Strata
 
 /// Strata with its defaults: one LMDB environment in a fresh directory, durable commits (fsync).
 public final class StrataEngine: ComparedEngine {
-    public static let name = "Strata"
+    public let name = EngineKind.strata.name
+    public let settings: String = StrataEngine.settingsLine(records: "`BenchUser` through `FieldCodable`", indexes: "none (primary key only)")
+
+    /// Strata's settings line: its defaults, which no benchmark changes; `records` names the record
+    /// type and its coding (`FieldCodable`, or the synthesized `Codable`).
+    public static func settingsLine(records: String, indexes: String) -> String {
+        "Strata defaults on LMDB: durable commits (`durability: .synchronous`, fsync at every commit), no page cache "
+            + "of its own (LMDB's read-only memory map: the OS page cache), records \(records), scans decoded on "
+            + "its decode executor (across the cores the process may use), no prepared statements (each query planned "
+            + "when run), indexes: \(indexes)"
+    }
 
     let directory: ScratchDirectory
     let store: Store

@@ -57,15 +57,21 @@ public struct ComparisonError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// The measurements both engines implement. Each engine owns one database in its own scratch
+/// The measurements every engine implements. Each engine owns one database in its own scratch
 /// directory, holds the workload's users converted to its own record type, and checks that
 /// every operation saw exactly the records it should (so a fast wrong answer can't win).
+/// ``EngineKind/make(workload:)`` prepares one (an empty database, the users converted: not measured).
 public protocol ComparedEngine: AnyObject {
-    /// "Strata" or "GRDB".
-    static var name: String { get }
+    /// The engine's column in the tables: "Strata", "SQLite-C", "GRDB pool NORMAL", …
+    var name: String { get }
 
-    /// Prepares an empty database and converts the users (not measured).
-    init(workload: Workload) throws
+    /// The settings it runs with, read back from the open database where it can tell them:
+    /// journal mode, synchronous, cache size, statement caching, indexes.
+    var settings: String { get }
+
+    /// The operations it measures; the tables show "–" for the others (raw LMDB has no upsert of
+    /// records, no many-keys call and no decoding). ``insertAll()`` always runs, to fill the database.
+    var operations: Set<Operation> { get }
 
     /// Upserts every user in one write transaction.
     func insertAll() throws
@@ -77,7 +83,7 @@ public protocol ComparedEngine: AnyObject {
     func readPoints(_ keys: ArraySlice<Int64>) throws
 
     /// Reads the keys in batches of `batchSize` through the engine's many-keys call
-    /// (Strata `get(_:keys:)`, GRDB `fetchAll(_:keys:)`), inside one read transaction.
+    /// (Strata `get(_:keys:)`, SQL `WHERE id IN (?, …)` prepared once per batch size), inside one read transaction.
     func readPointsBatched(_ keys: ArraySlice<Int64>, batchSize: Int) throws
 
     /// Reads each key of `keys` in a read transaction of its own.
@@ -97,7 +103,14 @@ public protocol ComparedEngine: AnyObject {
 }
 
 extension ComparedEngine {
+    public var operations: Set<Operation> { Set(Operation.allCases) }
+
     func check(_ condition: Bool, _ message: @autoclosure () -> String) throws {
-        if !condition { throw ComparisonError("\(Self.name): \(message())") }
+        if !condition { throw ComparisonError("\(name): \(message())") }
+    }
+
+    /// An operation outside ``operations``: never called by the comparison.
+    func notMeasured(_ operation: Operation) -> ComparisonError {
+        ComparisonError("\(name) does not measure '\(operation.rawValue)'")
     }
 }

@@ -18,6 +18,8 @@ public struct ImportMeasurement: Codable, Sendable {
     public var peakAfterAgain: Int
     /// The report of Strata's second import, to show every record was unchanged.
     public var note: String
+    /// The engine's settings line (journal mode, synchronous, cache, statements, indexes).
+    public var settings: String = ""
 
     public var firstRate: Double { Double(records) / firstSeconds }
     public var againRate: Double { Double(records) / againSeconds }
@@ -36,8 +38,8 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 }
 
-/// Strata: `importJSON(contentsOf:as:)` streaming the file into `IndexedBenchUser` (indexes on
-/// lastName, luckyNumber, createdAt), one write transaction, durable commit.
+/// Strata: `importJSON(contentsOf:as:)` streaming the file into `IndexedBenchUser` (its six
+/// indexes, ``QueryIndexes``), one write transaction, durable commit.
 public func measureStrataImport(file: URL, records: Int) throws -> ImportMeasurement {
     let directory = try ScratchDirectory(prefix: "strata-import-bench")
     defer { directory.remove() }
@@ -53,13 +55,15 @@ public func measureStrataImport(file: URL, records: Int) throws -> ImportMeasure
     guard verification.isConsistent else { throw ComparisonError("Strata: indexes inconsistent: \(verification.problems.prefix(3))") }
     return ImportMeasurement(engine: "Strata", records: records, fileBytes: fileSize(file), firstSeconds: firstSeconds,
                              againSeconds: againSeconds, peakAfterFirst: peakAfterFirst, peakAfterAgain: peakResidentBytes(),
-                             note: "second import: \(again.map(String.init(describing:)) ?? "")")
+                             note: "second import: \(again.map(String.init(describing:)) ?? "")",
+                             settings: StrataEngine.settingsLine(records: "`IndexedBenchUser` through its synthesized `Codable`", indexes: QueryIndexes.description) + "; `importJSON(contentsOf:as:)`")
 }
 
 /// GRDB as its users import JSON: read the file, `JSONDecoder` (snake_case keys, ISO 8601 dates)
-/// into `[GRDBUser]`, then `upsert` each in one write transaction; the same indexes.
+/// into `[GRDBUser]`, then upsert each through one cached statement in one write transaction, on
+/// the pool of `query-side-by-side` (WAL, synchronous=NORMAL) with the same indexes.
 public func measureGRDBImport(file: URL, records: Int) throws -> ImportMeasurement {
-    let engine = try IndexedGRDBEngine()
+    let engine = try IndexedGRDBEngine(synchronous: .normal)
     defer { engine.close() }
     func load() throws {
         let decoder = JSONDecoder()
@@ -67,15 +71,16 @@ public func measureGRDBImport(file: URL, records: Int) throws -> ImportMeasureme
         decoder.dateDecodingStrategy = .iso8601
         let users = try decoder.decode([GRDBUser].self, from: Data(contentsOf: file))
         guard users.count == records else { throw ComparisonError("GRDB: decoded \(users.count) users, expected \(records)") }
-        try engine.upsertAll(users)
+        try engine.upsert(users)
     }
     let firstSeconds = try seconds(load)
     let peakAfterFirst = peakResidentBytes()
     let againSeconds = try seconds(load)
-    let count = try engine.dbQueue.read { db in try GRDBUser.fetchCount(db) }
+    let count = try engine.count()
     guard count == records else { throw ComparisonError("GRDB: \(count) rows after import, expected \(records)") }
-    return ImportMeasurement(engine: "GRDB", records: records, fileBytes: fileSize(file), firstSeconds: firstSeconds,
-                             againSeconds: againSeconds, peakAfterFirst: peakAfterFirst, peakAfterAgain: peakResidentBytes(), note: "")
+    return ImportMeasurement(engine: engine.name, records: records, fileBytes: fileSize(file), firstSeconds: firstSeconds,
+                             againSeconds: againSeconds, peakAfterFirst: peakAfterFirst, peakAfterAgain: peakResidentBytes(), note: "",
+                             settings: engine.settings + "; `JSONDecoder` into `[GRDBUser]`, then the upserts")
 }
 
 func fileSize(_ file: URL) -> Int {
@@ -99,8 +104,8 @@ public func importTable(strata: ImportMeasurement, grdb: ImportMeasurement) -> S
     func rate(_ value: Double) -> String { value.formatted(.number.precision(.fractionLength(0))) }
     func mib(_ bytes: Int) -> String { (Double(bytes) / 1_048_576).formatted(.number.precision(.fractionLength(0))) + " MiB" }
     func ratio(_ a: Double, _ b: Double) -> String { (a / b).formatted(.number.precision(.fractionLength(2))) + "×" }
-    return """
-        | import of \(strata.records.formatted()) users (\(mib(strata.fileBytes)) of JSON), 3 indexes, one write transaction | Strata | GRDB | Strata/GRDB |
+    return settingsHeader([(strata.engine, strata.settings), (grdb.engine, grdb.settings)]) + "\n\n" + """
+        | import of \(strata.records.formatted()) users (\(mib(strata.fileBytes)) of JSON), \(QueryIndexes.columns.count) indexes, one write transaction | Strata | \(grdb.engine) | Strata / \(grdb.engine) |
         | --- | ---: | ---: | ---: |
         | first import (records/s) | \(rate(strata.firstRate)) | \(rate(grdb.firstRate)) | \(ratio(strata.firstRate, grdb.firstRate)) |
         | same file again, all unchanged (records/s) | \(rate(strata.againRate)) | \(rate(grdb.againRate)) | \(ratio(strata.againRate, grdb.againRate)) |

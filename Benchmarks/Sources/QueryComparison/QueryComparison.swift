@@ -1,42 +1,45 @@
 import Dataset
 import EngineComparison
 import Foundation
-import GRDB
-import Strata
 
-/// One query shape's measurements for both engines.
+/// One query shape's measurements for every engine.
 public struct ShapeResult: Sendable {
     public let shape: QueryShape
-    public var strataQueriesPerSecond = 0.0
-    public var grdbQueriesPerSecond = 0.0
-    public var strataMedianSeconds = 0.0
-    public var grdbMedianSeconds = 0.0
+    public var queriesPerSecond: [EngineKind: Double] = [:]
+    public var medianSeconds: [EngineKind: Double] = [:]
     /// Queries timed per engine (instances × rounds).
-    public var timedQueries = 0
-    /// Rows returned per query instance on average (for the count shape: the average count).
+    public var timedQueries: [EngineKind: Int] = [:]
+    /// Rows returned per query instance on average (for a count shape: the average count).
     public var averageRows = 0.0
     /// Strata's `explain()` for the first instance.
     public var strataPlan = ""
     /// Median time of Strata's `explain()` (planning alone, included in the query latencies).
     public var strataPlanningSeconds = 0.0
-    /// SQLite's `EXPLAIN QUERY PLAN` for the first instance.
+    /// `EXPLAIN QUERY PLAN` for the first instance: SQLite-C's, and GRDB's (the same SQLite, another table).
     public var sqlitePlan = ""
+    public var grdbPlan = ""
 
-    public var ratio: Double { strataQueriesPerSecond / grdbQueriesPerSecond }
+    /// Strata's queries/s over `peer`'s (NaN when either did not run).
+    public func ratio(to peer: EngineKind) -> Double {
+        (queriesPerSecond[.strata] ?? .nan) / (queriesPerSecond[peer] ?? .nan)
+    }
 }
 
 public struct QueryComparisonResult: Sendable {
     public let count: Int
     public let seed: UInt64
     public let instances: Int
-    public var strataUpsertPerSecond = 0.0
-    public var grdbUpsertPerSecond = 0.0
-    public var strataBytes = 0
-    public var grdbBytes = 0
+    public let engines: [EngineKind]
+    public var settings: [EngineKind: String] = [:]
+    public var upsertPerSecond: [EngineKind: Double] = [:]
+    public var databaseBytes: [EngineKind: Int] = [:]
     public var shapes: [ShapeResult] = []
 
-    /// The median over the query shapes of Strata's queries/s over GRDB's.
-    public var medianRatio: Double { median(shapes.map(\.ratio)) }
+    /// The engines the tables divide Strata's figures by.
+    public static let ratioPeers: [EngineKind] = [.sqlite, .grdbNormal]
+
+    /// The median over the query shapes of Strata's queries/s over `peer`'s.
+    public func medianRatio(to peer: EngineKind) -> Double { median(shapes.map { $0.ratio(to: peer) }.filter(\.isFinite)) }
 }
 
 func median(_ values: [Double]) -> Double {
@@ -78,140 +81,90 @@ func timeQueries(
     return latencies
 }
 
-/// Builds both databases with three indexes, times the upsert, then checks and times every query
-/// shape on `instances` seeded parameter sets. Throws on any disagreement between the engines.
+/// The rows (or the count) of one answer.
+func rows(_ answer: [Int64], _ shape: QueryShape) -> Int { shape.isCount ? Int(answer.first ?? 0) : answer.count }
+
+/// Builds every engine's database with the six indexes, times each upsert, then checks and times
+/// every query shape on `instances` seeded parameter sets. Every engine must return the ids (or
+/// the count) of the reference engine (SQLite-C when it runs), in the same order, for every
+/// instance: a difference stops the run with the shape, the engine and the first differing id.
 public func runQueryComparison(
     count: Int, seed: UInt64, instances: Int, minSeconds: Double, shapes: [QueryShape] = QueryShape.allCases,
-    strataOnly: Bool = false, log: (String) -> Void = { _ in }
+    engines kinds: [EngineKind] = EngineKind.queryEngines, log: (String) -> Void = { _ in }
 ) throws -> QueryComparisonResult {
-    var result = QueryComparisonResult(count: count, seed: seed, instances: instances)
+    var result = QueryComparisonResult(count: count, seed: seed, instances: instances, engines: kinds)
     let clock = ContinuousClock()
+    let engines = try kinds.map { try $0.makeIndexed() }
+    defer { engines.forEach { $0.close() } }
 
     log("generating \(count) users (seed \(seed))…")
     let values: DatasetValues
-    let strata = try IndexedStrataEngine()
-    defer { strata.close() }
-    // --strata-only: no GRDB database, no GRDB timings (ratios are NaN); for profiling Strata.
-    let grdb = strataOnly ? nil : try IndexedGRDBEngine()
-    defer { grdb?.close() }
     do {
         let users = Array(UserGenerator(count: count, seed: seed))
         values = DatasetValues(users)
-        do {
-            let records = users.map(IndexedBenchUser.init)
-            let elapsed = seconds(try clock.measure { try strata.upsertAll(records) })
-            result.strataUpsertPerSecond = Double(count) / elapsed
-            log("Strata: upsert \(count) with 3 indexes: \(String(format: "%.3f", elapsed)) s")
-            try strata.verify(records)
-            result.strataBytes = strata.databaseSize()
-        }
-        if let grdb {
-            let records = users.map(GRDBUser.init)
-            let elapsed = seconds(try clock.measure { try grdb.upsertAll(records) })
-            result.grdbUpsertPerSecond = Double(count) / elapsed
-            log("GRDB: upsert \(count) with 3 indexes: \(String(format: "%.3f", elapsed)) s")
-            try grdb.verify(records)
-            try grdb.analyze()
-            result.grdbBytes = grdb.databaseSize()
+        for (kind, engine) in zip(kinds, engines) {
+            engine.load(users)
+            let elapsed = seconds(try clock.measure { try engine.upsertAll() })
+            result.upsertPerSecond[kind] = Double(count) / elapsed
+            log("\(engine.name): upsert \(count) with \(QueryIndexes.columns.count) indexes: \(String(format: "%.3f", elapsed)) s")
+            try engine.finishLoading()
+            result.databaseBytes[kind] = engine.databaseSize()
+            result.settings[kind] = engine.settings
         }
     }
+    let reference = kinds.firstIndex(of: .sqlite) ?? 0
 
     for shape in shapes {
         let parameters = values.parameters(count: instances, seed: seed, shape: shape)
         var shapeResult = ShapeResult(shape: shape)
-        shapeResult.strataPlan = try strata.explain(shape, parameters[0])
-        shapeResult.sqlitePlan = try grdb?.explain(shape, parameters[0]) ?? ""
+        for (kind, engine) in zip(kinds, engines) {
+            switch kind {
+            case .strata: shapeResult.strataPlan = try engine.explain(shape, parameters[0])
+            case .sqlite: shapeResult.sqlitePlan = try engine.explain(shape, parameters[0])
+            case .grdbNormal, .grdbFull:
+                if shapeResult.grdbPlan.isEmpty { shapeResult.grdbPlan = try engine.explain(shape, parameters[0]) }
+            case .lmdb: break
+            }
+        }
 
         // Verification pass (also the warm-up): the same ids, in the same order, for every instance.
-        let strataAnswers = try strata.store.read { tx in try parameters.map { try strata.run(shape, $0, tx) } }
-        let grdbAnswers = try grdb?.dbQueue.read { db in try parameters.map { try grdb!.run(shape, $0, db) } } ?? strataAnswers
-        for i in parameters.indices where strataAnswers[i] != grdbAnswers[i] {
-            let s = strataAnswers[i], g = grdbAnswers[i]
-            let first = zip(s, g).enumerated().first { $0.element.0 != $0.element.1 }
-            throw ComparisonError("""
-                MISMATCH in '\(shape.rawValue)', instance \(i) (\(parameters[i])):
-                  Strata \(s.count) results, GRDB \(g.count); \
-                \(first.map { "first difference at position \($0.offset): Strata id \($0.element.0), GRDB id \($0.element.1)" } ?? "one is a prefix of the other")
-                  Strata first ids: \(s.prefix(12)), GRDB first ids: \(g.prefix(12))
-                  Strata plan: \(try strata.explain(shape, parameters[i]))
-                  SQL: \(IndexedGRDBEngine.sql(shape)) — SQLite plan: \(try grdb?.explain(shape, parameters[i]) ?? "")
-                """)
+        let answers = try engines.map { engine in try engine.withReader { run in try parameters.map { try run(shape, $0) } } }
+        for (e, engine) in engines.enumerated() where e != reference {
+            for i in parameters.indices where answers[e][i] != answers[reference][i] {
+                let mine = answers[e][i], theirs = answers[reference][i], other = engines[reference]
+                // The first position where the answers differ, or where the shorter one ends.
+                let position = zip(mine, theirs).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(mine.count, theirs.count)
+                func at(_ ids: [Int64]) -> String { position < ids.count ? "id \(ids[position])" : "nothing (its answer ends)" }
+                throw ComparisonError("""
+                    MISMATCH in '\(shape.rawValue)', instance \(i) (\(parameters[i])): \(engine.name) differs from \(other.name):
+                      \(engine.name) \(shape.isCount ? "count" : "\(mine.count) results"), \(other.name) \(shape.isCount ? "count" : "\(theirs.count) results"); \
+                    \(shape.isCount ? "counts \(mine.first ?? -1) and \(theirs.first ?? -1)" : "first difference at position \(position): \(engine.name) \(at(mine)), \(other.name) \(at(theirs))")
+                      \(engine.name) first ids (or count): \(mine.prefix(12)), \(other.name): \(theirs.prefix(12))
+                      \(engine.name) plan: \(try engine.explain(shape, parameters[i]))
+                      \(other.name) plan: \(try other.explain(shape, parameters[i])) — SQL: \(QuerySQL.display(shape))
+                    """)
+            }
         }
-        let rowsPerRound = strataAnswers.reduce(0) { $0 + (shape.isCount ? Int($1[0]) : $1.count) }
+        let rowsPerRound = answers[reference].reduce(0) { $0 + rows($1, shape) }
         shapeResult.averageRows = Double(rowsPerRound) / Double(instances)
         guard rowsPerRound > 0 else { throw ComparisonError("'\(shape.rawValue)': no instance matched any row; the parameters are wrong") }
 
-        let strataLatencies = try strata.store.read { tx in
-            try timeQueries(instances: instances, minSeconds: minSeconds, expectedRowsPerRound: rowsPerRound, label: "Strata") { i in
-                let ids = try strata.run(shape, parameters[i], tx)
-                return shape.isCount ? Int(ids[0]) : ids.count
+        for (kind, engine) in zip(kinds, engines) {
+            let latencies = try engine.withReader { run in
+                try timeQueries(instances: instances, minSeconds: minSeconds, expectedRowsPerRound: rowsPerRound, label: engine.name) { i in
+                    rows(try run(shape, parameters[i]), shape)
+                }
+            }
+            shapeResult.timedQueries[kind] = latencies.count
+            shapeResult.queriesPerSecond[kind] = Double(latencies.count) / latencies.reduce(0, +)
+            shapeResult.medianSeconds[kind] = median(latencies)
+            if let strata = engine as? IndexedStrataEngine {
+                shapeResult.strataPlanningSeconds = try strata.planningSeconds(shape, parameters)
             }
         }
-        let planning = try strata.store.read { tx in
-            try parameters.map { p in
-                let start = clock.now
-                _ = try strata.request(shape, p, tx).explain()
-                return seconds(start.duration(to: clock.now))
-            }
-        }
-        shapeResult.strataPlanningSeconds = median(planning)
-        let grdbLatencies = try grdb?.dbQueue.read { db in
-            try timeQueries(instances: instances, minSeconds: minSeconds, expectedRowsPerRound: rowsPerRound, label: "GRDB") { i in
-                let ids = try grdb!.run(shape, parameters[i], db)
-                return shape.isCount ? Int(ids[0]) : ids.count
-            }
-        } ?? []
-        shapeResult.timedQueries = strataLatencies.count
-        shapeResult.strataQueriesPerSecond = Double(strataLatencies.count) / strataLatencies.reduce(0, +)
-        shapeResult.grdbQueriesPerSecond = Double(grdbLatencies.count) / grdbLatencies.reduce(0, +)
-        shapeResult.strataMedianSeconds = median(strataLatencies)
-        shapeResult.grdbMedianSeconds = median(grdbLatencies)
-        log("\(shape.rawValue): Strata \(grouped(shapeResult.strataQueriesPerSecond)) q/s, GRDB \(rate(shapeResult.grdbQueriesPerSecond)) q/s "
-            + "(\(String(format: "%.2f×", shapeResult.ratio)); planning \(microseconds(shapeResult.strataPlanningSeconds)) µs; \(String(format: "%.1f", shapeResult.averageRows)) rows/query; plan \(shapeResult.strataPlan)")
+        log("\(shape.rawValue): " + zip(kinds, engines).map { "\($1.name) \(rate(shapeResult.queriesPerSecond[$0])) q/s" }.joined(separator: ", ")
+            + "; \(String(format: "%.1f", shapeResult.averageRows)) rows/query; Strata plan \(shapeResult.strataPlan)")
         result.shapes.append(shapeResult)
     }
     return result
-}
-
-/// A rate, or "–" when there is none (`--strata-only` runs no GRDB).
-func rate(_ value: Double) -> String { value.isFinite ? grouped(value) : "–" }
-
-/// `|` would end a Markdown table cell.
-func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
-
-func microseconds(_ seconds: Double) -> String {
-    seconds >= 0.01 ? String(format: "%.0f", seconds * 1e6) : String(format: "%.1f", seconds * 1e6)
-}
-
-extension QueryComparisonResult {
-    /// | query shape | Strata (queries/s) | GRDB (queries/s) | Strata/GRDB | Strata plan |, the upsert row
-    /// first (records/s), then the median of the query shapes' ratios.
-    public var markdownTable: String {
-        var lines = [
-            "| query shape | Strata (queries/s) | GRDB (queries/s) | Strata/GRDB | Strata plan |",
-            "| --- | ---: | ---: | ---: | --- |",
-            "| upsert all \(grouped(Double(count))), one write transaction, 3 indexes (records/s) | \(grouped(strataUpsertPerSecond)) | "
-                + "\(rate(grdbUpsertPerSecond)) | \(String(format: "%.2f×", strataUpsertPerSecond / grdbUpsertPerSecond)) | |",
-        ]
-        for s in shapes {
-            lines.append("| `\(s.shape.rawValue)` | \(grouped(s.strataQueriesPerSecond)) | \(rate(s.grdbQueriesPerSecond)) | "
-                + "\(String(format: "%.2f×", s.ratio)) | `\(cell(s.strataPlan))` |")
-        }
-        lines.append("| **median of the \(shapes.count) query shapes' ratios** | | | **\(String(format: "%.2f×", medianRatio))** | |")
-        return lines.joined(separator: "\n")
-    }
-
-    /// Median latency per query, rows per query, and GRDB's SQL with SQLite's plan.
-    public var detailsTable: String {
-        var lines = [
-            "| query shape | Strata median (µs) | of which planning (µs) | GRDB median (µs) | rows/query (avg) | queries timed | GRDB SQL | SQLite plan |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |",
-        ]
-        for s in shapes {
-            lines.append("| `\(s.shape.rawValue)` | \(microseconds(s.strataMedianSeconds)) | \(microseconds(s.strataPlanningSeconds)) | \(microseconds(s.grdbMedianSeconds)) | "
-                + "\(String(format: "%.1f", s.averageRows))\(s.shape.isCount ? " (count)" : "") | \(s.timedQueries) | "
-                + "`\(cell(IndexedGRDBEngine.sql(s.shape)))` | \(cell(s.sqlitePlan)) |")
-        }
-        return lines.joined(separator: "\n")
-    }
 }

@@ -72,6 +72,8 @@ public struct RelationshipMeasurement: Sendable {
     public var queries: Int
     /// The users each query found, to compare the engines.
     public var results: [[Int64]]
+    /// The engine's settings line (journal mode, synchronous, cache, statements, indexes).
+    public var settings = ""
 }
 
 func elapsed(_ body: () throws -> Void) rethrows -> Double {
@@ -104,7 +106,8 @@ public func measureStrataRelationships(file: URL, users: Int, phrases: [String])
     }
     let verification = try store.read { tx in try tx.verifyIndexes(entity: "RelNote") }
     guard verification.isConsistent else { throw ComparisonError("Strata: note indexes inconsistent: \(verification.problems.prefix(3))") }
-    return RelationshipMeasurement(engine: "Strata", importSeconds: importSeconds, querySeconds: querySeconds, queries: phrases.count, results: results)
+    return RelationshipMeasurement(engine: "Strata", importSeconds: importSeconds, querySeconds: querySeconds, queries: phrases.count, results: results,
+                                   settings: StrataEngine.settingsLine(records: "`RelUser`, `RelNote` through their synthesized `Codable`", indexes: "(RelNote.text), the relationship's own") + "; `importJSON` with `related: [.record(RelNote.self)]`")
 }
 
 struct GRDBRelNote: Codable, FetchableRecord, PersistableRecord {
@@ -135,14 +138,14 @@ struct NestedUser: Decodable {
 
 /// GRDB: `JSONDecoder` into nested users, then each user and its notes inserted in one write
 /// transaction; a foreign key from notes to users (ON DELETE CASCADE), indexes on it and on the
-/// note text; the query `… WHERE id IN (SELECT userId FROM relNote WHERE text = ?)`.
+/// note text; the query `… WHERE id IN (SELECT userId FROM relNote WHERE text = ?)`. On the pool of
+/// the other comparisons: WAL, synchronous=NORMAL (GRDB checks foreign keys by default).
 public func measureGRDBRelationships(file: URL, users: Int, phrases: [String]) throws -> RelationshipMeasurement {
     let directory = try ScratchDirectory(prefix: "grdb-relationship-bench")
     defer { directory.remove() }
-    var configuration = Configuration()
-    configuration.foreignKeysEnabled = true
-    let dbQueue = try DatabaseQueue(path: directory.url.appendingPathComponent("db.sqlite").path, configuration: configuration)
-    try dbQueue.write { db in
+    let pool = try GRDBSynchronous.normal.openPool(path: directory.url.appendingPathComponent("db.sqlite").path)
+    defer { try? pool.close() }
+    try pool.write { db in
         try db.create(table: "relUser") { t in
             t.column("id", .integer).primaryKey()
             t.column("name", .text).notNull()
@@ -162,7 +165,7 @@ public func measureGRDBRelationships(file: URL, users: Int, phrases: [String]) t
         decoder.dateDecodingStrategy = .secondsSince1970
         let nested = try decoder.decode([NestedUser].self, from: Data(contentsOf: file))
         // Prepared statements, not `record.upsert(db)`, whose `RETURNING *` costs GRDB a third more.
-        try dbQueue.write { db in
+        try pool.write { db in
             let upsertUser = try db.cachedStatement(sql: """
                 INSERT INTO relUser (id, name, email, createdAt) VALUES (?, ?, ?, ?)
                 ON CONFLICT(id) DO UPDATE SET name = excluded.name, email = excluded.email, createdAt = excluded.createdAt
@@ -179,19 +182,23 @@ public func measureGRDBRelationships(file: URL, users: Int, phrases: [String]) t
             }
         }
     }
-    let counts = try dbQueue.read { db in (try GRDBRelUser.fetchCount(db), try GRDBRelNote.fetchCount(db)) }
+    let counts = try pool.read { db in (try GRDBRelUser.fetchCount(db), try GRDBRelNote.fetchCount(db)) }
     guard counts == (users, users * 5) else { throw ComparisonError("GRDB: \(counts) rows, expected \(users) users and \(users * 5) notes") }
-    try dbQueue.write { db in try db.execute(sql: "ANALYZE") }
+    try pool.writeWithoutTransaction { db in try db.execute(sql: "ANALYZE") }
     var results: [[Int64]] = []
     let querySeconds = try elapsed {
-        try dbQueue.read { db in
+        try pool.read { db in
             let statement = try db.cachedStatement(sql: "SELECT * FROM relUser WHERE id IN (SELECT userId FROM relNote WHERE text = ?) ORDER BY id")
             for text in phrases {
                 results.append(try GRDBRelUser.fetchAll(statement, arguments: [text]).map(\.id))
             }
         }
     }
-    return RelationshipMeasurement(engine: "GRDB", importSeconds: importSeconds, querySeconds: querySeconds, queries: phrases.count, results: results)
+    let settings = try GRDBSynchronous.describe(
+        pool, access: "`db.cachedStatement(sql:)` for the upserts and the query, Codable `GRDBRelUser` rows, foreign keys on",
+        indexes: "(relNote.text), (relNote.userId); `ANALYZE` after the import (not measured)")
+    return RelationshipMeasurement(engine: EngineKind.grdbNormal.name, importSeconds: importSeconds, querySeconds: querySeconds,
+                                   queries: phrases.count, results: results, settings: settings)
 }
 
 /// `count` phrases that notes use, drawn deterministically.

@@ -1,6 +1,6 @@
 // changelog-bench [--count N] [--rounds R] [--lag-writes W] [--rate PER_SECOND]
 //
-// What the change log costs and how fast a replica follows, on IndexedBenchUser (3 indexes):
+// What the change log costs and how fast a replica follows, on IndexedBenchUser (the six indexes of query-side-by-side):
 // 1. upsert of N users in one write transaction into an empty store, log off and log on,
 //    alternately for R rounds: the rates and the overhead of the log (median against median);
 // 2. a replica applying the whole feed of the logged upserts (`Store.replicate(from:)`): changes/s;
@@ -86,7 +86,7 @@ do {
     let (achieved, lags) = try await measureLag(users: users, writes: lagWrites, rate: rate)
 
     let overhead = (median(on) / median(off) - 1) * 100
-    print("\(count) users with 3 indexes, one write transaction each round, \(rounds) rounds alternating log off / on\n")
+    print("\(count) users with \(IndexedBenchUser.indexes.count) indexes, one write transaction each round, \(rounds) rounds alternating log off / on\n")
     print("| figure | " + (1...rounds).map { "round \($0)" }.joined(separator: " | ") + " | median |")
     print("| --- |" + String(repeating: " ---: |", count: rounds + 1))
     print("| upsert, log off (records/s) | " + off.map(grouped).joined(separator: " | ") + " | \(grouped(median(off))) |")

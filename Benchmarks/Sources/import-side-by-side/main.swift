@@ -1,8 +1,8 @@
 // import-side-by-side [--count N] [--seed S] [--file JSON] [--engine strata|grdb|both]
 //
-// JSON bulk import, Strata vs GRDB, on N generated users (a REST-API-shaped JSON array, about
-// 250 bytes a user) into an entity with indexes on lastName, luckyNumber and createdAt: a first
-// import into an empty store, then the same file again. Each engine runs in its own process so
+// JSON bulk import, Strata vs GRDB's pool (WAL, synchronous=NORMAL, one cached upsert statement),
+// on N generated users (a REST-API-shaped JSON array, about 250 bytes a user) into an entity with
+// the six indexes of query-side-by-side: a first import into an empty store, then the same file again. Each engine runs in its own process so
 // that its peak resident memory is its own; `both` (the default) runs both and prints a Markdown
 // table. Build in release:
 // `swift run -c release --package-path Benchmarks import-side-by-side --count 1000000`.
@@ -34,6 +34,7 @@ while let flag = arguments.next() {
 log("warning: debug build; numbers are meaningless without -c release")
 #endif
 
+let conditions = RunConditions()
 do {
     switch engine {
     case "strata", "grdb":
@@ -71,6 +72,7 @@ do {
         let grdb = try run("grdb")
         print(importTable(strata: strata, grdb: grdb))
         print("\n\(strata.note)")
+        print(conditions.summary())
     }
 } catch {
     fail("\(error)")

@@ -1,8 +1,9 @@
-// query-side-by-side [--count N] [--seed S] [--instances N] [--min-seconds S] [--shape NAME]... [--regret] [--strata-only]
+// query-side-by-side [--count N] [--seed S] [--instances N] [--min-seconds S] [--shape NAME]... [--engines LIST] [--strata-only] [--regret]
 //
-// Indexed queries, Strata vs GRDB, on N generated users with single-field indexes on lastName,
-// luckyNumber and createdAt in both engines. Prints a Markdown table on standard output, progress
-// on standard error. Build in release:
+// Indexed queries on N generated users, Strata against SQLite-C and GRDB's pool (synchronous NORMAL
+// and FULL), every engine with the same six indexes: lastName, luckyNumber, createdAt and the
+// compound (lastName, luckyNumber), (lastName, createdAt), (city, active). Prints the engines'
+// settings and Markdown tables on standard output, progress on standard error. Build in release:
 // `swift run -c release --package-path Benchmarks query-side-by-side --count 200000`.
 // With --regret, the planner-regret table instead: Strata alone, on N records with exact filter
 // selectivities (0.01 % to 50 %), the plan it picks against the best plan forced with a hint.
@@ -18,7 +19,7 @@ var instances = 200
 var minSeconds = 0.25
 var shapes: [QueryShape] = []
 var regret = false
-var strataOnly = false
+var engines = EngineKind.queryEngines
 var arguments = BenchmarkArguments(tool: "query-side-by-side")
 while let argument = arguments.next() {
     func value() -> String { arguments.value(for: argument) }
@@ -34,10 +35,17 @@ while let argument = arguments.next() {
         }
         shapes.append(shape)
     case "--regret": regret = true
-    case "--strata-only": strataOnly = true
+    case "--strata-only": engines = [.strata]
+    case "--engines":
+        let value = value()
+        guard let list = value == "all" ? EngineKind.queryEngines : EngineKind.list(value), !list.contains(.lmdb) else {
+            fail("--engines takes 'all' or a comma-separated list of \(EngineKind.queryEngines.map(\.rawValue).joined(separator: ","))")
+        }
+        engines = list
     case "--help", "-h":
         print("""
-            usage: query-side-by-side [--count N (1000000)] [--seed S (42)] [--instances N (200)] [--min-seconds S (0.25)] [--shape NAME]... [--regret] [--strata-only]
+            usage: query-side-by-side [--count N (1000000)] [--seed S (42)] [--instances N (200)] [--min-seconds S (0.25)] [--shape NAME]...
+                                      [--engines all|LIST of \(EngineKind.queryEngines.map(\.rawValue).joined(separator: ","))] [--strata-only] [--regret]
             shapes: \(QueryShape.allCases.map { "\($0)" }.joined(separator: ", "))
             """)
         exit(0)
@@ -59,6 +67,8 @@ if regret {
             (rank). Regret = chosen / best hinted; a chosen plan equal to a hinted one shares its timing. Every plan returned the same ids.
 
             """)
+        print(settingsHeader([("Strata", StrataEngine.settingsLine(records: "`RegretRecord` through its synthesized `Codable`",
+                                                                    indexes: "(bucket), (stamp), (rank)"))]) + "\n")
         print(PlannerRegret.markdownTable(rows))
         print("\n" + conditions.summary())
     } catch {
@@ -70,28 +80,34 @@ if regret {
 do {
     let result = try runQueryComparison(
         count: count, seed: seed, instances: instances, minSeconds: minSeconds,
-        shapes: shapes.isEmpty ? QueryShape.allCases : shapes, strataOnly: strataOnly, log: log)
+        shapes: shapes.isEmpty ? QueryShape.allCases : shapes, engines: engines, log: log)
     print("""
-        \(grouped(Double(count))) users, seed \(seed); single-field indexes on lastName, luckyNumber, createdAt in both engines. \
+        \(grouped(Double(count))) users, seed \(seed); the same \(QueryIndexes.columns.count) indexes in every engine: \(QueryIndexes.description). \
         Each query shape runs on \(instances) seeded parameter sets, in rounds until at least \(minSeconds) s of query time \
         per engine, all inside one read transaction per engine and shape; queries/s = queries / summed latency. \
-        Both engines returned the same ids in the same order (or the same count) for every instance.
+        Every engine returned the same ids in the same order (or the same count) as \(engines.contains(.sqlite) ? "SQLite-C" : engines[0].name) for every instance. \
+        "–": the engine did not run.
 
         """)
+    print(result.settingsHeader + "\n")
     print(result.markdownTable)
     print("")
+    print(result.settingsHeader + "\n")
     print(result.detailsTable)
     print("""
 
         Notes:
-        - Strata: the query API (key paths; `where("lastName BEGINSWITH %@", …)` for the prefix), `all()` decoding the records, `count()` for the count. \
+        - Strata: the query API (key paths; `where("lastName BEGINSWITH %@", …)` for the prefix), `all()` decoding the records, `count()` for the counts. \
         Results are ordered by the requested orderings, then by primary key.
-        - GRDB: raw SQL through `db.cachedStatement(sql:)` (prepared once per shape) and `GRDBUser.fetchAll(statement, arguments:)` \
-        (Codable decoding) / `Int.fetchOne` for the count; `ORDER BY …, id` so both return the same rows in the same order. \
+        - SQLite-C and GRDB: the same SQL (column \"SQL\"), each ending in `ORDER BY …, id` so that every engine has one total order \
+        and a LIMIT keeps the same rows; every column selected and decoded (SQLite-C into `BenchUser`, GRDB into `GRDBUser` by `init(row:)`). \
+        SQLite-C prepares each shape's statement once (`SQLITE_PREPARE_PERSISTENT`) and resets and binds it per query; GRDB runs it through \
+        `db.cachedStatement(sql:)` and `GRDBUser.fetchAll(statement, arguments:)` / `Int.fetchOne` for the counts. \
         The prefix query is `lastName GLOB 'Xy*'` (case-sensitive, like Strata's binary BEGINSWITH, and able to use SQLite's BINARY index; \
-        LIKE would be case-insensitive and skip the index). `ANALYZE` ran after the upsert (not measured).
-        - Upsert: Strata `tx.upsert(records)`; GRDB `record.upsert(db)` per record (query interface), one write transaction each, durable commits.
-        - Database after upsert: Strata \(mebibytes(result.strataBytes)), GRDB \(mebibytes(result.grdbBytes)).
+        LIKE would be case-insensitive and skip the index). `ANALYZE` ran after each SQL upsert (not measured).
+        - Upsert: Strata `tx.upsert(records)`; SQLite-C and GRDB one prepared `INSERT … ON CONFLICT(id) DO UPDATE` per record; one write transaction each. \
+        Strata, GRDB pool FULL commit durably (fsync); SQLite-C and GRDB pool NORMAL (WAL, synchronous=NORMAL) do not fsync at commit.
+        - Database after upsert: \(engines.map { "\($0.name) \(mebibytes(result.databaseBytes[$0] ?? 0))" }.joined(separator: ", ")) (SQLite's include the WAL).
         """)
     print(conditions.summary())
 } catch {

@@ -1,7 +1,7 @@
 // relationship-side-by-side [--users N] [--queries Q] [--seed S]
 //
 // Users with five notes each as nested JSON: Strata's import (notes become related records)
-// against GRDB's (JSONDecoder, a foreign key, indexes), then Q queries for the users with a
+// against GRDB's on a DatabasePool (JSONDecoder, a foreign key, indexes), then Q queries for the users with a
 // note of a given text (`ANY notes.text == ?` / `IN (SELECT userId …)`). Both engines must find
 // the same users. Build in release:
 // `swift run -c release --package-path Benchmarks relationship-side-by-side --users 100000`.
@@ -54,7 +54,8 @@ do {
     func row(_ label: String, _ s: Double, _ g: Double) {
         print("| \(label) | \(Int(s).formatted()) | \(Int(g).formatted()) | \(String(format: "%.2f", s / g))× |")
     }
-    print("| \(users.formatted()) users × 5 notes, nested JSON (\((bytes >> 20).formatted()) MiB) | Strata | GRDB | Strata/GRDB |")
+    print(settingsHeader([(strata.engine, strata.settings), (grdb.engine, grdb.settings)]) + "\n")
+    print("| \(users.formatted()) users × 5 notes, nested JSON (\((bytes >> 20).formatted()) MiB) | Strata | \(grdb.engine) | Strata / \(grdb.engine) |")
     print("| --- | ---: | ---: | ---: |")
     row("import, one write transaction (records/s, users and notes)", records / strata.importSeconds, records / grdb.importSeconds)
     row("`ANY notes.text == ?` (queries/s)", Double(queries) / strata.querySeconds, Double(queries) / grdb.querySeconds)

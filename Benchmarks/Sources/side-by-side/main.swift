@@ -1,25 +1,30 @@
-// side-by-side [--count N] [--seed S] [--per-call-reads N] [--engine strata|grdb|both]
+// side-by-side [--count N] [--seed S] [--per-call-reads N] [--engines LIST] [--engine NAME]
 //
-// Runs the same workload once per engine with wall-clock timing and prints the README's
-// Markdown table. Build in release: `swift run -c release --package-path Benchmarks side-by-side`.
+// Runs the same workload once per engine (Strata, SQLite-C, GRDB pool NORMAL and FULL, raw LMDB)
+// with wall-clock timing and prints the README's Markdown table, each engine's settings above it.
+// Build in release: `swift run -c release --package-path Benchmarks side-by-side`.
 import EngineComparison
 import Foundation
 
 func fail(_ message: String) -> Never { benchmarkFailure("side-by-side", message) }
 
+let engineNames = EngineKind.allCases.map(\.rawValue).joined(separator: ",")
 var count = 1_000_000
 var seed: UInt64 = 42
 var perCallReads = 100_000
-var engineChoice = "both"
+var engines = EngineKind.allCases
 var arguments = BenchmarkArguments(tool: "side-by-side")
 while let flag = arguments.next() {
     switch flag {
     case "--count": count = arguments.positiveInteger(for: flag)
     case "--seed": seed = arguments.unsignedInteger(for: flag)
     case "--per-call-reads": perCallReads = arguments.positiveInteger(for: flag)
-    case "--engine": engineChoice = arguments.choice(for: flag, ["strata", "grdb", "both"])
+    case "--engines", "--engine":
+        let value = arguments.value(for: flag)
+        guard let list = EngineKind.list(value) else { fail("\(flag) takes 'all' or a comma-separated list of \(engineNames)") }
+        engines = list
     case "--help", "-h":
-        print("usage: side-by-side [--count N (1000000)] [--seed S (42)] [--per-call-reads N (100000)] [--engine strata|grdb|both]")
+        print("usage: side-by-side [--count N (1000000)] [--seed S (42)] [--per-call-reads N (100000)] [--engines all|LIST of \(engineNames)]")
         exit(0)
     default: arguments.unknown(flag)
     }
@@ -35,23 +40,17 @@ let conditions = RunConditions()
 
 do {
     var results: [EngineResult] = []
-    if engineChoice != "grdb" { results.append(try runComparison(StrataEngine.self, workload: workload, perCallReads: perCallReads, log: log)) }
-    if engineChoice != "strata" { results.append(try runComparison(GRDBEngine.self, workload: workload, perCallReads: perCallReads, log: log)) }
+    for kind in engines {
+        results.append(try runComparison(kind, workload: workload, perCallReads: perCallReads, log: log))
+    }
 
-    print("\(count) users, seed \(seed); point reads in one transaction: all \(count) keys in shuffled order;")
-    print("one transaction each: the first \(min(perCallReads, count)) of those keys. Durable commits on both sides.\n")
-    if results.count == 2 {
-        print(markdownTable(strata: results[0], grdb: results[1]))
-    } else {
-        let r = results[0]
-        print("| operation | \(r.engine) (records/s) |\n| --- | ---: |")
-        for operation in Operation.allCases { print("| \(operation.rawValue) | \(grouped(r.recordsPerSecond[operation] ?? 0)) |") }
-    }
+    print("\(grouped(Double(count))) users, seed \(seed); point reads in one transaction: all \(grouped(Double(count))) keys in shuffled order;")
+    print("one transaction each: the first \(grouped(Double(min(perCallReads, count)))) of those keys. Records/s; \"–\": not measured by that engine.\n")
+    print(settingsHeader(results.map { ($0.engine, $0.settings) }) + "\n")
+    print(markdownTable(results))
     print("")
-    for r in results { print("\(r.engine) database after upsert: \(mebibytes(r.databaseBytes))") }
-    for r in results {
-        for (extra, rate) in r.extras { print("\(extra.rawValue): \(grouped(rate)) records/s") }
-    }
+    print("Database after upsert: " + results.map { "\($0.engine) \(mebibytes($0.databaseBytes))" }.joined(separator: ", ")
+          + " (allocated bytes of the database files; SQLite's include the WAL).")
     print(conditions.summary())
 } catch {
     fail("\(error)")
