@@ -81,7 +81,7 @@ let package = Package(
 
         // What active observers cost a stream of writes they do not observe.
         .executableTarget(name: "observation-overhead", dependencies: ["EngineComparison", .product(name: "Strata", package: "Strata")]),
-        .executableTarget(name: "changelog-bench", dependencies: ["Dataset", "EngineComparison", "QueryComparison", .product(name: "Strata", package: "Strata")]),
+        .executableTarget(name: "changelog-bench", dependencies: ["Dataset", "EngineComparison", .product(name: "Strata", package: "Strata")]),
         // Schema migrations on N users with 3 indexes: renames, backfills, a transform, an indexed type change.
         .executableTarget(name: "migration-bench", dependencies: ["EngineComparison", .product(name: "Strata", package: "Strata")]),
 

@@ -1,6 +1,7 @@
-// changelog-bench [--count N] [--rounds R] [--lag-writes W] [--rate PER_SECOND]
+// changelog-bench [--count N] [--rounds R] [--lag-writes W] [--rate PER_SECOND] [--notice-writes W]
 //
-// What the change log costs and how fast a replica follows, on IndexedBenchUser (the six indexes of query-side-by-side):
+// What the change log costs and how fast a replica follows, on ReplicatedUser (the users with
+// three single-field indexes: lastName, luckyNumber, createdAt):
 // 1. upsert of N users in one write transaction into an empty store, log off and log on,
 //    alternately for R rounds: the rates and the overhead of the log (median against median);
 // 2. a replica applying the whole feed of the logged upserts (`Store.replicate(from:)`): changes/s;
@@ -8,12 +9,15 @@
 //    a follower reads the feed as JSON lines (`Store.changes(after:)` → `ChangeFeedLines`) into a
 //    pipe and a second thread reads the pipe and applies each commit to a replica
 //    (`ChangeFeedLines.Reader` → `applyChanges`); the lag of a commit is from its commit returning
-//    on the writer to its sequence being the replica's position. Prints the median, p99 and max.
+//    on the writer to its sequence being the replica's position. Prints the median, p99 and max;
+// 4. cross-process notice: a follower in another process (this tool, `--notice-follower`) reads
+//    `Store.changes(after:)` while this process commits W single-record durable upserts at
+//    PER_SECOND writes/s; the notice time of a commit is from its `write` returning here to the
+//    follower receiving it there (both on CLOCK_MONOTONIC). Prints the median, p99 and max.
 // Build in release: `swift run -c release --package-path Benchmarks changelog-bench`.
 import Dataset
 import EngineComparison
 import Foundation
-import QueryComparison
 import Strata
 import Synchronization
 
@@ -21,6 +25,7 @@ var count = 1_000_000
 var rounds = 3
 var lagWrites = 3_000
 var rate = 1_000.0
+var noticeWrites = 2_000
 var arguments = BenchmarkArguments(tool: "changelog-bench")
 while let flag = arguments.next() {
     switch flag {
@@ -28,8 +33,14 @@ while let flag = arguments.next() {
     case "--rounds": rounds = arguments.positiveInteger(for: flag)
     case "--lag-writes": lagWrites = arguments.positiveInteger(for: flag)
     case "--rate": rate = Double(arguments.positiveInteger(for: flag))
+    case "--notice-writes": noticeWrites = arguments.positiveInteger(for: flag)
+    case "--notice-follower":
+        // Follower mode: STORE AFTER; prints "sequence nanoseconds" per commit, until killed.
+        let path = arguments.next() ?? "", after = UInt64(arguments.next() ?? "") ?? 0
+        await followForNotice(path: path, after: after)
+        exit(0)
     case "--help", "-h":
-        print("usage: changelog-bench [--count N (1000000)] [--rounds R (3)] [--lag-writes W (3000)] [--rate PER_SECOND (1000)]")
+        print("usage: changelog-bench [--count N (1000000)] [--rounds R (3)] [--lag-writes W (3000)] [--rate PER_SECOND (1000)] [--notice-writes W (2000)]")
         exit(0)
     default: arguments.unknown(flag)
     }
@@ -51,7 +62,7 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
 }
 
 log("generating \(count) users…")
-let users = Workload(count: count).users.map(IndexedBenchUser.init)
+let users = Workload(count: count).users.map(ReplicatedUser.init)
 let conditions = RunConditions()
 
 do {
@@ -63,7 +74,7 @@ do {
             let directory = try ScratchDirectory(prefix: "changelog-bench")
             defer { directory.remove() }
             let store = try Store(path: directory.url.appendingPathComponent("primary").path)
-            try store.prepare(IndexedBenchUser.self)
+            try store.prepare(ReplicatedUser.self)
             if logged { try store.enableChangeLog(retention: .commits(1_000)) }
             let elapsed = try seconds { try store.write { tx in try tx.upsert(users) } }
             let perSecond = Double(count) / elapsed
@@ -84,9 +95,11 @@ do {
 
     // 3. Lag at a steady rate, through a pipe of JSON lines.
     let (achieved, lags) = try await measureLag(users: users, writes: lagWrites, rate: rate)
+    // 4. Notice of commits in another process.
+    let (noticeRate, notices) = try measureNotice(users: users, writes: noticeWrites, rate: rate)
 
     let overhead = (median(on) / median(off) - 1) * 100
-    print("\(count) users with \(IndexedBenchUser.indexes.count) indexes, one write transaction each round, \(rounds) rounds alternating log off / on\n")
+    print("\(count) users with \(ReplicatedUser.indexes.count) indexes, one write transaction each round, \(rounds) rounds alternating log off / on\n")
     print("| figure | " + (1...rounds).map { "round \($0)" }.joined(separator: " | ") + " | median |")
     print("| --- |" + String(repeating: " ---: |", count: rounds + 1))
     print("| upsert, log off (records/s) | " + off.map(grouped).joined(separator: " | ") + " | \(grouped(median(off))) |")
@@ -97,6 +110,9 @@ do {
           + "median \(String(format: "%.2f", lags.isEmpty ? 0 : lags[lags.count / 2])) ms, "
           + "p99 \(String(format: "%.2f", lags.isEmpty ? 0 : lags[min(lags.count - 1, lags.count * 99 / 100)])) ms, "
           + "max \(String(format: "%.2f", lags.last ?? 0)) ms over \(lags.count) commits")
+    print("notice in another process (Store.changes(after:)), \(noticeWrites) single-record durable commits at \(grouped(noticeRate)) writes/s: "
+          + "median \(String(format: "%.2f", percentile(notices, 50))) ms, p99 \(String(format: "%.2f", percentile(notices, 99))) ms, "
+          + "max \(String(format: "%.2f", notices.last ?? 0)) ms over \(notices.count) commits")
     print(conditions.summary())
 } catch {
     benchmarkFailure("changelog-bench", "\(error)")
@@ -105,7 +121,7 @@ do {
 /// Commits `writes` single-record upserts at `rate` per second into a logged store while its feed
 /// goes as JSON lines through a pipe to a replica; returns the rate achieved and each commit's lag
 /// in milliseconds, sorted.
-func measureLag(users: [IndexedBenchUser], writes: Int, rate: Double) async throws -> (Double, [Double]) {
+func measureLag(users: [ReplicatedUser], writes: Int, rate: Double) async throws -> (Double, [Double]) {
     let directory = try ScratchDirectory(prefix: "changelog-lag")
     defer { directory.remove() }
     let primary = try Store(path: directory.url.appendingPathComponent("primary").path)
@@ -172,7 +188,7 @@ func measureLag(users: [IndexedBenchUser], writes: Int, rate: Double) async thro
 }
 
 /// One durable commit on this thread (the synchronous `write`, which an async function does not pick).
-func upsert(_ user: IndexedBenchUser, into store: Store) throws {
+func upsert(_ user: ReplicatedUser, into store: Store) throws {
     try store.write { tx in try tx.upsert(user) }
 }
 
@@ -181,4 +197,122 @@ final class ConditionBox: Sendable {
     private let times = Mutex<[UInt64: UInt64]>([:])
     func set(_ sequence: UInt64, at time: UInt64) { times.withLock { $0[sequence] = time } }
     func time(of sequence: UInt64) -> UInt64? { times.withLock { $0[sequence] } }
+}
+
+/// The benchmark's users with three single-field indexes (what a replica maintains here).
+struct ReplicatedUser: Strata.Record {
+    static let entityName = "User"
+    var id: Int64
+    var firstName: String
+    var lastName: String
+    var email: String
+    var luckyNumber: Int?
+    var city: String
+    var score: Double
+    var active: Bool
+    var tags: [String]
+    var createdAt: Date
+    var updatedAt: Date
+    static let primaryKey = \ReplicatedUser.id
+    static let indexes: [IndexDefinition<ReplicatedUser>] = [.index(\.lastName), .index(\.luckyNumber), .index(\.createdAt)]
+
+    init(_ user: GeneratedUser) {
+        (id, firstName, lastName, email, luckyNumber) = (user.id, user.firstName, user.lastName, user.email, user.luckyNumber)
+        (city, score, active, tags, createdAt, updatedAt) = (user.city, user.score, user.active, user.tags, user.createdAt, user.updatedAt)
+    }
+}
+
+/// Nanoseconds on CLOCK_MONOTONIC, which every process of the machine shares.
+func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}
+
+func percentile(_ sorted: [Double], _ p: Int) -> Double {
+    sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, sorted.count * p / 100)]
+}
+
+/// The follower of ``measureNotice(users:writes:rate:)``: prints each commit's sequence and the
+/// time it arrived, one line each, flushed.
+func followForNotice(path: String, after: UInt64) async {
+    do {
+        let store = try Store(path: path)
+        let output = FileHandle.standardOutput
+        output.write(Data("ready\n".utf8))
+        for try await commit in store.changes(after: after) {
+            output.write(Data("\(commit.sequence) \(monotonicNanoseconds())\n".utf8))
+        }
+    } catch {
+        benchmarkFailure("changelog-bench --notice-follower", "\(error)")
+    }
+}
+
+/// Commits `writes` single-record upserts at `rate` per second while this tool follows the store
+/// in another process; returns the rate achieved and each commit's notice time in milliseconds, sorted.
+func measureNotice(users: [ReplicatedUser], writes: Int, rate: Double) throws -> (Double, [Double]) {
+    let directory = try ScratchDirectory(prefix: "changelog-notice")
+    defer { directory.remove() }
+    let path = directory.url.appendingPathComponent("primary").path
+    let primary = try Store(path: path)
+    try primary.enableChangeLog(retention: .commits(100_000))
+    try upsert(users[0], into: primary)   // commit 1
+    let follower = Process()
+    follower.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    follower.arguments = ["--notice-follower", path, "1"]
+    let output = Pipe()
+    follower.standardOutput = output
+    try follower.run()
+    defer { follower.terminate(); follower.waitUntilExit() }
+    let lines = LineCollector(output.fileHandleForReading)
+    while !lines.contains("ready") { usleep(1_000) }
+    usleep(200_000)
+    var committed: [UInt64: UInt64] = [:]
+    let interval = 1.0 / rate
+    let started = monotonicNanoseconds()
+    for index in 0..<writes {
+        let due = started + UInt64(Double(index) * interval * 1e9)
+        let now = monotonicNanoseconds()
+        if due > now { usleep(UInt32((due - now) / 1_000)) }
+        var user = users[(index + 1) % users.count]
+        user.score = Double(index)
+        try upsert(user, into: primary)
+        committed[UInt64(index + 2)] = monotonicNanoseconds()
+    }
+    let achieved = Double(writes) / (Double(monotonicNanoseconds() - started) / 1e9)
+    let deadline = monotonicNanoseconds() + 10_000_000_000
+    while lines.count < writes + 1, monotonicNanoseconds() < deadline { usleep(10_000) }
+    var notices: [Double] = []
+    for line in lines.all() {
+        let parts = line.split(separator: " ")
+        guard parts.count == 2, let sequence = UInt64(parts[0]), let seen = UInt64(parts[1]), let commit = committed[sequence] else { continue }
+        notices.append(Double(Int64(seen) - Int64(commit)) / 1e6)
+    }
+    guard notices.count == writes else { benchmarkFailure("changelog-bench", "the follower reported \(notices.count) of \(writes) commits") }
+    return (achieved, notices.sorted())
+}
+
+/// The lines another process writes to a pipe, collected on a thread of their own.
+final class LineCollector: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    init(_ handle: FileHandle) {
+        Thread { [self] in
+            var pending: [UInt8] = []
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { return }
+                pending.append(contentsOf: chunk)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: pending[..<newline], as: UTF8.self)
+                    self.lines.withLock { $0.append(line) }
+                    pending.removeFirst(newline + 1)
+                }
+            }
+        }.start()
+    }
+
+    var count: Int { lines.withLock { $0.count } }
+    func contains(_ line: String) -> Bool { lines.withLock { $0.contains(line) } }
+    func all() -> [String] { lines.withLock { $0 } }
 }

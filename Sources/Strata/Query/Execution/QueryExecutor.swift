@@ -226,8 +226,8 @@ final class QueryExecutor {
                     guard try body(key, bytes) else { return }
                 }
             case .indexScan(let name, let fields, let condition):
-                guard let database = context.indexes[name], let leading = fields.first else { return }
-                let probe = IndexProbe(transaction: transaction, database: database, field: leading)
+                guard let database = context.indexes[name], !fields.isEmpty else { return }
+                let probe = IndexProbe(transaction: transaction, database: database, fields: fields)
                 let isMultiValue = context.schema.indexes.first { $0.name == name }?.isMultiValue ?? false
                 var seen = Set<[UInt8]>()
                 var bytes: [UInt8] = []
@@ -305,8 +305,8 @@ extension QueryExecutor {
         var keys = Set<[UInt8]>()
         switch access {
         case .indexScan(let name, let fields, let condition):
-            guard let database = context.indexes[name], let leading = fields.first else { return keys }
-            try IndexProbe(transaction: transaction, database: database, field: leading).walk(condition) { _, primaryKey in
+            guard let database = context.indexes[name], !fields.isEmpty else { return keys }
+            try IndexProbe(transaction: transaction, database: database, fields: fields).walk(condition) { _, primaryKey in
                 keys.insert(primaryKey)
                 return true
             }

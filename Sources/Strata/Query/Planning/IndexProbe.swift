@@ -8,7 +8,22 @@ import LMDB
 struct IndexProbe {
     let transaction: ReadTransaction
     let database: Database
-    let field: IndexedField
+    /// The index's fields, in key order (a records database: its primary key field).
+    let fields: [IndexedField]
+
+    init(transaction: ReadTransaction, database: Database, fields: [IndexedField]) {
+        precondition(!fields.isEmpty, "an index has at least one field")
+        self.transaction = transaction
+        self.database = database
+        self.fields = fields
+    }
+
+    init(transaction: ReadTransaction, database: Database, field: IndexedField) {
+        self.init(transaction: transaction, database: database, fields: [field])
+    }
+
+    /// The leading field, which every condition but a compound one is on.
+    var field: IndexedField { fields[0] }
 
     /// What a bounded count of index entries found.
     struct EntryCount {
@@ -98,28 +113,50 @@ struct IndexProbe {
         }
     }
 
-    /// The stretches of keys meeting `condition`, in key order (points: one per distinct key).
+    /// The stretches of keys meeting `condition`, in key order (points: one per distinct key; a
+    /// compound condition: one or more per combination of leading values).
     func keyBounds(_ condition: QueryPlan.IndexCondition) -> [KeyBounds] {
+        guard case .compound(let leading, let next) = condition else { return keyBounds(condition, of: field, under: []) }
+        guard leading.count < fields.count else { return [] }
+        var prefixes: [[UInt8]] = [[]]
+        for (values, field) in zip(leading, fields) {
+            let keys = pointKeys(values, of: field)
+            prefixes = prefixes.flatMap { prefix in keys.map { prefix + $0 } }
+        }
+        return prefixes.flatMap { keyBounds(next, of: fields[leading.count], under: $0) }
+    }
+
+    /// The stretches of keys whose part after `prefix` (the encoded values of the fields before
+    /// `field`) meets `condition` on `field`.
+    private func keyBounds(_ condition: QueryPlan.IndexCondition, of field: IndexedField, under prefix: [UInt8]) -> [KeyBounds] {
         switch condition {
         case .all:
-            return [.all]
+            return [prefix.isEmpty ? .all : .prefix(Self.cut(prefix))]
         case .points(let values):
-            return pointKeys(values).map(KeyBounds.prefix)
+            return pointKeys(values, of: field).map { .prefix(Self.cut(prefix + $0)) }
         case .prefix(let text):
-            return [.prefix(Array(IndexKey.prefix(text, collation: field.collation).prefix(IndexKey.maxLength)))]
+            return [.prefix(Self.cut(prefix + IndexKey.prefix(text, collation: field.collation)))]
         case .range(let range):
-            return [.range(lower: range.lower.flatMap(encoded), lowerInclusive: range.lowerInclusive,
-                           upper: range.upper.flatMap(encoded), upperInclusive: range.upperInclusive)]
+            return [.range(under: prefix, lower: range.lower.flatMap { encoded($0, of: field) }, lowerInclusive: range.lowerInclusive,
+                           upper: range.upper.flatMap { encoded($0, of: field) }, upperInclusive: range.upperInclusive)]
+        case .compound:
+            return []   // a compound condition's next condition is on one field
         }
     }
 
-    /// The distinct stored keys of `values` (cut as stored), ascending.
-    func pointKeys(_ values: [QueryValue]) -> [[UInt8]] {
-        Set(values.compactMap { encoded($0) }).sorted { $0.lexicographicallyPrecedes($1) }
+    /// The distinct stored keys of `values` in the leading field (cut as stored), ascending.
+    func pointKeys(_ values: [QueryValue]) -> [[UInt8]] { pointKeys(values, of: field) }
+
+    private func pointKeys(_ values: [QueryValue], of field: IndexedField) -> [[UInt8]] {
+        Set(values.compactMap { encoded($0, of: field) }).sorted { $0.lexicographicallyPrecedes($1) }
     }
 
-    private func encoded(_ value: QueryValue) -> [UInt8]? {
-        IndexKey.lookupKey(value, kind: field.kind, collation: field.collation).map { Array($0.prefix(IndexKey.maxLength)) }
+    private func encoded(_ value: QueryValue, of field: IndexedField) -> [UInt8]? {
+        IndexKey.lookupKey(value, kind: field.kind, collation: field.collation).map(Self.cut)
+    }
+
+    private static func cut(_ key: [UInt8]) -> [UInt8] {
+        key.count > IndexKey.maxLength ? Array(key.prefix(IndexKey.maxLength)) : key
     }
 
     // MARK: Backward
@@ -129,38 +166,18 @@ struct IndexProbe {
     private func walkBackward(_ condition: QueryPlan.IndexCondition, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
         try transaction.lmdb {
             try transaction.withCursor(database) { cursor in
-                switch condition {
-                case .all:
-                    _ = try backward(cursor, before: nil, while: { _ in true }, body)
-                case .points(let values):
-                    for prefix in pointKeys(values).reversed() {
-                        guard try backward(cursor, before: Self.successor(prefix), while: { $0.starts(with: prefix) }, body) else { return }
-                    }
-                case .prefix(let text):
-                    let prefix = Array(IndexKey.prefix(text, collation: field.collation).prefix(IndexKey.maxLength))
-                    _ = try backward(cursor, before: Self.successor(prefix), while: { $0.starts(with: prefix) }, body)
-                case .range(let range):
-                    let lower = range.lower.flatMap(encoded) ?? [0x01]
-                    let upper = range.upper.flatMap(encoded)
-                    let cutUpper = (upper?.count ?? 0) >= IndexKey.maxLength
-                    // Start below the first key past the upper bound: past every key it prefixes when
-                    // inclusive (or cut), at the bound itself when exclusive.
-                    let end = upper.map { range.upperInclusive || cutUpper ? Self.successor($0) : $0 }
-                    let skipLower = range.lower != nil && !range.lowerInclusive && lower.count < IndexKey.maxLength
-                    _ = try backward(cursor, before: end ?? nil, while: { key in
-                        !key.lexicographicallyPrecedes(lower) && !(skipLower && key.starts(with: lower))
-                    }, body)
+                for bounds in keyBounds(condition).reversed() {
+                    guard try backward(cursor, bounds, body) else { return }
                 }
             }
         }
     }
 
-    /// Walks keys downward from the last key below `end` (nil: from the very last key) while
-    /// `inside` holds, each key's values upward; false when `body` asked to stop.
-    private func backward(_ cursor: Cursor, before end: [UInt8]?, while inside: ([UInt8]) -> Bool,
-                          _ body: ([UInt8], [UInt8]) throws -> Bool) throws -> Bool {
+    /// Walks the keys of `bounds` downward from its end, each key's values upward; false when
+    /// `body` asked to stop.
+    private func backward(_ cursor: Cursor, _ bounds: KeyBounds, _ body: ([UInt8], [UInt8]) throws -> Bool) throws -> Bool {
         var more: Bool
-        if let end, try cursor.seek(atLeast: end) {
+        if let end = bounds.backwardStart, try cursor.seek(atLeast: end) {
             more = try cursor.previous()
         } else {
             more = try cursor.last()
@@ -168,18 +185,21 @@ struct IndexProbe {
         let duplicates = database.options.contains(.sortedDuplicates)
         while more {
             let key = cursor.key
-            guard inside(key) else { return true }
-            if duplicates {
-                // Re-seek the key (its first value) rather than trust where the cursor rests after
-                // the last duplicate: then one step back is the previous key's last value.
-                var next = try cursor.seek(exactly: key)
-                while next {
+            switch bounds.backwardVerdict(key) {
+            case .stop, .skip: return true   // the keys passed over (an exclusive lower bound) come last going down
+            case .take:
+                if duplicates {
+                    // Re-seek the key (its first value) rather than trust where the cursor rests after
+                    // the last duplicate: then one step back is the previous key's last value.
+                    var next = try cursor.seek(exactly: key)
+                    while next {
+                        guard try body(key, cursor.value) else { return false }
+                        next = try cursor.nextDuplicate()
+                    }
+                    _ = try cursor.seek(exactly: key)
+                } else {
                     guard try body(key, cursor.value) else { return false }
-                    next = try cursor.nextDuplicate()
                 }
-                _ = try cursor.seek(exactly: key)
-            } else {
-                guard try body(key, cursor.value) else { return false }
             }
             more = try cursor.previous()
         }

@@ -35,12 +35,35 @@ struct KeyBounds {
         KeyBounds(start: prefix, skipped: nil, end: .prefix(prefix))
     }
 
-    /// Keys between two encoded bounds (nil: open); a range never starts at the nil key (tag 0x00),
-    /// because comparisons with nil are false.
-    static func range(lower: [UInt8]?, lowerInclusive: Bool, upper: [UInt8]?, upperInclusive: Bool) -> KeyBounds {
-        let skipped = lower.flatMap { !lowerInclusive && $0.count < IndexKey.maxLength ? $0 : nil }
-        let end: End = upper.map { .upper($0, inclusive: upperInclusive || $0.count >= IndexKey.maxLength) } ?? .none
-        return KeyBounds(start: lower ?? [0x01], skipped: skipped, end: end)
+    /// Keys between two encoded bounds (nil: open) of the field after `prefix` (the encoded
+    /// values of a compound index's first fields; empty for the leading field), all starting with
+    /// `prefix`; a range never starts at the nil key (tag 0x00), because comparisons with nil are
+    /// false. Bounds are cut to ``IndexKey/maxLength`` as stored keys are.
+    static func range(under prefix: [UInt8] = [], lower: [UInt8]?, lowerInclusive: Bool, upper: [UInt8]?, upperInclusive: Bool) -> KeyBounds {
+        let cut = { (bytes: [UInt8]) in bytes.count > IndexKey.maxLength ? Array(bytes.prefix(IndexKey.maxLength)) : bytes }
+        let lowerKey = lower.map { cut(prefix + $0) }, upperKey = upper.map { cut(prefix + $0) }
+        let skipped = lowerKey.flatMap { !lowerInclusive && $0.count < IndexKey.maxLength ? $0 : nil }
+        let end: End = upperKey.map { .upper($0, inclusive: upperInclusive || $0.count >= IndexKey.maxLength) }
+            ?? (prefix.isEmpty ? .none : .prefix(cut(prefix)))
+        return KeyBounds(start: lowerKey ?? cut(prefix + [0x01]), skipped: skipped, end: end)
+    }
+
+    /// Whether a backward walk takes, passes over or stops at `key` (keys at or past the end are
+    /// never met: the walk starts below ``backwardStart``).
+    func backwardVerdict(_ key: [UInt8]) -> Verdict {
+        if let start, key.lexicographicallyPrecedes(start) { return .stop }
+        if case .prefix(let prefix) = end, !key.starts(with: prefix) { return .stop }
+        if let skipped, key.starts(with: skipped) { return .skip }
+        return .take
+    }
+
+    /// Where a backward walk starts: below the first key past the end (nil: at the last key).
+    var backwardStart: [UInt8]? {
+        switch end {
+        case .none: nil
+        case .prefix(let prefix): IndexProbe.successor(prefix)
+        case .upper(let upper, let inclusive): inclusive ? IndexProbe.successor(upper) : upper
+        }
     }
 
     /// Whether a walk takes, passes over or stops at `key`.

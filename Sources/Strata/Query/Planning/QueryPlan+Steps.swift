@@ -92,9 +92,19 @@ extension QueryPlan {
                         : "\(entity).\(field) IN \(QueryValue.list(keys).explained)", estimatedRows: rows)
         case .primaryKeyRange(let field, let range):
             return Step(operation: "KeyRange", detail: "\(entity).\(field) \(range.explained)", estimatedRows: rows)
-        case .indexScan(let index, _, let condition):
+        case .indexScan(let index, let fields, let condition):
             let target = "\(entity).\(index)"
             switch condition {
+            case .compound(let leading, let next):
+                // Which fields bound the scan: `User.lastName,luckyNumber (lastName = "Bluth", luckyNumber > 5)`.
+                var bounds = zip(leading, fields).map { values, field in
+                    let name = field.path.joined(separator: ".")
+                    return values.count == 1 ? "\(name) = \(values[0].explained)" : "\(name) IN \(QueryValue.list(values).explained)"
+                }
+                if leading.count < fields.count, let bound = Self.explained(next, field: fields[leading.count].path.joined(separator: ".")) {
+                    bounds.append(bound)
+                }
+                return Step(operation: "IndexScan", detail: "\(target) (\(bounds.joined(separator: ", ")))", index: index, estimatedRows: rows)
             case .points(let values) where values.count == 1:
                 return Step(operation: "IndexScan", detail: "\(target) = \(values[0].explained)", index: index, estimatedRows: rows)
             case .points(let values):
@@ -108,6 +118,17 @@ extension QueryPlan {
             case .all:
                 return Step(operation: "IndexOrder", detail: "\(target)", index: index, estimatedRows: rows)
             }
+        }
+    }
+
+    /// A compound scan's condition on one field as `explain` prints it; nil for `.all`.
+    private static func explained(_ condition: QueryPlan.IndexCondition, field: String) -> String? {
+        switch condition {
+        case .points(let values) where values.count == 1: "\(field) = \(values[0].explained)"
+        case .points(let values): "\(field) IN \(QueryValue.list(values).explained)"
+        case .range(let range): "\(field) \(range.explained)"
+        case .prefix(let prefix): "\(field) BEGINSWITH \(QueryValue.string(prefix).explained)"
+        case .all, .compound: nil
         }
     }
 

@@ -9,8 +9,9 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
         case primaryKeyLookup(field: String, keys: [QueryValue])
         /// A primary key range, walked in key order.
         case primaryKeyRange(field: String, range: ValueRange)
-        /// Index entries whose leading field meets `condition`: points (equality, IN) or a range
-        /// or a prefix, walked in index order.
+        /// Index entries whose leading field meets `condition` (points for equality and IN, a
+        /// range, a prefix), or, for a compound condition, whose first fields equal its leading
+        /// values and whose next field meets its next condition; walked in index order.
         case indexScan(index: String, fields: [IndexedField], condition: IndexCondition)
         /// Every record, in primary key order.
         case fullScan
@@ -31,6 +32,10 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
         case prefix(String)
         /// The whole index (to deliver its order).
         case all
+        /// Equal to one of `leading[i]` on each of a compound index's first fields (one value for
+        /// `==`, several for `IN`), then `next` on the field after them (`.all`: any value). Each
+        /// combination of leading values is one stretch of keys, walked in key order.
+        indirect case compound(leading: [[QueryValue]], next: IndexCondition)
     }
 
     /// Bounds on a value; nil for an open end.

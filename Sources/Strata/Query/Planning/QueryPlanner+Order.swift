@@ -75,14 +75,28 @@ extension QueryPlanner {
                 // Each key of a single-field index holds its primary keys in order (a cut key too:
                 // it is one stored key); several points are merged by the executor.
                 if fields.count == 1, case .points = condition { return .forward }
+                // Every field pinned to one value: one key, whose primary keys are in order.
+                if Self.pinnedFields(condition) == fields.count { return .forward }
                 return nil
             }
             if let direction = Self.prefixMatches(orderings, fields) { return direction }
-            // Equality on the leading field, order on the next ones.
-            if case .points(let values) = condition, values.count == 1, fields.count > 1 {
-                return Self.prefixMatches(orderings, Array(fields.dropFirst()))
-            }
+            // Equality on the leading fields, order on the next ones.
+            let pinned = Self.pinnedFields(condition)
+            if pinned > 0, pinned < fields.count { return Self.prefixMatches(orderings, Array(fields.dropFirst(pinned))) }
             return nil
+        }
+    }
+
+    /// How many of an index's first fields `condition` pins to one value each: its keys then come
+    /// in the order of the fields after them.
+    static func pinnedFields(_ condition: QueryPlan.IndexCondition) -> Int {
+        switch condition {
+        case .points(let values): return Set(values).count == 1 ? 1 : 0
+        case .compound(let leading, let next):
+            let pinned = leading.prefix { Set($0).count == 1 }.count
+            guard pinned == leading.count else { return pinned }
+            return pinned + pinnedFields(next)
+        case .range, .prefix, .all: return 0
         }
     }
 

@@ -62,6 +62,9 @@ struct QueryPlanner<Root> {
             candidates += paths.map { var path = $0; path.used = [position]; return path }
         }
         if let intersection = intersectionPath(of: singles) { candidates.append(intersection) }
+        let compound = try compoundPaths(conjuncts, ranges: ranges, total: total)
+        Self.keepContainment(&candidates, within: compound)
+        candidates += compound
 
         let matches = selectivity.reduce(Double(total), *)
         let orderings = Self.significant(query.orderings, primaryKey: context.schema.primaryKey)
@@ -120,7 +123,7 @@ struct QueryPlanner<Root> {
         return 1.0 / 3
     }
 
-    private struct Candidate {
+    struct Candidate {
         var access: QueryPlan.Access
         var rows: Int
         var cost: Double
@@ -144,6 +147,7 @@ struct QueryPlanner<Root> {
             let named = { (c: Candidate) -> Bool in if case .indexScan(hint, _, _) = c.access { true } else { false } }
             if named(candidate) != named(best) { return named(candidate) }
         }
+        if candidate.cost == best.cost { return candidate.used.count > best.used.count }   // the one that leaves less to filter
         return candidate.cost < best.cost
     }
 
@@ -197,24 +201,28 @@ struct QueryPlanner<Root> {
                   let condition = range.map(QueryPlan.IndexCondition.range) ?? Self.condition(for: comparison)
             else { continue }
             let probe = IndexProbe(transaction: transaction, database: database, field: leading)
-            let rows = min(total, try probe.estimateRows(condition, limit: Self.probeLimit))
+            var rows = min(total, try probe.estimateRows(condition, limit: Self.probeLimit))
+            // A compound index's keys under one leading value are many distinct keys, which the
+            // bounded count cannot reach: a single-field index on the field counts them exactly.
+            if descriptor.fields.count > 1, case .points(let values) = condition, let exact = try exactPointRows(leading, values) {
+                rows = min(total, exact)
+            }
             paths.append(Candidate(access: .indexScan(index: descriptor.name, fields: descriptor.fields, condition: condition),
                                    rows: rows, cost: Double(rows) * Self.lookupCost, used: [],
                                    ordered: descriptor.isMultiValue ? nil : descriptor.fields,
-                                   exact: Self.isExact(condition, of: comparison, in: descriptor)))
+                                   exact: descriptor.fields.count == 1 && Self.isExact(condition, of: comparison, field: leading, multiValue: descriptor.isMultiValue)))
         }
         return paths
     }
 
-    /// True when the keys an index scan meets under `condition` are exactly those of the records
-    /// meeting `comparison` (keys not cut aside): one field, not multi-value, no quantifier, binary
+    /// True when the keys an index scan meets under `condition` on `field` are exactly those of the
+    /// records meeting `comparison` (keys not cut aside): not multi-value, no quantifier, binary
     /// order, and values (bounds) of the field's kind whose key encoding is one-to-one and keeps
     /// the order comparisons use; no nil; ranges bounded on both ends. Doubles stay out (NaN sorts
     /// differently in keys).
-    static func isExact(_ condition: QueryPlan.IndexCondition, of comparison: FieldComparison, in descriptor: IndexDescriptor) -> Bool {
-        guard descriptor.fields.count == 1, !descriptor.isMultiValue, comparison.quantifier == nil,
-              comparison.options.isEmpty, descriptor.fields[0].collation == .binary else { return false }
-        let kind = descriptor.fields[0].kind
+    static func isExact(_ condition: QueryPlan.IndexCondition, of comparison: FieldComparison, field: IndexedField, multiValue: Bool) -> Bool {
+        guard !multiValue, comparison.quantifier == nil, comparison.options.isEmpty, field.collation == .binary else { return false }
+        let kind = field.kind
         func fits(_ value: QueryValue) -> Bool {
             switch (kind, value) {
             case (.integer, .int), (.string, .string), (.date, .date), (.bool, .bool), (.uuid, .uuid): true
@@ -229,7 +237,7 @@ struct QueryPlanner<Root> {
             guard let lower = range.lower, let upper = range.upper else { return false }
             return fits(lower) && fits(upper)
         case .prefix: return kind == .string && comparison.op == .beginsWith
-        case .all: return false
+        case .all, .compound: return false
         }
     }
 
@@ -290,7 +298,7 @@ struct QueryPlanner<Root> {
 
     /// True when an index field can find the records meeting `comparison` (perhaps among others
     /// the filter then removes): same field, a compatible collation, values of its kind.
-    private func serves(_ field: IndexedField, _ comparison: FieldComparison, multiValue: Bool) -> Bool {
+    func serves(_ field: IndexedField, _ comparison: FieldComparison, multiValue: Bool) -> Bool {
         if multiValue {
             guard comparison.quantifier == .any || comparison.quantifier == nil,
                   comparison.op == .equal || comparison.op == .in else { return false }

@@ -1,0 +1,123 @@
+extension QueryPlanner {
+    /// The most combinations of leading values (`IN` lists multiplied) a compound scan walks.
+    static var compoundPointLimit: Int { 1_024 }
+
+    /// One access path per compound index whose first fields the conjuncts pin: equality (or
+    /// `IN`) on the first k fields, then equality, `IN`, a range (both bounds of one field make one
+    /// range) or a prefix on field k + 1, as SQLite's planner uses a multi-column index. Only paths
+    /// that use more than the leading field's equality are made here (that one is a single-field
+    /// path of ``accessPaths(for:total:range:)``). The path is exact, leaving its conjuncts out of
+    /// the filter, when every one of them is exact on its field (``isExact(_:of:field:multiValue:)``).
+    func compoundPaths(_ conjuncts: [QueryPredicate], ranges: [(positions: [Int], field: [String], range: QueryPlan.ValueRange)],
+                       total: Int) throws -> [Candidate] {
+        var paths: [Candidate] = []
+        for descriptor in context.schema.indexes where descriptor.fields.count > 1 && !descriptor.isMultiValue {
+            guard let database = context.indexes[descriptor.name] else { continue }
+            var used: [Int] = []
+            var leading: [[QueryValue]] = []
+            var exact = true
+            // Equality or IN on each leading field, in order, while the conjuncts pin one.
+            for field in descriptor.fields.dropLast() {
+                guard let (position, comparison, values) = pinning(field, in: conjuncts, excluding: used) else { break }
+                leading.append(values)
+                used.append(position)
+                exact = exact && Self.isExact(.points(values), of: comparison, field: field, multiValue: false)
+            }
+            guard !leading.isEmpty, leading.reduce(1, { $0 * $1.count }) <= Self.compoundPointLimit else { continue }
+            let field = descriptor.fields[leading.count]
+            var next = QueryPlan.IndexCondition.all
+            if let combined = ranges.first(where: { range in range.field == field.path && !range.positions.contains(where: used.contains) }),
+               let lower = combined.range.lower, let upper = combined.range.upper,
+               serves(field, FieldComparison(field: field.path, op: .between, value: .list([lower, upper])), multiValue: false) {
+                next = .range(combined.range)
+                used += combined.positions
+                let comparison = FieldComparison(field: field.path, op: .between, value: .list([lower, upper]))
+                exact = exact && Self.isExact(next, of: comparison, field: field, multiValue: false)
+            } else if let (position, comparison, condition) = bounding(field, in: conjuncts, excluding: used) {
+                next = condition
+                used.append(position)
+                exact = exact && Self.isExact(condition, of: comparison, field: field, multiValue: false)
+            }
+            // The leading field's equality alone is the single-field path.
+            guard used.count > 1 else { continue }
+            let condition = QueryPlan.IndexCondition.compound(leading: leading, next: next)
+            let probe = IndexProbe(transaction: transaction, database: database, fields: descriptor.fields)
+            let rows = min(total, try compoundRows(condition, probe: probe, conjuncts: used.map { conjuncts[$0] }))
+            paths.append(Candidate(access: .indexScan(index: descriptor.name, fields: descriptor.fields, condition: condition),
+                                   rows: rows, cost: Double(rows) * Self.lookupCost, used: used.sorted(),
+                                   ordered: descriptor.fields, exact: exact))
+        }
+        return paths
+    }
+
+    /// Raises the estimate of each scan of a compound index's leading values to at least that of
+    /// every compound scan of the same index within them: a stretch of keys holds every stretch
+    /// inside it, which interpolated estimates (keys spread unevenly) can miss.
+    static func keepContainment(_ candidates: inout [Candidate], within compound: [Candidate]) {
+        for index in candidates.indices {
+            guard case .indexScan(let name, _, .points(let values)) = candidates[index].access else { continue }
+            let inside = compound.filter { candidate in
+                guard case .indexScan(name, _, .compound(let leading, _)) = candidate.access else { return false }
+                return Set(leading[0]).isSubset(of: Set(values))
+            }
+            guard let largest = inside.map(\.rows).max(), largest > candidates[index].rows else { continue }
+            candidates[index].cost *= Double(largest) / Double(max(candidates[index].rows, 1))
+            candidates[index].rows = largest
+        }
+    }
+
+    /// The entries of a compound condition: counted when there are few; otherwise no more than
+    /// the entries of its first field's values (counted exactly by a single-field index on that
+    /// field when there is one) times the guessed selectivity of each further conjunct, nor than
+    /// the interpolation of its keys, and never fewer than were counted.
+    private func compoundRows(_ condition: QueryPlan.IndexCondition, probe: IndexProbe, conjuncts: [QueryPredicate]) throws -> Int {
+        let counted = try probe.countEntries(condition, limit: Self.probeLimit)
+        guard !counted.complete, case .compound(let leading, _) = condition else { return counted.entries }
+        let interpolated = try probe.estimateRows(condition, limit: Self.probeLimit)
+        let first = try exactPointRows(probe.fields[0], leading[0])
+            ?? probe.estimateRows(.points(leading[0]), limit: Self.probeLimit)
+        let narrowed = conjuncts.dropFirst().reduce(Double(first)) { $0 * Self.guessedSelectivity($1) }
+        return max(counted.entries, min(interpolated, Int(narrowed.rounded(.up))))
+    }
+
+    /// The entries of `values` in a single-field index on `field` (its keys' duplicates, counted
+    /// exactly), when the entity has one of the same collation; nil otherwise.
+    func exactPointRows(_ field: IndexedField, _ values: [QueryValue]) throws -> Int? {
+        guard let single = context.schema.indexes.first(where: { $0.fields == [field] && !$0.isMultiValue }),
+              let database = context.indexes[single.name] else { return nil }
+        let probe = IndexProbe(transaction: transaction, database: database, field: field)
+        return try probe.countEntries(.points(values)).entries
+    }
+
+    /// A conjunct (not in `excluding`) that pins `field` to one value (`==`) or a few (`IN`), with
+    /// the values.
+    private func pinning(_ field: IndexedField, in conjuncts: [QueryPredicate], excluding: [Int])
+        -> (position: Int, comparison: FieldComparison, values: [QueryValue])? {
+        for (position, conjunct) in conjuncts.enumerated() where !excluding.contains(position) {
+            guard case .comparison(let comparison) = conjunct, comparison.field == field.path,
+                  serves(field, comparison, multiValue: false) else { continue }
+            switch (comparison.op, comparison.value) {
+            case (.equal, let value) where value != .null: return (position, comparison, [value])
+            case (.in, .list(let values)) where !values.isEmpty && !values.contains(.null): return (position, comparison, values)
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// A conjunct (not in `excluding`) that bounds `field`: equality, `IN`, a prefix or one side of
+    /// a range, with its index condition.
+    private func bounding(_ field: IndexedField, in conjuncts: [QueryPredicate], excluding: [Int])
+        -> (position: Int, comparison: FieldComparison, condition: QueryPlan.IndexCondition)? {
+        if let (position, comparison, values) = pinning(field, in: conjuncts, excluding: excluding) {
+            return (position, comparison, .points(values))
+        }
+        for (position, conjunct) in conjuncts.enumerated() where !excluding.contains(position) {
+            guard case .comparison(let comparison) = conjunct, comparison.field == field.path,
+                  serves(field, comparison, multiValue: false),
+                  let condition = Self.condition(for: comparison) else { continue }
+            return (position, comparison, condition)
+        }
+        return nil
+    }
+}
