@@ -159,6 +159,20 @@ struct CBORReader: Sendable {
         return offset..<(offset + length)
     }
 
+    /// The range of the text string at `offset`, checked to be UTF-8 (ASCII cannot be malformed;
+    /// anything else is validated, as ``readString(at:)`` does), for readers that copy the bytes
+    /// rather than make a `String`.
+    func readValidTextRange(at offset: inout Int) throws(CBORReadFailure) -> Range<Int> {
+        let start = offset
+        let range = try readStringRange(.text, at: &offset)
+        var bits: UInt8 = 0
+        for index in range { bits |= bytes[index] }
+        if bits >= 0x80, String(validating: bytes[range], as: UTF8.self) == nil {
+            throw .corrupt(offset: start, reason: "text string is not valid UTF-8")
+        }
+        return range
+    }
+
     @inline(__always)
     func readString(at offset: inout Int) throws(CBORReadFailure) -> String {
         let start = offset

@@ -79,13 +79,7 @@ extension CBORReader {
             JSONValue.appendInteger(-1 - Int64(head.argument), to: &buffer)
         case .text:
             offset = start
-            let range = try readStringRange(.text, at: &offset)
-            // ASCII cannot be malformed; anything else is validated, as `readString` does.
-            var bits: UInt8 = 0
-            for index in range { bits |= bytes[index] }
-            if bits >= 0x80, String(validating: bytes[range], as: UTF8.self) == nil {
-                throw .corrupt(offset: start, reason: "text string is not valid UTF-8")
-            }
+            let range = try readValidTextRange(at: &offset)
             buffer.append(UInt8(ascii: "\""))
             bytes.withUnsafeBufferPointer { all in
                 JSONValue.appendEscaped(UnsafeBufferPointer(rebasing: all[range]), to: &buffer)

@@ -113,12 +113,7 @@ extension CBORReader {
             return .scalar
         case .text:
             offset = start
-            let range = try readStringRange(.text, at: &offset)
-            var bits: UInt8 = 0
-            for index in range { bits |= bytes[index] }
-            if bits >= 0x80, String(validating: bytes[range], as: UTF8.self) == nil {
-                throw .corrupt(offset: start, reason: "text string is not valid UTF-8")
-            }
+            _ = try readValidTextRange(at: &offset)
             return .scalar
         case .bytes:
             offset = start
