@@ -6,7 +6,7 @@ extension Environment {
     /// Blocks the calling thread until a transaction newer than `snapshot` (the
     /// ``Transaction/id`` of a read that found nothing new) is visible to new read transactions,
     /// or `timeout` seconds pass; returns whether one is. Commits of this and other processes are
-    /// noticed as they are written (``CommitWatch``), not by polling.
+    /// noticed as they are written (inotify on the data file, one thread per environment), not by polling.
     public func waitForCommit(after snapshot: Int, timeout: Double) -> Bool {
         let watch = commitWatch
         return watch.wait(after: snapshot, timeout: timeout)

@@ -93,7 +93,7 @@ package final class ConditionLock<Value>: @unchecked Sendable {
     }
 
     /// Waits, with the lock released, until another call changes the value so that `isDone`
-    /// holds, or until `deadline` (seconds of ``monotonicNow()``) passes; returns whether `isDone`
+    /// holds, or until `deadline` (seconds of `monotonicNow()`) passes; returns whether `isDone`
     /// held. Wakes no waiter.
     package func wait(until deadline: Double, for isDone: (Value) -> Bool) -> Bool {
         pthread_mutex_lock(mutex)
