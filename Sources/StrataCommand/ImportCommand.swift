@@ -20,7 +20,7 @@ struct ImportCommand: ParsableCommand {
             else a field `id` or `_id`. Records without any are numbered by their position in the \
             file (1, 2, …) as the key `id`: importing the same file again updates them, but a \
             --sync needs a real key. A file that is one object holding the array of records needs \
-            --root-key NAME.
+            --root-key NAME. Errors count records from 1.
             """
     )
 

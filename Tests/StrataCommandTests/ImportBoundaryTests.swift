@@ -41,7 +41,7 @@ struct ImportBoundaryTests {
         let result = try StrataCLI.run(["import", store, try file("in.json", "[{\"id\": 0}, \(record)]"), "--entity", "U", "--schema", schema])
         let stored = try StrataCLI.run(["export", store, "U"]).output
         #expect(result.status != 0, "stored: \(stored)")
-        #expect(result.error.contains("record 1") && result.error.contains("'\(key)'") && result.error.contains("out of range"), "\(result.error)")
+        #expect(result.error.contains("record 2:") && result.error.contains("'\(key)'") && result.error.contains("out of range"), "\(result.error)")
     }
 
     @Test func datesAtTheEdgesOfTheRangeExportAndImportAgain() throws {
@@ -80,7 +80,7 @@ struct ImportBoundaryTests {
         let result = try StrataCLI.run(["import", store, try file("r.json", "[\(record)]"), "--entity", "Recipe", "--schema", schema])
         let stored = try StrataCLI.run(["export", store, "Recipe"]).output
         #expect(result.status != 0, "stored: \(stored)")
-        #expect(result.error.contains("NOPE") && result.error.contains("record 0") && result.error.contains("not stored"), "\(result.error)")
+        #expect(result.error.contains("NOPE") && result.error.contains("record 1:") && result.error.contains("not stored"), "\(result.error)")
         let linked = try StrataCLI.run(["import", store, try file("ok.json", #"[{"id": "r2", "name": "Pie", "ingredients_ids": ["egg"], "chef_id": "ann"}]"#),
                                         "--entity", "Recipe", "--schema", schema])
         #expect(linked.status == 0, "\(linked.error)")
@@ -156,10 +156,11 @@ struct ImportBoundaryTests {
     }
 
     @Test(arguments: [
-        (#"[{"id": 1}, {"id": 2}, {"id": null}]"#, "record 2"),
-        (#"[{"id": 1}, {"id": 2}, {"x": 3}]"#, "record 2"),
-        (#"[{"x": 0}, {"id": 2}]"#, "record 0"),
-        (#"[{"id": 1}, {"id": "two"}]"#, "record 1"),
+        // Records are counted from 1, as the importer counts them.
+        (#"[{"id": 1}, {"id": 2}, {"id": null}]"#, "record 3 has null"),
+        (#"[{"id": 1}, {"id": 2}, {"x": 3}]"#, "record 3 lacks it"),
+        (#"[{"x": 0}, {"id": 2}]"#, "record 1 lacks it"),
+        (#"[{"id": 1}, {"id": "two"}]"#, "from record 2 on"),
     ])
     func inferredPrimaryKeyErrorsNameTheRecord(payload: String, record: String) throws {
         let result = try StrataCLI.run(["import", store, try file("in.json", payload), "--entity", "E"])

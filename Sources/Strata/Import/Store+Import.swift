@@ -18,7 +18,7 @@ import Foundation
 ///   clears an optional field; a record whose bytes would not change is not rewritten.
 /// - The same primary key twice in one payload: the last occurrence wins; the report counts it.
 /// - Errors: malformed JSON throws `.malformedJSON` with byte, line and column; a record that does
-///   not map throws `.invalidRecord` naming the record index (0-based) and the JSON key, or is
+///   not map throws `.invalidRecord` naming the record, counted from 1, and the JSON key, or is
 ///   skipped with ``ImportOptions/ErrorPolicy/skip``. Under `.abort` nothing is written.
 extension Store {
     // MARK: Record types

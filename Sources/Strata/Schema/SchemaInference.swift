@@ -32,7 +32,7 @@ extension EntityDescription {
     ///   relationships to this entity are nested records, not fields.
     ///
     /// Throws `.malformedJSON` with the position for bad JSON, `.invalidRecord` for a record that
-    /// is not an object or lacks the key, `.invalidValue` when no primary key can be chosen (saying
+    /// is not an object or lacks the key (numbered from 1, as the importer numbers them), `.invalidValue` when no primary key can be chosen (saying
     /// so when the document is one object holding arrays of records, which a root key would pick).
     public static func inferred(name: String, fromJSONFile path: String, rootKey: String? = nil, primaryKey: String? = nil,
                                 generatingKey: Bool = false, completing partial: EntityDescription? = nil,
@@ -88,8 +88,8 @@ extension EntityDescription {
         var arraysOfRecords: [(key: String, count: Int)] = []
         while let record = try parser.nextRecord(rootKey: rootKey) {
             guard case .object(let members) = record else {
-                var error = StrataError(.invalidRecord, "\(name) record \(records): expected an object, found \(record.kind)", entity: name)
-                error.record = records
+                var error = StrataError(.invalidRecord, "\(name) record \(records + 1): expected an object, found \(record.kind)", entity: name)
+                error.record = records + 1
                 throw error
             }
             if records == 0, rootKey == nil, parser.documentIsOneObject {
@@ -236,24 +236,25 @@ extension EntityDescription {
                                  compound: [String]?, requested: Bool) throws {
         let present = !keyField.isOptional && keyField.firstSeenIn == 0
         if present || requested, type?.isKeyType == true { return }
+        // `record`: the index of the record to blame; messages count from 1, as the importer's do.
         let reason: String, record: Int
         if requested {
             record = keyField.firstNonKeyTypeIn ?? 0
-            reason = "its values are \(keyField.type.map { "\($0)" } ?? "mixed"), not integers, strings or UUIDs (from record \(record) on)"
+            reason = "its values are \(keyField.type.map { "\($0)" } ?? "mixed"), not integers, strings or UUIDs (from record \(record + 1) on)"
         } else if keyField.firstSeenIn > 0 {
-            (reason, record) = ("some records lack it or have null: record 0 lacks it", 0)
+            (reason, record) = ("some records lack it or have null: record 1 lacks it", 0)
         } else if let missing = keyField.firstMissingIn, missing < (keyField.firstNullIn ?? .max) {
-            (reason, record) = ("some records lack it or have null: record \(missing) lacks it", missing)
+            (reason, record) = ("some records lack it or have null: record \(missing + 1) lacks it", missing)
         } else if let null = keyField.firstNullIn {
-            (reason, record) = ("some records lack it or have null: record \(null) has null", null)
+            (reason, record) = ("some records lack it or have null: record \(null + 1) has null", null)
         } else {
             record = keyField.firstNonKeyTypeIn ?? 0
             let keyTypes = ScalarType.allCases.filter { $0.keyKind != .other }.map(\.rawValue).joined(separator: ", ")
-            reason = "its values are \(keyField.type.map { "\($0)" } ?? "mixed"), not of a type a key can have (\(keyTypes)) (from record \(record) on)"
+            reason = "its values are \(keyField.type.map { "\($0)" } ?? "mixed"), not of a type a key can have (\(keyTypes)) (from record \(record + 1) on)"
         }
         let role = compound.map { "a field of the primary key (\($0.joined(separator: ", ")))" } ?? "the primary key"
         var error = StrataError(.invalidValue, "\(name): '\(keyName)' cannot be \(role): \(reason)", entity: name, field: keyName)
-        error.record = record
+        error.record = record + 1
         throw error
     }
 
