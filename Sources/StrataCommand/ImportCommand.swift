@@ -119,26 +119,39 @@ struct ImportCommand: ParsableCommand {
     }
 
     /// The bytes of the file at `path` (a schema file, a migration plan; `what` names it in
-    /// messages): a regular file of at most 64 MiB, so that a device (`/dev/zero`) or a directory
-    /// is named as what it is, not read forever.
+    /// messages): a regular file, or a pipe (`--schema <(strata schema old.strata)`, a FIFO), of
+    /// at most 64 MiB, so that a device (`/dev/zero`) or a directory is named as what it is, and
+    /// a pipe that keeps writing is cut off, not read forever.
     static func readSmallFile(_ path: String, named what: String) throws -> Data {
+        let limit = 64 << 20
         var status = stat()
         guard stat(path, &status) == 0 else {
             throw CommandFailure(message: "cannot read \(what) \(path): \(String(cString: strerror(errno)))")
         }
-        guard (status.st_mode & S_IFMT) == S_IFREG else {
-            throw CommandFailure(message: "cannot read \(what) \(path): it is not a regular file")
+        let kind = status.st_mode & S_IFMT
+        guard kind == S_IFREG || kind == S_IFIFO else {
+            throw CommandFailure(message: "cannot read \(what) \(path): it is not a regular file or a pipe")
         }
-        guard status.st_size <= 64 << 20 else {
+        guard status.st_size <= limit else {
             throw CommandFailure(message: "cannot read \(what) \(path): it holds \(status.st_size) bytes; it can be at most 64 MiB")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw CommandFailure(message: "cannot read \(what) \(path): \(String(cString: strerror(errno)))")
         }
         defer { try? handle.close() }
-        do { return try handle.readToEnd() ?? Data() } catch {
+        // A pipe has no size to check first: read one byte past the limit, in chunks, to tell.
+        var data = Data()
+        do {
+            while data.count <= limit, let chunk = try handle.read(upToCount: min(1 << 20, limit + 1 - data.count)), !chunk.isEmpty {
+                data.append(chunk)
+            }
+        } catch {
             throw CommandFailure(message: "cannot read \(what) \(path): \(String(cString: strerror(EIO)))")
         }
+        guard data.count <= limit else {
+            throw CommandFailure(message: "cannot read \(what) \(path): it holds more than 64 MiB, the most it can hold")
+        }
+        return data
     }
 
     /// The report as `strata import --json` prints it.

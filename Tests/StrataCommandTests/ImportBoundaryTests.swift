@@ -155,6 +155,27 @@ struct ImportBoundaryTests {
         #expect(result.error.contains("/dev/zero") && result.error.contains("not a regular file") && !result.error.contains("permission"), "\(result.error)")
     }
 
+    /// `--schema <(strata schema OLD)`: a schema from a pipe, here one with types inference
+    /// never gives, which the re-imported export keeps; a pipe that writes on is cut off.
+    @Test func aSchemaFromAPipeIsReadAndAPipeTooLongIsCutOff() throws {
+        let schemaFile = try file("schema.json", #"""
+            {"entities": {"Item": {"primaryKey": "code", "fields": {"code": {"type": "string"}, "weight": {"type": "float"},
+              "photo": {"type": "data", "optional": true}, "site": {"type": "url"}, "price": {"type": "decimal"},
+              "added": {"type": "date", "json": "added_on"}}}}}
+            """#)
+        let items = #"[{"code": "a1", "weight": 1.5, "photo": "aGVsbG8=", "site": "https://example.com/a", "price": "12.345", "added_on": "2024-05-01T00:00:00Z"}]"#
+        #expect(try StrataCLI.run(["import", store, try file("items.json", items), "--entity", "Item", "--schema", schemaFile]).status == 0)
+        let exported = try file("items.export.json", try StrataCLI.run(["export", store, "Item", "--json-keys"]).output)
+        let copy = dir.path("copy")
+        let piped = try StrataCLI.bash(#"$STRATA import '\#(copy)' '\#(exported)' --entity Item --schema <($STRATA schema '\#(store)')"#, in: dir.path)
+        #expect(piped.status == 0 && piped.output.hasPrefix("inserted 1 "), "\(piped.output) \(piped.error)")
+        #expect(try StrataCLI.run(["schema", copy]).output == StrataCLI.run(["schema", store]).output)
+        #expect(try StrataCLI.run(["export", copy, "Item"]).output == StrataCLI.run(["export", store, "Item"]).output)
+
+        let endless = try StrataCLI.bash(#"$STRATA import '\#(copy)' '\#(exported)' --entity Item --schema <(head -c 70000000 /dev/zero)"#, in: dir.path)
+        #expect(endless.status == 1 && endless.error.contains("it holds more than 64 MiB"), "\(endless.error)")
+    }
+
     @Test(arguments: [
         // Records are counted from 1, as the importer counts them.
         (#"[{"id": 1}, {"id": 2}, {"id": null}]"#, "record 3 has null"),
