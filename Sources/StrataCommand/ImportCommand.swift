@@ -20,7 +20,8 @@ struct ImportCommand: ParsableCommand {
             else a field `id` or `_id`. Records without any are numbered by their position in the \
             file (1, 2, …) as the key `id`: importing the same file again updates them, but a \
             --sync needs a real key. A file that is one object holding the array of records needs \
-            --root-key NAME. Errors count records from 1.
+            --root-key NAME. Errors count records from 1. An import that fails, or a dry run, \
+            into a store that did not exist leaves no store behind.
             """
     )
 
@@ -49,6 +50,24 @@ struct ImportCommand: ParsableCommand {
         let input = try InputFile(file)
         // The spooled standard input exists only while its descriptor is open.
         defer { withExtendedLifetime(input) {} }
+        let created = NewStore(path: self.store)
+        let report: ImportReport
+        do {
+            report = try importRecords(from: input)
+        } catch {
+            created.remove()
+            throw error
+        }
+        if report.dryRun { created.remove() }
+        if format == .json {
+            Terminal.write(Self.json(report).jsonText + "\n")
+        } else {
+            Terminal.write("\(report)\n")
+        }
+    }
+
+    /// Imports `input` into the store, creating it when missing.
+    private func importRecords(from input: InputFile) throws -> ImportReport {
         let store = try Store(path: self.store, configuration: .command())
         let (description, others) = try describe(store: store, input: input.path)
         let bar = ProgressBar("importing \(entity)", unit: "records")
@@ -59,9 +78,9 @@ struct ImportCommand: ParsableCommand {
         if Terminal.errorIsTerminal {
             options.progress = { progress in bar.update(fraction: progress.fractionCompleted, count: progress.recordsRead) }
         }
-        let report: ImportReport
         do {
             let url = URL(fileURLWithPath: input.path)
+            let report: ImportReport
             if schema != nil, let description {
                 report = try store.importJSON(contentsOf: url, entity: description, options: options)
             } else {
@@ -72,14 +91,10 @@ struct ImportCommand: ParsableCommand {
                                               otherwise: description, options: options)
             }
             bar.finish(completed: true)
+            return report
         } catch {
             bar.finish(completed: false)
             throw error
-        }
-        if format == .json {
-            Terminal.write(Self.json(report).jsonText + "\n")
-        } else {
-            Terminal.write("\(report)\n")
         }
     }
 
@@ -203,5 +218,27 @@ struct InputFile {
         let spool = try ImportSpool.standardInput()
         path = spool.path
         self.spool = spool
+    }
+}
+
+/// The store directory of an import into a path where nothing was: removed again when the
+/// import fails or was a dry run, so that a mistyped or refused first import leaves no empty
+/// store behind.
+struct NewStore {
+    /// The path, when nothing (not even a dangling link) was there before the import.
+    private let path: String?
+
+    init(path: String) {
+        var status = stat()
+        self.path = lstat(path, &status) == 0 ? nil : path
+    }
+
+    /// Removes the store the import created, unless it holds an entity (another process may have
+    /// imported into it since): its files, then the directory, which stays if it holds anything else.
+    func remove() {
+        guard let path else { return }
+        if let entities = try? Store.reading(path).read({ tx in try tx.entityNames() }), !entities.isEmpty { return }
+        for file in ["data.mdb", "lock.mdb", "writer.lock"] { unlink(path + "/" + file) }
+        rmdir(path)
     }
 }

@@ -176,6 +176,28 @@ struct ImportBoundaryTests {
         #expect(endless.status == 1 && endless.error.contains("it holds more than 64 MiB"), "\(endless.error)")
     }
 
+    @Test func aFailedFirstImportOrADryRunLeavesNoStoreBehind() throws {
+        let malformed = try file("malformed.json", #"[{"id": 1}, {"id": 2,}]"#)
+        let failed = try StrataCLI.run(["import", store, malformed, "--entity", "E"])
+        #expect(failed.status == 1 && failed.error.contains("malformed JSON"), "\(failed.error)")
+        #expect(!FileManager.default.fileExists(atPath: store))
+        let refused = try StrataCLI.run(["import", store, try file("nokey.json", #"[{"id": 1}, {"id": "x"}, {"id": null}]"#), "--entity", "E"])
+        #expect(refused.status == 1 && !FileManager.default.fileExists(atPath: store), "\(refused.error)")
+        let dry = try StrataCLI.run(["import", store, try file("good.json", #"[{"id": 1}]"#), "--entity", "E", "--dry-run"])
+        #expect(dry.status == 0 && dry.output.contains("dry run"), "\(dry.output)")
+        #expect(!FileManager.default.fileExists(atPath: store))
+
+        // A store that was there stays, with what it held; so does a directory that was.
+        #expect(try StrataCLI.run(["import", store, dir.path("good.json"), "--entity", "E"]).status == 0)
+        #expect(try StrataCLI.run(["import", store, malformed, "--entity", "E"]).status == 1)
+        #expect(try StrataCLI.run(["query", store, "E", "--count"]).output == "1\n")
+        let empty = dir.path("empty")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
+        #expect(try StrataCLI.run(["import", empty, malformed, "--entity", "E"]).status == 1)
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: empty, isDirectory: &isDirectory) && isDirectory.boolValue)
+    }
+
     @Test(arguments: [
         // Records are counted from 1, as the importer counts them.
         (#"[{"id": 1}, {"id": 2}, {"id": null}]"#, "record 3 has null"),
