@@ -5,11 +5,19 @@ import Strata
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import a JSON array of objects (or one object) into an entity, in one write transaction.",
+        abstract: "Import JSON records (an array, one object, JSON Lines or keyed objects) into an entity, in one write transaction.",
         discussion: """
             Records are upserted by primary key; --sync also deletes the entity's records missing from \
             the file (only those matching --scope, when given). JSON keys map to fields by convention \
             (first_name → firstName, id → the primary key) unless the schema names them.
+
+            The input is a JSON array of records, one record object, JSON Lines (a record on each \
+            line, as `strata export --format jsonl` writes them) or keyed objects (one object whose \
+            members are the records, {"DE": {...}, "FR": {...}}: each member's name goes into the \
+            field id, or --key-field NAME, which becomes the primary key). The format is told from \
+            the input (an object followed by another on a later line is JSON Lines; an object whose \
+            members are all objects is keyed objects, and said so) unless --input-format names it. \
+            A record with more than 4096 fields is refused unless --max-record-fields allows it.
 
             The entity's description comes from the store (an entity imported before), else from \
             the data: types from the values, optional where null or absent, no indexes. A --schema \
@@ -30,6 +38,11 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "The entity to import into.") var entity: String
     @Option(help: "A schema file describing the entity (see `strata schema`).") var schema: String?
     @Option(help: "Import the array under this key of a top-level object ({\"users\": [...]}).") var rootKey: String?
+    @Option(help: "json (an array of records or one record object), jsonl (JSON Lines: a record a line) or keyed (an object whose members are records); default: told from the input.")
+    var inputFormat: InputFormatArgument?
+    @Option(help: ArgumentHelp("The field that keyed objects' member names go into (default: id); it is the primary key unless --primary-key names another.", valueName: "name"))
+    var keyField: String?
+    @Option(parsing: .unconditional, help: "The most fields a record may have (default: 4096).") var maxRecordFields: Int?
     @Option(help: ArgumentHelp("The field that is the primary key, by its JSON key, or the fields of a compound key separated by commas (country,year); default: id or _id, else records are numbered.", valueName: "field"))
     var primaryKey: String?
     @Flag(help: "Also delete records missing from the file.") var sync = false
@@ -43,6 +56,11 @@ struct ImportCommand: ParsableCommand {
     func validate() throws {
         if scope != nil, !sync { throw ValidationError("--scope applies to --sync imports") }
         if let batchSize, batchSize < 1 { throw ValidationError("--batch-size must be at least 1 (it is \(batchSize))") }
+        if let maxRecordFields, maxRecordFields < 1 { throw ValidationError("--max-record-fields must be at least 1 (it is \(maxRecordFields))") }
+        if keyField != nil, let inputFormat, inputFormat != .keyed {
+            throw ValidationError("--key-field names the field of keyed objects' member names; --input-format \(inputFormat.rawValue) has none")
+        }
+        if rootKey != nil, inputFormat == .jsonl { throw ValidationError("--root-key picks the records out of one JSON document; JSON Lines have no root key") }
     }
 
     func run() throws {
@@ -69,26 +87,37 @@ struct ImportCommand: ParsableCommand {
     /// Imports `input` into the store, creating it when missing.
     private func importRecords(from input: InputFile) throws -> ImportReport {
         let store = try Store(path: self.store, configuration: .command())
-        let (description, others) = try describe(store: store, input: input.path)
+        var limits = JSONLimits()
+        if let maxRecordFields { limits.maximumRecordFields = maxRecordFields }
+        // The input's format is told once, for the schema inference and the import alike.
+        let options = try ImportOptions(rootKey: rootKey, inputFormat: inputFormat?.format ?? .detected, keyField: keyField, limits: limits)
+            .resolvingInputFormat(ofFile: input.path)
+        if inputFormat == nil, options.inputFormat == .keyedObjects {
+            Terminal.error("note: the JSON is one object whose members are all objects: each member is a record, its name in the field "
+                + "'\(keyField ?? "id")' (--key-field NAME names another; --input-format json reads the object as one record)")
+        }
+        let (description, others) = try describe(store: store, input: input.path, options: options)
         let bar = ProgressBar("importing \(entity)", unit: "records")
-        var options = ImportOptions(
-            mode: sync ? (scope.map { ImportOptions.Mode.sync(scope: $0) } ?? .sync) : .upsert,
-            rootKey: rootKey, onError: onError.policy, dryRun: dryRun, batchSize: batchSize,
-            related: others.map(RelatedEntity.described))
+        var importOptions = options
+        importOptions.mode = sync ? (scope.map { ImportOptions.Mode.sync(scope: $0) } ?? .sync) : .upsert
+        importOptions.onError = onError.policy
+        importOptions.dryRun = dryRun
+        importOptions.batchSize = batchSize
+        importOptions.related = others.map(RelatedEntity.described)
         if Terminal.errorIsTerminal {
-            options.progress = { progress in bar.update(fraction: progress.fractionCompleted, count: progress.recordsRead) }
+            importOptions.progress = { progress in bar.update(fraction: progress.fractionCompleted, count: progress.recordsRead) }
         }
         do {
             let url = URL(fileURLWithPath: input.path)
             let report: ImportReport
             if schema != nil, let description {
-                report = try store.importJSON(contentsOf: url, entity: description, options: options)
+                report = try store.importJSON(contentsOf: url, entity: description, options: importOptions)
             } else {
                 // Without a schema file, the description stored when the import's write transaction
                 // starts (the inferred one only for a store still without the entity then): an
                 // import queued behind a migration imports into the migrated schema.
                 report = try store.importJSON(contentsOf: url, storedEntity: entity, keyedBy: primaryKey,
-                                              otherwise: description, options: options)
+                                              otherwise: description, options: importOptions)
             }
             bar.finish(completed: true)
             return report
@@ -101,7 +130,7 @@ struct ImportCommand: ParsableCommand {
     /// The description to import with: nil for an entity the store holds (the import takes the
     /// stored one in its write transaction), else one inferred from the data and completed by the
     /// schema file's; with the schema file's other entities, which nested JSON may fill.
-    private func describe(store: Store, input: String) throws -> (EntityDescription?, [EntityDescription]) {
+    private func describe(store: Store, input: String, options: ImportOptions) throws -> (EntityDescription?, [EntityDescription]) {
         var partial: EntityDescription?
         var others: [EntityDescription] = []
         if let schema {
@@ -119,8 +148,9 @@ struct ImportCommand: ParsableCommand {
             // taken by the import's write transaction.
             if try store.read({ tx in try tx.entityNames().contains(entity) }) { return (nil, []) }
         }
-        let described = try EntityDescription.inferred(name: entity, fromJSONFile: input, rootKey: rootKey, primaryKey: primaryKey,
-                                                       generatingKey: true, completing: partial, related: others)
+        let described = try EntityDescription.inferred(name: entity, fromJSONFile: input, rootKey: rootKey, inputFormat: options.inputFormat,
+                                                       keyField: keyField, primaryKey: primaryKey, generatingKey: true,
+                                                       completing: partial, related: others, limits: options.limits)
         let named = partial?.fields.count ?? 0
         if partial == nil || described.fields.count > named {
             Terminal.error("note: " + (partial == nil ? "no schema given: inferred one from the data" : "completed the schema from the data")
@@ -191,6 +221,18 @@ struct ImportCommand: ParsableCommand {
             JSONMember(key: "dryRun", value: .bool(report.dryRun)),
             JSONMember(key: "seconds", value: .double((report.seconds * 1000).rounded() / 1000)),
         ])
+    }
+}
+
+/// `--input-format`: how the records lie in the input (omitted: told from it).
+enum InputFormatArgument: String, ExpressibleByArgument, CaseIterable {
+    case json, jsonl, keyed
+    var format: ImportOptions.InputFormat {
+        switch self {
+        case .json: .json
+        case .jsonl: .jsonLines
+        case .keyed: .keyedObjects
+        }
     }
 }
 
