@@ -109,7 +109,8 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
     public var cause: (any Error & Sendable)?
     /// Where in an imported input the problem is, when it comes from one.
     public var position: InputPosition?
-    /// The index (0-based) of the imported record involved, when one is.
+    /// The number of the imported record involved, when one is, counted from 1 as the messages
+    /// count it (`record 1: …` is the input's first record) and as generated keys number records.
     public var record: Int?
 
     /// An error of `code` with a message naming what failed and where, and what is known of it.

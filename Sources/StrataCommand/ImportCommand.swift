@@ -5,11 +5,19 @@ import Strata
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import a JSON array of objects (or one object) into an entity, in one write transaction.",
+        abstract: "Import JSON records (an array, one object, JSON Lines or keyed objects) into an entity, in one write transaction.",
         discussion: """
             Records are upserted by primary key; --sync also deletes the entity's records missing from \
             the file (only those matching --scope, when given). JSON keys map to fields by convention \
             (first_name → firstName, id → the primary key) unless the schema names them.
+
+            The input is a JSON array of records, one record object, JSON Lines (a record on each \
+            line, as `strata export --format jsonl` writes them) or keyed objects (one object whose \
+            members are the records, {"DE": {...}, "FR": {...}}: each member's name goes into the \
+            field id, or --key-field NAME, which becomes the primary key). The format is told from \
+            the input (an object followed by another on a later line is JSON Lines; an object whose \
+            members are all objects is keyed objects, and said so) unless --input-format names it. \
+            A record with more than 4096 fields is refused unless --max-record-fields allows it.
 
             The entity's description comes from the store (an entity imported before), else from \
             the data: types from the values, optional where null or absent, no indexes. A --schema \
@@ -20,7 +28,8 @@ struct ImportCommand: ParsableCommand {
             else a field `id` or `_id`. Records without any are numbered by their position in the \
             file (1, 2, …) as the key `id`: importing the same file again updates them, but a \
             --sync needs a real key. A file that is one object holding the array of records needs \
-            --root-key NAME.
+            --root-key NAME. Errors count records from 1. An import that fails, or a dry run, \
+            into a store that did not exist leaves no store behind.
             """
     )
 
@@ -29,6 +38,11 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "The entity to import into.") var entity: String
     @Option(help: "A schema file describing the entity (see `strata schema`).") var schema: String?
     @Option(help: "Import the array under this key of a top-level object ({\"users\": [...]}).") var rootKey: String?
+    @Option(help: "json (an array of records or one record object), jsonl (JSON Lines: a record a line) or keyed (an object whose members are records); default: told from the input.")
+    var inputFormat: InputFormatArgument?
+    @Option(help: ArgumentHelp("The field that keyed objects' member names go into (default: id); it is the primary key unless --primary-key names another.", valueName: "name"))
+    var keyField: String?
+    @Option(parsing: .unconditional, help: "The most fields a record may have (default: 4096).") var maxRecordFields: Int?
     @Option(help: ArgumentHelp("The field that is the primary key, by its JSON key, or the fields of a compound key separated by commas (country,year); default: id or _id, else records are numbered.", valueName: "field"))
     var primaryKey: String?
     @Flag(help: "Also delete records missing from the file.") var sync = false
@@ -42,6 +56,11 @@ struct ImportCommand: ParsableCommand {
     func validate() throws {
         if scope != nil, !sync { throw ValidationError("--scope applies to --sync imports") }
         if let batchSize, batchSize < 1 { throw ValidationError("--batch-size must be at least 1 (it is \(batchSize))") }
+        if let maxRecordFields, maxRecordFields < 1 { throw ValidationError("--max-record-fields must be at least 1 (it is \(maxRecordFields))") }
+        if keyField != nil, let inputFormat, inputFormat != .keyed {
+            throw ValidationError("--key-field names the field of keyed objects' member names; --input-format \(inputFormat.rawValue) has none")
+        }
+        if rootKey != nil, inputFormat == .jsonl { throw ValidationError("--root-key picks the records out of one JSON document; JSON Lines have no root key") }
     }
 
     func run() throws {
@@ -49,33 +68,15 @@ struct ImportCommand: ParsableCommand {
         let input = try InputFile(file)
         // The spooled standard input exists only while its descriptor is open.
         defer { withExtendedLifetime(input) {} }
-        let store = try Store(path: self.store, configuration: .command())
-        let (description, others) = try describe(store: store, input: input.path)
-        let bar = ProgressBar("importing \(entity)", unit: "records")
-        var options = ImportOptions(
-            mode: sync ? (scope.map { ImportOptions.Mode.sync(scope: $0) } ?? .sync) : .upsert,
-            rootKey: rootKey, onError: onError.policy, dryRun: dryRun, batchSize: batchSize,
-            related: others.map(RelatedEntity.described))
-        if Terminal.errorIsTerminal {
-            options.progress = { progress in bar.update(fraction: progress.fractionCompleted, count: progress.recordsRead) }
-        }
+        let created = NewStore(path: self.store)
         let report: ImportReport
         do {
-            let url = URL(fileURLWithPath: input.path)
-            if schema != nil, let description {
-                report = try store.importJSON(contentsOf: url, entity: description, options: options)
-            } else {
-                // Without a schema file, the description stored when the import's write transaction
-                // starts (the inferred one only for a store still without the entity then): an
-                // import queued behind a migration imports into the migrated schema.
-                report = try store.importJSON(contentsOf: url, storedEntity: entity, keyedBy: primaryKey,
-                                              otherwise: description, options: options)
-            }
-            bar.finish(completed: true)
+            report = try importRecords(from: input)
         } catch {
-            bar.finish(completed: false)
+            created.remove()
             throw error
         }
+        if report.dryRun { created.remove() }
         if format == .json {
             Terminal.write(Self.json(report).jsonText + "\n")
         } else {
@@ -83,10 +84,53 @@ struct ImportCommand: ParsableCommand {
         }
     }
 
+    /// Imports `input` into the store, creating it when missing.
+    private func importRecords(from input: InputFile) throws -> ImportReport {
+        let store = try Store(path: self.store, configuration: .command())
+        var limits = JSONLimits()
+        if let maxRecordFields { limits.maximumRecordFields = maxRecordFields }
+        // The input's format is told once, for the schema inference and the import alike.
+        let options = try ImportOptions(rootKey: rootKey, inputFormat: inputFormat?.format ?? .detected, keyField: keyField, limits: limits)
+            .resolvingInputFormat(ofFile: input.path)
+        if inputFormat == nil, options.inputFormat == .keyedObjects {
+            Terminal.error("note: the JSON is one object whose members are all objects: each member is a record, its name in the field "
+                + "'\(keyField ?? "id")' (--key-field NAME names another; --input-format json reads the object as one record)")
+        }
+        let (description, others) = try describe(store: store, input: input.path, options: options)
+        let bar = ProgressBar("importing \(entity)", unit: "records")
+        var importOptions = options
+        importOptions.mode = sync ? (scope.map { ImportOptions.Mode.sync(scope: $0) } ?? .sync) : .upsert
+        importOptions.onError = onError.policy
+        importOptions.dryRun = dryRun
+        importOptions.batchSize = batchSize
+        importOptions.related = others.map(RelatedEntity.described)
+        if Terminal.errorIsTerminal {
+            importOptions.progress = { progress in bar.update(fraction: progress.fractionCompleted, count: progress.recordsRead) }
+        }
+        do {
+            let url = URL(fileURLWithPath: input.path)
+            let report: ImportReport
+            if schema != nil, let description {
+                report = try store.importJSON(contentsOf: url, entity: description, options: importOptions)
+            } else {
+                // Without a schema file, the description stored when the import's write transaction
+                // starts (the inferred one only for a store still without the entity then): an
+                // import queued behind a migration imports into the migrated schema.
+                report = try store.importJSON(contentsOf: url, storedEntity: entity, keyedBy: primaryKey,
+                                              otherwise: description, options: importOptions)
+            }
+            bar.finish(completed: true)
+            return report
+        } catch {
+            bar.finish(completed: false)
+            throw error
+        }
+    }
+
     /// The description to import with: nil for an entity the store holds (the import takes the
     /// stored one in its write transaction), else one inferred from the data and completed by the
     /// schema file's; with the schema file's other entities, which nested JSON may fill.
-    private func describe(store: Store, input: String) throws -> (EntityDescription?, [EntityDescription]) {
+    private func describe(store: Store, input: String, options: ImportOptions) throws -> (EntityDescription?, [EntityDescription]) {
         var partial: EntityDescription?
         var others: [EntityDescription] = []
         if let schema {
@@ -104,8 +148,9 @@ struct ImportCommand: ParsableCommand {
             // taken by the import's write transaction.
             if try store.read({ tx in try tx.entityNames().contains(entity) }) { return (nil, []) }
         }
-        let described = try EntityDescription.inferred(name: entity, fromJSONFile: input, rootKey: rootKey, primaryKey: primaryKey,
-                                                       generatingKey: true, completing: partial, related: others)
+        let described = try EntityDescription.inferred(name: entity, fromJSONFile: input, rootKey: rootKey, inputFormat: options.inputFormat,
+                                                       keyField: keyField, primaryKey: primaryKey, generatingKey: true,
+                                                       completing: partial, related: others, limits: options.limits)
         let named = partial?.fields.count ?? 0
         if partial == nil || described.fields.count > named {
             Terminal.error("note: " + (partial == nil ? "no schema given: inferred one from the data" : "completed the schema from the data")
@@ -119,26 +164,39 @@ struct ImportCommand: ParsableCommand {
     }
 
     /// The bytes of the file at `path` (a schema file, a migration plan; `what` names it in
-    /// messages): a regular file of at most 64 MiB, so that a device (`/dev/zero`) or a directory
-    /// is named as what it is, not read forever.
+    /// messages): a regular file, or a pipe (`--schema <(strata schema old.strata)`, a FIFO), of
+    /// at most 64 MiB, so that a device (`/dev/zero`) or a directory is named as what it is, and
+    /// a pipe that keeps writing is cut off, not read forever.
     static func readSmallFile(_ path: String, named what: String) throws -> Data {
+        let limit = 64 << 20
         var status = stat()
         guard stat(path, &status) == 0 else {
             throw CommandFailure(message: "cannot read \(what) \(path): \(String(cString: strerror(errno)))")
         }
-        guard (status.st_mode & S_IFMT) == S_IFREG else {
-            throw CommandFailure(message: "cannot read \(what) \(path): it is not a regular file")
+        let kind = status.st_mode & S_IFMT
+        guard kind == S_IFREG || kind == S_IFIFO else {
+            throw CommandFailure(message: "cannot read \(what) \(path): it is not a regular file or a pipe")
         }
-        guard status.st_size <= 64 << 20 else {
+        guard status.st_size <= limit else {
             throw CommandFailure(message: "cannot read \(what) \(path): it holds \(status.st_size) bytes; it can be at most 64 MiB")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw CommandFailure(message: "cannot read \(what) \(path): \(String(cString: strerror(errno)))")
         }
         defer { try? handle.close() }
-        do { return try handle.readToEnd() ?? Data() } catch {
+        // A pipe has no size to check first: read one byte past the limit, in chunks, to tell.
+        var data = Data()
+        do {
+            while data.count <= limit, let chunk = try handle.read(upToCount: min(1 << 20, limit + 1 - data.count)), !chunk.isEmpty {
+                data.append(chunk)
+            }
+        } catch {
             throw CommandFailure(message: "cannot read \(what) \(path): \(String(cString: strerror(EIO)))")
         }
+        guard data.count <= limit else {
+            throw CommandFailure(message: "cannot read \(what) \(path): it holds more than 64 MiB, the most it can hold")
+        }
+        return data
     }
 
     /// The report as `strata import --json` prints it.
@@ -166,6 +224,18 @@ struct ImportCommand: ParsableCommand {
     }
 }
 
+/// `--input-format`: how the records lie in the input (omitted: told from it).
+enum InputFormatArgument: String, ExpressibleByArgument, CaseIterable {
+    case json, jsonl, keyed
+    var format: ImportOptions.InputFormat {
+        switch self {
+        case .json: .json
+        case .jsonl: .jsonLines
+        case .keyed: .keyedObjects
+        }
+    }
+}
+
 enum ErrorPolicyArgument: String, ExpressibleByArgument, CaseIterable {
     case abort, skip
     var policy: ImportOptions.ErrorPolicy { self == .abort ? .abort : .skip }
@@ -190,5 +260,27 @@ struct InputFile {
         let spool = try ImportSpool.standardInput()
         path = spool.path
         self.spool = spool
+    }
+}
+
+/// The store directory of an import into a path where nothing was: removed again when the
+/// import fails or was a dry run, so that a mistyped or refused first import leaves no empty
+/// store behind.
+struct NewStore {
+    /// The path, when nothing (not even a dangling link) was there before the import.
+    private let path: String?
+
+    init(path: String) {
+        var status = stat()
+        self.path = lstat(path, &status) == 0 ? nil : path
+    }
+
+    /// Removes the store the import created, unless it holds an entity (another process may have
+    /// imported into it since): its files, then the directory, which stays if it holds anything else.
+    func remove() {
+        guard let path else { return }
+        if let entities = try? Store.reading(path).read({ tx in try tx.entityNames() }), !entities.isEmpty { return }
+        for file in ["data.mdb", "lock.mdb", "writer.lock"] { unlink(path + "/" + file) }
+        rmdir(path)
     }
 }

@@ -87,6 +87,10 @@ struct ChangesCommand: ParsableCommand {
 
     func run() throws {
         let store = try Store.reading(self.store)
+        if try store.read({ tx in try tx.changeLogRetention() }) == nil {
+            throw CommandFailure(message: "the store at \(self.store) keeps no change log; `strata changelog \(self.store) --enable` starts one "
+                + "(the commits before it are not logged)")
+        }
         var position = after
         while true {
             // One read transaction a page: the commits, rendered with the entities' fields of the same snapshot.

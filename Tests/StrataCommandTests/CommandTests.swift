@@ -135,7 +135,7 @@ import TestSupport
         let report = try #require(try StrataCLI.json(skipped.output) as? [String: Any])
         #expect(report["skipped"] as? Int == 1)
         let errors = try #require(report["errors"] as? [[String: Any]])
-        #expect(errors.first?["record"] as? Int == 0 && (errors.first?["message"] as? String)?.contains("lucky_number") == true)
+        #expect(errors.first?["record"] as? Int == 1 && (errors.first?["message"] as? String)?.contains("lucky_number") == true)
         let aborted = try StrataCLI.run(["import", store, bad, "--entity", "User"])
         #expect(aborted.status == 1 && aborted.error.hasPrefix("error: ") && aborted.error.contains("seven"))
 

@@ -83,13 +83,13 @@ import TestSupport
         // --primary-key stays the key: the record is at fault, not the key)
         let inferred = try importRows(lacking)
         #expect(inferred.status == 1)
-        #expect(inferred.error.contains("record 1: has no 'year' (JSON key 'year'), a field of the primary key (countryCode, year)"),
+        #expect(inferred.error.contains("record 2: has no 'year' (JSON key 'year'), a field of the primary key (countryCode, year)"),
                 "\(inferred.error)")
         // or stored.
         #expect(try importRows(Self.rows).status == 0)
         let mapped = try importRows(lacking)
         #expect(mapped.status == 1)
-        #expect(mapped.error.contains("record 1: has no 'year' (JSON key 'year'), a field of the primary key (countryCode, year)"), "\(mapped.error)")
+        #expect(mapped.error.contains("record 2: has no 'year' (JSON key 'year'), a field of the primary key (countryCode, year)"), "\(mapped.error)")
         let skipped = try importRows(lacking, ["--on-error", "skip"])
         #expect(skipped.output.contains("skipped 1"), "\(skipped.output) \(skipped.error)")
     }
@@ -139,7 +139,7 @@ import TestSupport
         let path = try file("subtags.json", Self.subtags)
         let refused = try StrataCLI.run(["import", store, path] + options)
         #expect(refused.status == 1)
-        #expect(refused.error.contains("record 4: has no 'subtag' (JSON key 'Subtag'), a field of the primary key (type, subtag)"), "\(refused.error)")
+        #expect(refused.error.contains("record 5: has no 'subtag' (JSON key 'Subtag'), a field of the primary key (type, subtag)"), "\(refused.error)")
         let skipped = try StrataCLI.run(["import", store, path, "--on-error", "skip"] + options)
         #expect(skipped.status == 0, "\(skipped.error)")
         #expect(skipped.output.contains("inserted 4") && skipped.output.contains("skipped 2"), "\(skipped.output)")

@@ -95,7 +95,7 @@ struct MigrationCommandTests {
         let before = try StrataCLI.run(["export", store, "User"]).output
         let failing = try write(#"[{"id": 1, "fullName": "Ada L.", "age": "37"}, {"id": 4, "age": "50"}]"#, "failing.json")
         let failed = try StrataCLI.run(["import", store, failing, "--entity", "User"])
-        #expect(failed.status == 1 && failed.error.contains("record 1: has no value for the required field 'name'"), "\(failed.error)")
+        #expect(failed.status == 1 && failed.error.contains("record 2: has no value for the required field 'name'"), "\(failed.error)")
         #expect(try StrataCLI.run(["export", store, "User"]).output == before)
     }
 

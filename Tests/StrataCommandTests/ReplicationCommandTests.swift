@@ -39,6 +39,15 @@ import TestSupport
         return replica
     }
 
+    @Test func changesOnAStoreWithoutALogSayHowToStartOne() throws {
+        let unlogged = dir.path("unlogged")
+        try importJSON(#"[{"id": 1, "name": "Ann"}]"#, into: unlogged)
+        let result = try StrataCLI.run(["changes", unlogged])
+        #expect(result.status == 1)
+        #expect(result.error.contains("keeps no change log; `strata changelog \(unlogged) --enable` starts one"), "\(result.error)")
+        #expect(!result.error.contains("Store.enableChangeLog"), "\(result.error)")
+    }
+
     @Test func changesPrintOneDocumentedLinePerChange() throws {
         try importJSON(#"[{"id": 3, "name": "Cy"}, {"id": 1, "name": "Anne", "city": "Berlin"}]"#)
         let result = try StrataCLI.run(["changes", primary])

@@ -103,6 +103,20 @@ enum StrataCLI {
         return Killed(killed: killed, status: process.terminationStatus, seconds: Date().timeIntervalSince(started))
     }
 
+    /// Runs `script` with bash, for what only a shell writes (process substitution, `<(…)`), with
+    /// `$STRATA` naming the binary; its standard output and error go through files in `directory`.
+    static func bash(_ script: String, in directory: String) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        let output = directory + "/bash.out", error = directory + "/bash.err"
+        process.arguments = ["-c", "(\(script)) > '\(output)' 2> '\(error)'"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["STRATA": binary]) { $1 }
+        try process.run()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, output: try String(contentsOfFile: output, encoding: .utf8),
+                      error: try String(contentsOfFile: error, encoding: .utf8))
+    }
+
     /// Parses `text` as JSON.
     static func json(_ text: String) throws -> Any {
         try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])

@@ -60,7 +60,7 @@ func importing(path: String, directory: URL) async throws {
     do {
         try await store.importJSON(mixed, as: Contact.self)   // .abort: nothing is written
     } catch let error as StrataError where error.code == .invalidRecord {
-        print(error.message, error.record ?? -1)   // names record 0, the key 'signed_up' and what was expected
+        print(error.message, error.record ?? -1)   // names record 1, the key 'signed_up' and what was expected
     }
     let skipped = try await store.importJSON(mixed, as: Contact.self, options: ImportOptions(onError: .skip))
     print(skipped.skipped, skipped.failures.map(\.message))   // 1, and why

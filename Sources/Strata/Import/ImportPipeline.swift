@@ -104,7 +104,7 @@ final class ImportReader: @unchecked Sendable {
     func nextBatch() -> PipelineBatch? {
         guard !ended else { return nil }
         do throws(StrataError) {
-            if parser == nil { parser = JSONParser(source: try source.open(), limits: options.limits) }
+            if parser == nil { parser = try options.parser(of: source) }
             var batch: [PipelineItem] = []
             batch.reserveCapacity(batchSize)
             while batch.count < batchSize {

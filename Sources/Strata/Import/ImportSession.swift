@@ -73,10 +73,12 @@ final class ImportSession {
     /// Errors that concern one record, which ``ImportOptions/ErrorPolicy/skip`` skips.
     private static let skippable: Set<StrataError.Code> = [.uniqueViolation, .deleteDenied, .notFound]
 
+    /// Throws or skips `error` of the record at `index` (0-based) in the input.
     private func fail(_ error: StrataError, index: Int, position: InputPosition, into report: inout ImportReport) throws {
         var error = error
-        error.message = "record \(index): " + error.message
-        error.record = index
+        // Counted from 1, as generated keys and the tool's messages count records.
+        error.message = "record \(index + 1): " + error.message
+        error.record = index + 1
         error.position = position
         error.entity = error.entity ?? root.name
         guard options.onError == .skip else { throw error }

@@ -53,7 +53,8 @@ final class JSONImporter {
     private let store: Store
     private let source: ImportSource
     private let target: ImportTarget
-    private let options: ImportOptions
+    /// As given, until ``run()`` resolves their input format.
+    private var options: ImportOptions
     /// Set when the task awaiting an async import is cancelled; checked between batches.
     private let cancellation: CancellationFlag?
 
@@ -82,6 +83,8 @@ final class JSONImporter {
             throw StrataError(.invalidValue, "the import batch size must be positive, not \(size)")
         }
         try target.checkSync(options)
+        // Told once, before any transaction: a retried one reads the input as the first did.
+        options = try options.resolvingInputFormat(of: source)
         var report: ImportReport
         if let batchSize = options.batchSize, !options.dryRun {
             report = try runBatched(batchSize)
@@ -137,7 +140,7 @@ final class JSONImporter {
     /// Imports `batchSize` records per write transaction. The records of a batch are read before
     /// its transaction starts, so a transaction retried after map growth sees them again.
     private func runBatched(_ batchSize: Int) throws -> ImportReport {
-        var parser = JSONParser(source: try source.open(), limits: options.limits)
+        var parser = try options.parser(of: source)
         var report = ImportReport(entity: target.description.name)
         var index = 0
         var first = true

@@ -9,17 +9,22 @@ import Foundation
 /// print(report)   // inserted 9,812 · updated 120 · unchanged 68 · deleted 3 · skipped 2 (record 17: …) · 0.41 s
 /// ```
 ///
-/// - The document is an array of record objects, a single object, or an object holding the array
-///   under ``ImportOptions/rootKey``. Files are read in 1 MiB chunks: memory holds one record at a
-///   time, not the file.
+/// - The input is an array of record objects, a single object, an object holding the array
+///   under ``ImportOptions/rootKey``, JSON Lines (a record a line), or keyed objects (an object
+///   whose members are the records, `{"DE": {…}, "FR": {…}}`, each name filling
+///   ``ImportOptions/keyField``); ``ImportOptions/inputFormat`` tells them apart from the input
+///   unless it names one. Files are read in 1 MiB chunks: memory holds one record at a time, not
+///   the file (a single-object document is one record). A record object with more members than
+///   ``JSONLimits/maximumRecordFields`` (4,096) fails.
 /// - JSON keys map to fields by convention (``KeyMapping``), by the type's ``Record/jsonKeys``, or
 ///   by ``ImportOptions/jsonKeys``; values are coerced to the field's type (see ``ValueConverter``).
 /// - Upsert by primary key: a key absent from a JSON object leaves its field as stored, `null`
 ///   clears an optional field; a record whose bytes would not change is not rewritten.
 /// - The same primary key twice in one payload: the last occurrence wins; the report counts it.
-/// - Errors: malformed JSON throws `.malformedJSON` with byte, line and column; a record that does
-///   not map throws `.invalidRecord` naming the record index (0-based) and the JSON key, or is
-///   skipped with ``ImportOptions/ErrorPolicy/skip``. Under `.abort` nothing is written.
+/// - Errors: malformed JSON throws `.malformedJSON` with byte, line and column (in JSON Lines, of
+///   the bad line); a record that does not map throws `.invalidRecord` naming the record, counted
+///   from 1, and the JSON key, or is skipped with ``ImportOptions/ErrorPolicy/skip``. Under
+///   `.abort` nothing is written.
 extension Store {
     // MARK: Record types
 

@@ -11,9 +11,14 @@ extension EntityDescription {
     /// when every string is one, strings; arrays by their elements; objects and mixed values as
     /// `any`), optional when any record has null or lacks the key. No indexes.
     ///
+    /// The records are read as ``ImportOptions/InputFormat`` says: `inputFormat` (by default
+    /// told from the input, as the importer tells it), JSON Lines, keyed objects with their
+    /// member names in `keyField` (`id` unless given), or one JSON document with `rootKey`.
+    ///
     /// The primary key, in this order: the partial description's, `primaryKey` (a JSON key or the
     /// field name it becomes: `alpha_2` or `alpha2`; several separated by commas for a compound
-    /// key, `"country,year"`), a field `id` (or `_id`), which every record must have; else, with
+    /// key, `"country,year"`), the key field of keyed objects, a field `id` (or `_id`), which
+    /// every record must have; else, with
     /// `generatingKey`, an integer `id` numbered by each record's position in the input
     /// (``primaryKeyIsGenerated``). A key named by the partial description or `primaryKey` stays
     /// the key when some records lack it or have null (the importer names each such record, or
@@ -22,9 +27,12 @@ extension EntityDescription {
     /// - Parameter name: the entity's name.
     /// - Parameter path: the JSON file to read.
     /// - Parameter rootKey: the member of a top-level object that holds the records, if any.
+    /// - Parameter inputFormat: how the records lie in the input (``ImportOptions/inputFormat``).
+    /// - Parameter keyField: the JSON key keyed objects' member names fill (``ImportOptions/keyField``).
     /// - Parameter primaryKey: the primary key's JSON key or field name, when not found by the rules above.
     /// - Parameter generatingKey: number the records when no key is found.
-    /// - Parameter limits: the limits the JSON parser applies.
+    /// - Parameter limits: the limits the JSON parser applies, and the most fields a record may
+    ///   have (``JSONLimits/maximumRecordFields``).
     /// - Parameter partial: a description naming only some fields (a schema file read with
     ///   ``SchemaFile/init(json:allowingPartial:)``): its fields, key, indexes and relationships are
     ///   kept as written; JSON keys that fill none of its fields or relationships are inferred.
@@ -32,20 +40,24 @@ extension EntityDescription {
     ///   relationships to this entity are nested records, not fields.
     ///
     /// Throws `.malformedJSON` with the position for bad JSON, `.invalidRecord` for a record that
-    /// is not an object or lacks the key, `.invalidValue` when no primary key can be chosen (saying
-    /// so when the document is one object holding arrays of records, which a root key would pick).
-    public static func inferred(name: String, fromJSONFile path: String, rootKey: String? = nil, primaryKey: String? = nil,
+    /// is not an object, lacks the key or has more fields than the limits allow (numbered from 1,
+    /// as the importer numbers them), `.invalidValue` when no primary key can be chosen (saying
+    /// so when the document is one object holding arrays of records, which a root key would
+    /// pick) or for a `keyField` without keyed objects.
+    public static func inferred(name: String, fromJSONFile path: String, rootKey: String? = nil,
+                                inputFormat: ImportOptions.InputFormat = .detected, keyField: String? = nil, primaryKey: String? = nil,
                                 generatingKey: Bool = false, completing partial: EntityDescription? = nil,
                                 related: [EntityDescription] = [], limits: JSONLimits = JSONLimits()) throws -> EntityDescription {
-        try infer(name: name, parser: JSONParser(source: try FileByteSource(path: path), limits: limits), rootKey: rootKey,
+        try infer(name: name, source: .file(path), options: ImportOptions(rootKey: rootKey, inputFormat: inputFormat, keyField: keyField, limits: limits),
                   key: KeyRequest(requested: primaryKey, generating: generatingKey), partial: partial, related: related)
     }
 
-    /// As ``inferred(name:fromJSONFile:rootKey:primaryKey:generatingKey:completing:related:limits:)``, from bytes in memory.
-    public static func inferred(name: String, fromJSON data: Data, rootKey: String? = nil, primaryKey: String? = nil,
+    /// As ``inferred(name:fromJSONFile:rootKey:inputFormat:keyField:primaryKey:generatingKey:completing:related:limits:)``, from bytes in memory.
+    public static func inferred(name: String, fromJSON data: Data, rootKey: String? = nil,
+                                inputFormat: ImportOptions.InputFormat = .detected, keyField: String? = nil, primaryKey: String? = nil,
                                 generatingKey: Bool = false, completing partial: EntityDescription? = nil,
                                 related: [EntityDescription] = [], limits: JSONLimits = JSONLimits()) throws -> EntityDescription {
-        try infer(name: name, parser: JSONParser(source: InMemoryByteSource(Array(data)), limits: limits), rootKey: rootKey,
+        try infer(name: name, source: .bytes(Array(data)), options: ImportOptions(rootKey: rootKey, inputFormat: inputFormat, keyField: keyField, limits: limits),
                   key: KeyRequest(requested: primaryKey, generating: generatingKey), partial: partial, related: related)
     }
 
@@ -65,9 +77,16 @@ extension EntityDescription {
         case generated
     }
 
-    private static func infer(name: String, parser: JSONParser, rootKey: String?, key request: KeyRequest,
+    private static func infer(name: String, source: ImportSource, options: ImportOptions, key request: KeyRequest,
                               partial: EntityDescription?, related: [EntityDescription]) throws -> EntityDescription {
-        var parser = parser
+        let options = try options.resolvingInputFormat(of: source)
+        var parser = try options.parser(of: source)
+        let rootKey = options.rootKey
+        var request = request
+        // Keyed objects' names are their key, unless the caller or the partial description names another.
+        if options.inputFormat == .keyedObjects, request.requested == nil, partial?.primaryKey.isEmpty ?? true {
+            request.requested = options.keyedObjectsField
+        }
         let described = partial?.fields ?? []
         let partialKey = partial.flatMap { $0.primaryKey.isEmpty ? nil : $0.primaryKey }
         // The JSON keys the partial description's fields and relationships take.
@@ -88,8 +107,18 @@ extension EntityDescription {
         var arraysOfRecords: [(key: String, count: Int)] = []
         while let record = try parser.nextRecord(rootKey: rootKey) {
             guard case .object(let members) = record else {
-                var error = StrataError(.invalidRecord, "\(name) record \(records): expected an object, found \(record.kind)", entity: name)
-                error.record = records
+                var error = StrataError(.invalidRecord, "\(name) record \(records + 1): expected an object, found \(record.kind)", entity: name)
+                error.record = records + 1
+                throw error
+            }
+            if members.count > options.limits.maximumRecordFields {
+                // Mostly objects: keyed objects but for a few members, which are named.
+                let others = members.filter { if case .object = $0.value { false } else { true } }
+                let mostlyObjects = others.count < members.count / 2 && !others.isEmpty
+                let named = others.prefix(3).map { "\(JSONValue.quoted($0.key)) (\($0.value.kind))" }.joined(separator: ", ")
+                var error = StrataError(.invalidRecord, "\(name) record \(records + 1): " + options.limits.tooManyFields(members.count)
+                    + (mostlyObjects ? "; all its members are objects but \(others.count): \(named)\(others.count > 3 ? ", …" : "")" : ""), entity: name)
+                error.record = records + 1
                 throw error
             }
             if records == 0, rootKey == nil, parser.documentIsOneObject {
@@ -236,24 +265,25 @@ extension EntityDescription {
                                  compound: [String]?, requested: Bool) throws {
         let present = !keyField.isOptional && keyField.firstSeenIn == 0
         if present || requested, type?.isKeyType == true { return }
+        // `record`: the index of the record to blame; messages count from 1, as the importer's do.
         let reason: String, record: Int
         if requested {
             record = keyField.firstNonKeyTypeIn ?? 0
-            reason = "its values are \(keyField.type.map { "\($0)" } ?? "mixed"), not integers, strings or UUIDs (from record \(record) on)"
+            reason = "its values are \(keyField.type.map { "\($0)" } ?? "mixed"), not integers, strings or UUIDs (from record \(record + 1) on)"
         } else if keyField.firstSeenIn > 0 {
-            (reason, record) = ("some records lack it or have null: record 0 lacks it", 0)
+            (reason, record) = ("some records lack it or have null: record 1 lacks it", 0)
         } else if let missing = keyField.firstMissingIn, missing < (keyField.firstNullIn ?? .max) {
-            (reason, record) = ("some records lack it or have null: record \(missing) lacks it", missing)
+            (reason, record) = ("some records lack it or have null: record \(missing + 1) lacks it", missing)
         } else if let null = keyField.firstNullIn {
-            (reason, record) = ("some records lack it or have null: record \(null) has null", null)
+            (reason, record) = ("some records lack it or have null: record \(null + 1) has null", null)
         } else {
             record = keyField.firstNonKeyTypeIn ?? 0
             let keyTypes = ScalarType.allCases.filter { $0.keyKind != .other }.map(\.rawValue).joined(separator: ", ")
-            reason = "its values are \(keyField.type.map { "\($0)" } ?? "mixed"), not of a type a key can have (\(keyTypes)) (from record \(record) on)"
+            reason = "its values are \(keyField.type.map { "\($0)" } ?? "mixed"), not of a type a key can have (\(keyTypes)) (from record \(record + 1) on)"
         }
         let role = compound.map { "a field of the primary key (\($0.joined(separator: ", ")))" } ?? "the primary key"
         var error = StrataError(.invalidValue, "\(name): '\(keyName)' cannot be \(role): \(reason)", entity: name, field: keyName)
-        error.record = record
+        error.record = record + 1
         throw error
     }
 

@@ -77,7 +77,7 @@ import TestSupport
     @Test func aRecordLackingAFieldOfTheKeyIsAnErrorNamingTheRecordAndTheField() throws {
         let json = #"[{"country": "DE", "year": 2021, "population": 1}, {"country": "FR", "population": 2}]"#
         let error = #expect(throws: StrataError.self) { try importRows(json) }
-        #expect(error?.record == 1, "\(String(describing: error))")
+        #expect(error?.record == 2, "\(String(describing: error))")
         #expect(error?.message.contains("has no 'year'") == true, "\(error?.message ?? "")")
         #expect(error?.message.contains("(country, year)") == true, "\(error?.message ?? "")")
         #expect(try store.read { tx throws in try tx.count(entity: "Population") } == 0)

@@ -283,7 +283,8 @@ import TestSupport
 
     /// What the pipeline's reader hands over for `bytes`, the general or the direct way.
     static func run(_ bytes: [UInt8], chunk: Int, options: ImportOptions, direct: Bool) throws -> Run {
-        var parser = JSONParser(source: TinyChunks(bytes: bytes, size: chunk), limits: options.limits)
+        var parser = JSONParser(source: TinyChunks(bytes: bytes, size: chunk), limits: options.limits,
+                                format: options.inputFormat == .detected ? .json : options.inputFormat, keyField: options.keyedObjectsField)
         let mapper = RecordMapper(description: description, options: options)
         var run = Run()
         do {

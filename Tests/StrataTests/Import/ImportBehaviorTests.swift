@@ -107,9 +107,9 @@ import TestSupport
             + #" {"id": 3, "first_name": "a", "last_name": "b", "email": "x@y"}, {"id": 4, "first_name": "a", "last_name": "b", "email": "x@y"}]"#
         let report = try store.importJSON(Data(json.utf8), as: Member.self, options: ImportOptions(onError: .skip))
         #expect((report.inserted, report.skipped) == (2, 2))
-        #expect(report.failures.map(\.record) == [1, 3])
+        #expect(report.failures.map(\.record) == [2, 4])
         #expect(report.failures.map(\.code) == [.invalidRecord, .uniqueViolation])
-        #expect(report.description.contains(#"skipped 2 (record 1: 'lucky_number' is "seven", expected an integer; record 3: "#))
+        #expect(report.description.contains(#"skipped 2 (record 2: 'lucky_number' is "seven", expected an integer; record 4: "#))
         #expect(try store.members().map(\.remoteID) == [1, 3])
         #expect(try store.indexesConsistent())
     }
@@ -118,7 +118,7 @@ import TestSupport
         let json = #"[{"id": 1, "first_name": "a", "last_name": "b", "email": "x@y"}, {"id": 2, "first_name": "a", "last_name": "b", "email": "x@y"}]"#
         let error = try #require(throws: StrataError.self) { try store.importJSON(Data(json.utf8), as: Member.self) }
         #expect(error.code == .uniqueViolation)
-        #expect(error.record == 1)
+        #expect(error.record == 2)
         #expect(try store.members().isEmpty)
     }
 
@@ -179,7 +179,7 @@ import TestSupport
         let error = try #require(throws: StrataError.self) {
             try store.importJSON(Data(text.utf8), as: Member.self, options: ImportOptions(batchSize: 3))
         }
-        #expect(error.record == 7)
+        #expect(error.record == 8)
         #expect(try store.members().map(\.remoteID) == Array(1...16))
         #expect(try store.indexesConsistent())
     }
@@ -190,7 +190,7 @@ import TestSupport
         var text = String(decoding: membersJSON(records), as: UTF8.self)
         text = text.replacingOccurrences(of: #""id": 11, "first_name": "dup""#, with: #""id": 11, "first_name": null"#)
         let error = try #require(throws: StrataError.self) { try store.importJSON(Data(text.utf8), as: Member.self) }
-        #expect(error.record == 10)
+        #expect(error.record == 11)
         #expect(try store.members().isEmpty)
         // The store is free for the next writer: the reader thread has stopped.
         #expect(try store.importJSON(berlinAndParis, as: Member.self).inserted == 5)

@@ -101,8 +101,8 @@ import TestSupport
         let json = #"[{"id": 1, "first_name": "a", "last_name": "b"}, {"id": 2, "first_name": "a", "last_name": "b", \#(member)}]"#
         let error = try #require(throws: StrataError.self) { try store.importJSON(Data(json.utf8), as: Member.self) }
         #expect(error.code == .invalidRecord)
-        #expect(error.record == 1)
-        #expect(error.message.hasPrefix("record 1: "))
+        #expect(error.record == 2)
+        #expect(error.message.hasPrefix("record 2: "))
         #expect(error.message.contains(expected), "\(error.message)")
         #expect(error.position?.line == 1)
         #expect(try store.members().isEmpty)   // .abort: nothing written
@@ -120,7 +120,7 @@ import TestSupport
         for (json, expected) in cases {
             let error = try #require(throws: StrataError.self) { try store.importJSON(Data(json.utf8), as: Member.self) }
             #expect(error.message.contains(expected), "\(error.message)")
-            #expect(error.record == 0)
+            #expect(error.record == 1)
         }
         let longKey = String(repeating: "k", count: 600)
         let error = try #require(throws: StrataError.self) {

@@ -13,18 +13,24 @@ struct TinyChunks: JSONByteSource {
     }
 }
 
-/// All records of `text`, parsed with chunks of `chunk` bytes.
-func parseRecords(_ text: String, rootKey: String? = nil, chunk: Int = 1 << 20, limits: JSONLimits = JSONLimits()) throws -> [JSONValue] {
-    var parser = JSONParser(source: TinyChunks(bytes: Array(text.utf8), size: chunk), limits: limits)
+/// All records of `text`, parsed with chunks of `chunk` bytes, laid out as `format` says (told
+/// from the text, as an import tells it, for `.detected`).
+func parseRecords(_ text: String, rootKey: String? = nil, chunk: Int = 1 << 20, limits: JSONLimits = JSONLimits(),
+                  format: ImportOptions.InputFormat = .json, keyField: String = "id") throws -> [JSONValue] {
+    let bytes = Array(text.utf8)
+    let format = format == .detected
+        ? try JSONParser.detectedFormat(of: TinyChunks(bytes: bytes, size: chunk), rootKey: rootKey, limits: limits) : format
+    var parser = JSONParser(source: TinyChunks(bytes: bytes, size: chunk), limits: limits, format: format, keyField: keyField)
     var records: [JSONValue] = []
     while let record = try parser.nextRecord(rootKey: rootKey) { records.append(record) }
     return records
 }
 
 /// The malformed-JSON error of parsing `text`.
-func parseFailure(_ text: String, rootKey: String? = nil, limits: JSONLimits = JSONLimits()) -> StrataError? {
+func parseFailure(_ text: String, rootKey: String? = nil, limits: JSONLimits = JSONLimits(), chunk: Int = 1 << 20,
+                  format: ImportOptions.InputFormat = .json, keyField: String = "id") -> StrataError? {
     do {
-        _ = try parseRecords(text, rootKey: rootKey, limits: limits)
+        _ = try parseRecords(text, rootKey: rootKey, chunk: chunk, limits: limits, format: format, keyField: keyField)
         return nil
     } catch let error as StrataError {
         return error

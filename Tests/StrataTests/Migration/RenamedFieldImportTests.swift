@@ -61,7 +61,7 @@ import TestSupport
 
     @Test func aFailingImportUnderAbortNamesItsFirstFailingRecordAndWritesNothing() throws {
         let before = try snapshot()
-        // Records 0–58 change (their capital), record 59 is new and lacks the required name.
+        // Records 1–59 change (their capital), record 60 is new and lacks the required name.
         var items = (0..<59).map { #"{"code": "C\#($0)", "capital_city": "new city \#($0)"}"# }
         items.append(#"{"code": "C59", "capital_city": "x"}"#)
         items.append(#"{"code": "C60", "capital_city": "y"}"#)
@@ -69,7 +69,7 @@ import TestSupport
             try store.importJSON(Data(("[" + items.joined(separator: ",") + "]").utf8), entity: try stored())
         } throws: { error in
             guard let error = error as? StrataError else { return false }
-            return error.code == .invalidRecord && error.record == 59 && error.message.hasPrefix("record 59: ")
+            return error.code == .invalidRecord && error.record == 60 && error.message.hasPrefix("record 60: ")
                 && error.message.contains("'name'")
         }
         #expect(try snapshot() == before)

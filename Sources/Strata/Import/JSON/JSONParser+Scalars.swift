@@ -74,6 +74,7 @@ extension JSONParser {
                 advance()
                 try parseEscape(stringStart: start)
             } else if byte < 0x20 {
+                if byte == UInt8(ascii: "\n"), lineRecordIsOpen { throw lineEndsInsideRecord() }
                 throw failure("unescaped control character 0x\(String(byte, radix: 16)) in a string; write it as an escape")
             } else {
                 let (stop, allASCII) = scanPlainRun(from: index)

@@ -1,21 +1,6 @@
-/// Limits that keep hostile JSON from exhausting the stack or memory.
-public struct JSONLimits: Sendable, Equatable {
-    /// The deepest nesting of arrays and objects accepted. Deeper input is an error, never a stack
-    /// overflow: the parser recurses once per level.
-    public var maximumDepth: Int
-    /// The longest string accepted, in UTF-8 bytes. A longer one is an error as soon as the limit
-    /// is passed, before the rest of it is read.
-    public var maximumStringLength: Int
-
-    /// Limits of 512 levels of nesting and 64 MiB strings unless given.
-    public init(maximumDepth: Int = 512, maximumStringLength: Int = 64 << 20) {
-        self.maximumDepth = maximumDepth
-        self.maximumStringLength = maximumStringLength
-    }
-}
-
-/// A strict RFC 8259 JSON parser over a chunked byte source, that hands out the records of a
-/// document one at a time (``nextRecord()``), so that memory holds one record, not the input.
+/// A strict RFC 8259 JSON parser over a chunked byte source, that hands out the records of its
+/// input one at a time (``nextRecord(rootKey:)``, JSONParser+Records.swift), so that memory holds
+/// one record, not the input.
 ///
 /// Strict: no trailing commas, no comments, no NaN, no leading zeros, no unescaped control
 /// characters, valid UTF-8 only, lone surrogate escapes refused. Every error is a
@@ -24,33 +9,54 @@ public struct JSONLimits: Sendable, Equatable {
 struct JSONParser {
     private var source: any JSONByteSource
     let limits: JSONLimits
+    /// How the records lie in the input (never ``ImportOptions/InputFormat/detected``).
+    let format: ImportOptions.InputFormat
+    /// The JSON key keyed objects' member names fill.
+    let keyField: String
     /// The current chunk; `index` is the next byte to read in it.
     private(set) var buffer: [UInt8] = []
     var index = 0
     /// The absolute offset of `buffer[0]`.
     private var base = 0
-    private var line = 1
+    private(set) var line = 1
     /// The absolute offset at which the current line starts.
     private var lineStart = 0
     private var exhausted = false
     /// Bytes of a string or number that spans chunks, or of a string with escapes.
     private(set) var scratch: [UInt8] = []
-    private var state = DocumentState.start
+    var state = DocumentState.start
     /// The document is one object read as the single record (no root key asked for it).
-    private(set) var documentIsOneObject = false
+    var documentIsOneObject = false
+    /// Records handed out so far.
+    var recordsRead = 0
+    /// A JSON Lines record was handed out and may still be being read: a line break now ends
+    /// the line inside its value, which is malformed.
+    var lineRecordIsOpen = false
 
-    private enum DocumentState {
+    /// Where the parser stands in the input's records.
+    enum DocumentState {
         case start
         /// Inside the records array; `wrapped` when it is the value of the root key.
         case inArray(first: Bool, wrapped: Bool)
         /// The document is one object, not yet handed out.
         case single(JSONValue)
+        /// Inside the object of keyed records; `wrapped` when it is the value of the root key.
+        case keyed(first: Bool, wrapped: Bool)
+        /// JSON Lines: before the next line's record; `lastLine` is the line of the record
+        /// before it (0 before the first).
+        case lines(lastLine: Int)
         case finished
     }
 
-    init(source: any JSONByteSource, limits: JSONLimits = JSONLimits()) {
+    /// A parser of `source` whose records lie as `format` says (resolved: not `.detected`);
+    /// keyed objects' member names fill `keyField`.
+    init(source: any JSONByteSource, limits: JSONLimits = JSONLimits(), format: ImportOptions.InputFormat = .json,
+         keyField: String = "id") {
+        precondition(format != .detected, "the input format is told from the input before a parser reads its records")
         self.source = source
         self.limits = limits
+        self.format = format
+        self.keyField = keyField
     }
 
     /// The absolute byte offset of the next byte.
@@ -59,149 +65,8 @@ struct JSONParser {
     /// The position of the next byte.
     var position: InputPosition { InputPosition(offset: offset, line: line, column: offset - lineStart + 1) }
 
-    // MARK: Records
-
-    /// The next record of the document: the elements of a top-level array, the one top-level
-    /// object, or the elements of the array under `rootKey` in a top-level object. Nil at the end,
-    /// after checking that nothing but whitespace follows.
-    mutating func nextRecord(rootKey: String?) throws(StrataError) -> JSONValue? {
-        switch try nextPendingRecord(rootKey: rootKey) {
-        case nil: return nil
-        case .parsed(let value): return value
-        case .atValue: return try parseValue(depth: 1)
-        }
-    }
-
-    /// The next record, parsed already, or about to be read.
-    enum PendingRecord {
-        /// The document's one record (a single object), parsed and checked to end the document.
-        case parsed(JSONValue)
-        /// An element of the records array starts at the next non-whitespace byte: the caller
-        /// reads exactly one value at depth 1, as ``parseValue(depth:)`` with `depth: 1` would.
-        case atValue
-    }
-
-    /// ``nextRecord(rootKey:)`` that stops before an element of the records array, so that a
-    /// caller can read it without building a ``JSONValue``. Nil at the end.
-    mutating func nextPendingRecord(rootKey: String?) throws(StrataError) -> PendingRecord? {
-        switch state {
-        case .start:
-            try skipWhitespace()
-            guard let byte = try peek() else { throw failure("the input is empty; expected a JSON array or object") }
-            if let rootKey {
-                guard byte == UInt8(ascii: "{") else {
-                    throw failure("expected an object with the member \(JSONValue.quoted(rootKey)), found \(describe(byte))")
-                }
-                index += 1
-                try enterRootMember(rootKey)
-            } else if byte == UInt8(ascii: "[") {
-                index += 1
-                state = .inArray(first: true, wrapped: false)
-            } else if byte == UInt8(ascii: "{") {
-                documentIsOneObject = true
-                state = .single(try parseValue(depth: 0))
-                try expectEnd()
-            } else {
-                throw failure("expected a JSON array or object, found \(describe(byte))")
-            }
-            return try nextPendingRecord(rootKey: rootKey)
-        case .single(let value):
-            state = .finished
-            return .parsed(value)
-        case .inArray(let first, let wrapped):
-            try skipWhitespace()
-            guard let byte = try peek() else { throw failure("unexpected end of input inside the records array") }
-            if byte == UInt8(ascii: "]") {
-                index += 1
-                if wrapped { try finishRootObject(rootKey: rootKey) } else { try expectEnd() }
-                state = .finished
-                return nil
-            }
-            if !first {
-                guard byte == UInt8(ascii: ",") else {
-                    throw failure("expected ',' or ']' after a record, found \(describe(byte))")
-                }
-                index += 1
-                try skipWhitespace()
-                if try peek() == UInt8(ascii: "]") { throw failure("a trailing comma before ']' is not JSON") }
-            }
-            state = .inArray(first: false, wrapped: wrapped)
-            return .atValue
-        case .finished:
-            return nil
-        }
-    }
-
-    /// ``nextRecord(rootKey:)`` with the position where the record starts, for messages.
-    mutating func nextRecordWithStart(rootKey: String?) throws(StrataError) -> (JSONValue, InputPosition)? {
-        try skipWhitespace()
-        let start = position
-        guard let record = try nextRecord(rootKey: rootKey) else { return nil }
-        return (record, start)
-    }
-
-    /// ``nextPendingRecord(rootKey:)`` with the position where the record starts, for messages.
-    mutating func nextPendingRecordWithStart(rootKey: String?) throws(StrataError) -> (PendingRecord, InputPosition)? {
-        try skipWhitespace()
-        let start = position
-        guard let record = try nextPendingRecord(rootKey: rootKey) else { return nil }
-        return (record, start)
-    }
-
-    /// Reads members of the top-level object up to the value of `rootKey`, skipping the others.
-    private mutating func enterRootMember(_ rootKey: String) throws(StrataError) {
-        var first = true
-        var seen: [String] = []
-        var members = 0
-        while true {
-            guard let key = try nextMemberKey(first: &first) else {
-                // Well-formed JSON without the member: a wrong root key, not malformed input.
-                let listed = seen.map(JSONValue.quoted).joined(separator: ", ") + (members > seen.count ? ", … (\(members) in all)" : "")
-                var error = StrataError(.invalidValue, "the top-level object has no member \(JSONValue.quoted(rootKey)) (the root key); "
-                    + (seen.isEmpty ? "it has no members" : (members == 1 ? "its member is " : "its members are ") + listed))
-                error.position = position
-                throw error
-            }
-            members += 1
-            if seen.count < 20 { seen.append(key) }
-            if key == rootKey {
-                try skipWhitespace()
-                switch try peek() {
-                case UInt8(ascii: "["):
-                    index += 1
-                    state = .inArray(first: true, wrapped: true)
-                case UInt8(ascii: "{"):
-                    state = .single(try parseValue(depth: 1))
-                    try finishRootObject(rootKey: rootKey)
-                case let byte:
-                    throw failure("the member \(JSONValue.quoted(rootKey)) must be an array or an object of records, found \(byte.map(describe) ?? "the end of input")")
-                }
-                return
-            }
-            _ = try parseValue(depth: 1)
-        }
-    }
-
-    /// Reads the members after the records, up to the end of the top-level object. A second
-    /// member named `rootKey` is refused: which of the two holds the records would be a guess.
-    private mutating func finishRootObject(rootKey: String?) throws(StrataError) {
-        var first = false
-        while true {
-            let start = position
-            guard let key = try nextMemberKey(first: &first) else { break }
-            if key == rootKey {
-                var error = StrataError(.invalidValue, "the top-level object has the member \(JSONValue.quoted(key)) (the root key) more than once; "
-                    + "only one may hold the records")
-                error.position = start
-                throw error
-            }
-            _ = try parseValue(depth: 1)
-        }
-        try expectEnd()
-    }
-
     /// The next member key of an object whose `{` was read, with its `:`; nil after the `}`.
-    private mutating func nextMemberKey(first: inout Bool) throws(StrataError) -> String? {
+    mutating func nextMemberKey(first: inout Bool) throws(StrataError) -> String? {
         guard try nextMember(first: &first) else { return nil }
         let key = try parseString()
         try expectColon(after: key)
@@ -254,7 +119,7 @@ struct JSONParser {
     }
 
     /// Checks that only whitespace remains.
-    private mutating func expectEnd() throws(StrataError) {
+    mutating func expectEnd() throws(StrataError) {
         try skipWhitespace()
         if let byte = try peek() { throw failure("unexpected \(describe(byte)) after the end of the JSON document") }
     }
@@ -404,6 +269,7 @@ struct JSONParser {
                 case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
                     index += 1
                 case UInt8(ascii: "\n"):
+                    if lineRecordIsOpen { throw lineEndsInsideRecord() }
                     index += 1
                     line += 1
                     lineStart = base + index

@@ -71,9 +71,12 @@ extension RecordMapper {
             return item(record, index: index, position: position, endOffset: parser.offset, maximumKeySize: maximumKeySize)
         }
         var values = CBORWriter(capacity: 256)
-        try readMembers(&parser, into: &values)
+        let members = try readMembers(&parser, into: &values)
         let content: PipelineItem.Content
         do {
+            if members > options.limits.maximumRecordFields {
+                throw ConversionFailure(message: options.limits.tooManyFields(members))
+            }
             content = .mapped(try finishDirect(&values, maximumKeySize: maximumKeySize))
         } catch let failure as ConversionFailure {
             content = .failed(failure.message)
@@ -83,8 +86,9 @@ extension RecordMapper {
         return PipelineItem(content: content, index: index, position: position, endOffset: parser.offset)
     }
 
-    /// Reads the object at the parser's `{` (a record: depth 1), converting what it can.
-    private func readMembers(_ parser: inout JSONParser, into values: inout CBORWriter) throws(StrataError) {
+    /// Reads the object at the parser's `{` (a record: depth 1), converting what it can; the
+    /// number of its members.
+    private func readMembers(_ parser: inout JSONParser, into values: inout CBORWriter) throws(StrataError) -> Int {
         try parser.checkDepth(1)
         parser.advance()
         if isSparse {
@@ -131,6 +135,7 @@ extension RecordMapper {
                 try readValue(&parser, kind: directKinds[field], key: key, field: field, into: &values)
             }
         }
+        return position
     }
 
     /// Reads the value of the top-level field `field` (depth 2).

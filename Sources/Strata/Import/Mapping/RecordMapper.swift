@@ -166,6 +166,9 @@ final class RecordMapper {
         guard case .object(let members) = record else {
             throw ConversionFailure(message: "is \(record.kind), not an object")
         }
+        if members.count > options.limits.maximumRecordFields {
+            throw ConversionFailure(message: options.limits.tooManyFields(members.count))
+        }
         if isSparse {
             resetTouched()
         } else {
