@@ -30,6 +30,10 @@ public struct Query<Root>: Sendable, Hashable {
     /// neither sorts nor merges by primary key. What a relationship's semi-join asks for, since
     /// it only collects keys.
     var anyOrder = false
+    /// True when the caller reads only the results' primary keys (`count()`, `exists()`,
+    /// `ids()`): an access path that answers the whole predicate by itself then costs its index
+    /// entries, not its records (``QueryExecutor/answersFromKeys``).
+    var keysOnly = false
 
     /// A query with no predicate, orderings, limit or offset: every record in primary key order.
     public init() {}

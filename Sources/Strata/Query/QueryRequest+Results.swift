@@ -12,20 +12,52 @@ extension QueryRequest {
     }
 
     /// The number of matching records (after offset and limit); no record is decoded. Without a
-    /// predicate it is the stored record count; for one exact comparison on an indexed field it
-    /// counts index entries without reading records (see `AggregateRunner.indexCount()`).
-    public func count() throws -> Int {
-        if let answer = try indexOnlyCount(describing: false) { return answer.count }
-        var count = 0
-        try execute(query) { _ in count += 1; return true }
-        return count
+    /// predicate it is the stored record count; when an index scan answers the whole predicate
+    /// (equality, `IN`, a range or a prefix on indexed fields, compound ones included) it counts
+    /// the index's entries without reading records.
+    public func count() throws -> Int { try countWithSource().count }
+
+    /// True when at least one record matches; stops at the first, reading no record when an
+    /// index answers the whole predicate.
+    public func exists() throws -> Bool {
+        var query = self.query
+        query.orderings = []
+        query.anyOrder = true
+        query.keysOnly = true
+        query.offset = 0
+        query.limit = 1
+        var found = false
+        try executeKeys(query) { _ in found = true; return false }
+        return found
     }
 
-    /// True when at least one record matches; stops at the first.
-    public func exists() throws -> Bool {
-        var found = false
-        try execute(query) { _ in found = true; return false }
-        return found
+    /// `count()` and how it was found. Planned as a query whose order cannot matter, for keys only.
+    func countWithSource() throws -> (count: Int, source: QueryExecutor.CountSource, plan: QueryPlan?) {
+        guard let context = try resolvedContext() else { return (0, .records, nil) }
+        let budget = QueryBudget.make(entity: context.name, timeout: timeLimit, transaction: transaction)
+        return try QueryBudget.run(budget) {
+            var query = try prepare(context, self.query).query
+            query.orderings = []
+            query.anyOrder = true
+            query.keysOnly = true
+            let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
+            let answer = try QueryExecutor(transaction: transaction, context: context, plan: plan, predicate: query.predicate, timeout: timeLimit)
+                .countResults()
+            return (answer.count, answer.source, plan)
+        }
+    }
+
+    /// Runs `query` for its results' stored primary keys alone (no record read when an index
+    /// answers the whole predicate), passing each to `body` until it returns false.
+    func executeKeys(_ query: Query<Root>, _ body: ([UInt8]) throws -> Bool) throws {
+        guard let context = try resolvedContext() else { return }
+        let budget = QueryBudget.make(entity: context.name, timeout: timeLimit, transaction: transaction)
+        try QueryBudget.run(budget) {
+            let query = try prepare(context, query).query
+            let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
+            try QueryExecutor(transaction: transaction, context: context, plan: plan, predicate: query.predicate, timeout: timeLimit)
+                .forEachResultKey(body)
+        }
     }
 
     /// Runs `query`, passing each match's stored key and bytes to `body` until it returns false.
@@ -98,9 +130,11 @@ extension QueryRequest where Root: Record {
     /// The primary keys of the matching records, in order; no record is decoded.
     public func ids() throws -> [Root.PrimaryKey] {
         var keys: [Root.PrimaryKey] = []
-        try execute(query) { match in
+        var query = self.query
+        query.keysOnly = true
+        try executeKeys(query) { key in
             var position = 0
-            keys.append(try Root.PrimaryKey.readOrderedKey(from: match.key, at: &position))
+            keys.append(try Root.PrimaryKey.readOrderedKey(from: key, at: &position))
             return true
         }
         return keys

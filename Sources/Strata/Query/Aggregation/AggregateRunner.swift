@@ -2,6 +2,7 @@ import LMDB
 
 /// Computes aggregates of one query: from index keys alone when an index holds the exact answer,
 /// otherwise from the stored bytes of the matching records (``StoredFieldValues``, no decoding).
+/// Counts are the query's own `count()`, which the planner answers from index entries.
 ///
 /// An index answers exactly only when its keys are the values themselves: a non-multi-value index
 /// whose leading field is the aggregated one, with binary keys (or, for a condition, the
@@ -36,40 +37,6 @@ struct AggregateRunner<Root> {
     }
 
     // MARK: Index-only answers
-
-    /// The query's `count()` without reading records: the record count when there is no
-    /// predicate, or the entries of an index meeting the predicate's one comparison, or the one
-    /// range a lower and an upper bound on a field make (exclusive bounds included). Without
-    /// `describing`, the source's detail is left empty (it formats every value).
-    func indexCount(describing: Bool = true) throws -> (count: Int, source: AggregateSource)? {
-        let comparisons: [FieldComparison]
-        let condition: QueryPlan.IndexCondition
-        var predicate = query.predicate
-        if case .and(let operands) = predicate, operands.count == 1 { predicate = operands[0] }
-        switch predicate {
-        case .constant(true):
-            let total = try transaction.recordCount(context)
-            return (windowed(total), AggregateSource(kind: .recordCount, detail: entity))
-        case .comparison(let only):
-            guard only.quantifier == nil, let exact = Self.exactCondition(of: only) else { return nil }
-            (comparisons, condition) = ([only], exact)
-        case .and(let operands):
-            // Both bounds of one range, as the planner combines them; nothing else.
-            let ranges = QueryPlanner<Root>.combinedRanges(operands)
-            guard ranges.count == 1, ranges[0].positions.count == operands.count else { return nil }
-            comparisons = operands.compactMap { if case .comparison(let c) = $0 { c } else { nil } }
-            condition = .range(ranges[0].range)
-        default: return nil
-        }
-        let field = comparisons[0].field, options = comparisons[0].options
-        for index in indexes(on: field, collation: options) where comparisons.allSatisfy({ Self.accepts(index.leading, $0) }) {
-            guard try !holdsNaN(index) else { return nil }
-            let detail = !describing ? "" : comparisons.map { "\(entity).\(index.name) \($0.op.rawValue) \($0.value.explained)" }.joined(separator: " AND ")
-            guard let count = try countEntries(index, condition) else { return nil }
-            return (windowed(count), AggregateSource(kind: .indexCount, detail: detail))
-        }
-        return nil
-    }
 
     /// The smallest or largest non-nil value of `field` from the first or last index key, for a
     /// query without predicate or window.
@@ -127,38 +94,6 @@ struct AggregateRunner<Root> {
         }.sorted { $0.isSingleField && !$1.isSingleField }
     }
 
-    /// The index condition of a comparison an index answers exactly: equality, IN, ranges.
-    static func exactCondition(of comparison: FieldComparison) -> QueryPlan.IndexCondition? {
-        switch (comparison.op, comparison.value) {
-        case (.equal, .list): return nil
-        case (.in, _) where !comparison.value.isList: return nil
-        case (.equal, let value): return .points([value])
-        case (.in, .list(let values)): return .points(values)
-        case (.less, _), (.lessOrEqual, _), (.greater, _), (.greaterOrEqual, _), (.between, _):
-            return QueryPlanner<Root>.range(of: comparison).map { .range($0) }
-        default: return nil
-        }
-    }
-
-    /// True when every value of the comparison has a key of the index field's kind that is not cut.
-    static func accepts(_ field: IndexedField, _ comparison: FieldComparison) -> Bool {
-        if field.kind != .string, !comparison.options.isEmpty { return false }
-        let values: [QueryValue]
-        if case .list(let list) = comparison.value { values = list } else { values = [comparison.value] }
-        return values.allSatisfy { value in
-            guard field.kind.accepts(value), let key = IndexKey.encode(value, kind: field.kind, collation: field.collation)
-            else { return false }
-            return key.count < IndexKey.maxLength
-        }
-    }
-
-    /// The entries meeting `condition`, counted key by key with their duplicate counts (no record
-    /// read, no key decoded); nil when a counted key was cut (its value is not known exactly).
-    private func countEntries(_ index: UsableIndex, _ condition: QueryPlan.IndexCondition) throws -> Int? {
-        let counted = try IndexProbe(transaction: transaction, database: index.database, field: index.leading).countEntries(condition)
-        return counted.sawCutKey ? nil : counted.entries
-    }
-
     /// True when a double or date index holds NaN (its last key).
     private func holdsNaN(_ index: UsableIndex) throws -> Bool {
         guard index.leading.kind == .double || index.leading.kind == .date else { return false }
@@ -170,5 +105,4 @@ struct AggregateRunner<Root> {
         try transaction.withIndexCursor(index.database, entity: entity, body)
     }
 
-    private func windowed(_ count: Int) -> Int { max(0, min(count - query.offset, query.limit ?? Int.max)) }
 }

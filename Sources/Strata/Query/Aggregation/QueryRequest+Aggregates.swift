@@ -120,11 +120,16 @@ extension QueryRequest {
         return (accumulator.result, source)
     }
 
-    /// `count()` from the record count or an index, with its source (its detail empty without
-    /// `describing`); nil when only the records can tell.
-    func indexOnlyCount(describing: Bool = true) throws -> (count: Int, source: AggregateSource)? {
-        guard let runner = try runner() else { return (0, Self.noRecords) }
-        return try runner.indexCount(describing: describing)
+    /// `count()` from the record count or an index's entries, with its source (the plan that
+    /// counted them); nil when the records had to be read.
+    func indexOnlyCount() throws -> (count: Int, source: AggregateSource)? {
+        let answer = try countWithSource()
+        guard let plan = answer.plan else { return (0, Self.noRecords) }
+        switch answer.source {
+        case .recordCount: return (answer.count, AggregateSource(kind: .recordCount, detail: plan.entity))
+        case .indexEntries: return (answer.count, AggregateSource(kind: .indexCount, detail: plan.description))
+        case .keys, .records: return nil
+        }
     }
 
     /// Checks the field an aggregate reads as a condition's field is checked

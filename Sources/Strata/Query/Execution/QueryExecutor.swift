@@ -18,21 +18,24 @@ final class QueryExecutor {
     let plan: QueryPlan
     let predicate: QueryPredicate
     /// The fields the predicate and the sort read, resolved to field ids once.
-    private let selection: FieldSelection
+    let selection: FieldSelection
     /// The predicate an exact access path's candidates are checked against (the residual), and
     /// the fields it and the sort read; the whole predicate's when the access is not exact.
-    private let checked: QueryPredicate
+    let checked: QueryPredicate
     private let checkedSelection: FieldSelection
     /// True when candidates not under a cut key are checked against the residual alone.
-    private let exact: Bool
+    let exact: Bool
     /// The kind of the entity's primary key values (of a compound key's first field), for
     /// encoding looked-up keys and key range bounds.
     private let keyKind: ValueKind
     /// The entity's records, read once rather than through `context` for every candidate.
-    private let records: Database
+    let records: Database
+    /// The distinct index keys whose entries a merged index scan (``QueryPlan/mergedByPrimaryKey``)
+    /// merges into primary key order; empty for every other plan.
+    let mergedKeys: [[UInt8]]
     /// The query's time limit, cancellation and `MATCHES` cost cap, checked between candidates;
     /// nil when it has none of them.
-    private let budget: QueryBudget?
+    let budget: QueryBudget?
 
     init(transaction: ReadTransaction, context: EntityContext, plan: QueryPlan, predicate: QueryPredicate,
          timeout: Duration? = nil) throws {
@@ -49,18 +52,25 @@ final class QueryExecutor {
         predicate.forEachComparison { if $0.op == .matches { matches = true } }
         budget = QueryBudget.make(entity: context.name, timeout: timeout, transaction: transaction, always: matches)
         var exact = plan.exactAccess
+        var mergedKeys: [[UInt8]] = []
         switch plan.access {
         case .primaryKeyLookup:
             // A key found is the looked-up value's encoding, which no other value shares.
             exact = exact && keyKind != .other
-        case .indexScan(let name, let fields, .points(let values)) where plan.mergedByPrimaryKey:
-            // Merged points report no cut keys: exact only when no point's key was cut.
-            if exact, let database = context.indexes[name], let leading = fields.first {
-                exact = IndexProbe(transaction: transaction, database: database, field: leading).pointKeys(values)
-                    .allSatisfy { !IndexKey.mayBeTruncated($0) }
+        case .indexScan(let name, let fields, let condition) where plan.mergedByPrimaryKey:
+            guard let database = context.indexes[name], !fields.isEmpty else { break }
+            let probe = IndexProbe(transaction: transaction, database: database, fields: fields)
+            // A single field's points are their keys; any other condition's keys are read.
+            if fields.count == 1, case .points(let values) = condition {
+                mergedKeys = probe.pointKeys(values)
+            } else {
+                mergedKeys = try probe.distinctKeys(condition, limit: .max) ?? []
             }
+            // Merged keys report no cut keys: exact only when none was cut.
+            exact = exact && mergedKeys.allSatisfy { !IndexKey.mayBeTruncated($0) }
         default: break
         }
+        self.mergedKeys = mergedKeys
         self.exact = exact
         checked = exact ? plan.residual : predicate
         checkedSelection = exact ? FieldSelection(predicate: checked, orderings: plan.sort, fields: context.schema.fields) : selection
@@ -151,7 +161,7 @@ final class QueryExecutor {
 
     /// The fields of `selection` in a candidate's stored bytes; corrupt bytes throw, naming the key.
     @inline(__always)
-    private func fieldValues(of bytes: [UInt8], _ selection: FieldSelection, _ key: () -> [UInt8],
+    func fieldValues(of bytes: [UInt8], _ selection: FieldSelection, _ key: () -> [UInt8],
                              _ offsets: inout [Int]) throws -> StoredFieldValues {
         do {
             return try selection.values(of: bytes, reusing: &offsets)
@@ -209,8 +219,9 @@ final class QueryExecutor {
                 try probe.walk(.range(range), reversed: plan.reversed, body)
             case .union(let parts) where parts.allSatisfy(\.yieldsSortedKeysPerPoint):
                 try forEachMerged(parts.flatMap(mergeSources), body)
-            case .indexScan where plan.mergedByPrimaryKey && plan.access.yieldsSortedKeysPerPoint:
-                try forEachMerged(mergeSources(of: plan.access), body)
+            case .indexScan(let name, _, _) where plan.mergedByPrimaryKey:
+                guard let database = context.indexes[name] else { return }
+                try forEachMerged(mergedKeys.map { .duplicates(database, key: $0) }, body)
             case .union(let parts), .intersection(let parts):
                 // Primary keys from every part, combined, then the records in key order.
                 var combined: Set<[UInt8]>?
@@ -246,7 +257,7 @@ extension QueryExecutor {
     /// there is none. Reusing one buffer spares an allocation per candidate; a buffer that a
     /// caller kept is not overwritten (copy-on-write gives this one fresh storage).
     @inline(__always)
-    private func record(_ key: [UInt8], into bytes: inout [UInt8]) throws -> Bool {
+    func record(_ key: [UInt8], into bytes: inout [UInt8]) throws -> Bool {
         try key.withUnsafeBytes { key in try transaction.copyStoredBytes(forKey: key, in: records, into: &bytes) }
     }
 

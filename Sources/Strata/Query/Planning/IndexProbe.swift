@@ -113,6 +113,33 @@ struct IndexProbe {
         }
     }
 
+    /// The distinct stored keys meeting `condition`, ascending, or nil when there are more than
+    /// `limit`. Each key's entries are primary keys in ascending order (its sorted duplicates, or
+    /// the one entry of a unique index), so merging the keys' entries (``PrimaryKeyMerge``) yields
+    /// the condition's records in primary key order. Reads keys only (`MDB_NEXT_NODUP`).
+    func distinctKeys(_ condition: QueryPlan.IndexCondition, limit: Int) throws -> [[UInt8]]? {
+        var keys: [[UInt8]] = []
+        let complete = try transaction.lmdb {
+            try transaction.withCursor(database) { cursor -> Bool in
+                for bounds in keyBounds(condition) {
+                    var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+                    walking: while more {
+                        switch cursor.withCurrent({ key, _ in bounds.verdict(key) }) {
+                        case .stop: break walking
+                        case .skip: break
+                        case .take:
+                            guard keys.count < limit else { return false }
+                            keys.append(cursor.key)
+                        }
+                        more = try cursor.nextKey()
+                    }
+                }
+                return true
+            }
+        }
+        return complete ? keys : nil
+    }
+
     /// The stretches of keys meeting `condition`, in key order (points: one per distinct key; a
     /// compound condition: one or more per combination of leading values).
     func keyBounds(_ condition: QueryPlan.IndexCondition) -> [KeyBounds] {

@@ -94,6 +94,7 @@ extension QueryPlan {
             return Step(operation: "KeyRange", detail: "\(entity).\(field) \(range.explained)", estimatedRows: rows)
         case .indexScan(let index, let fields, let condition):
             let target = "\(entity).\(index)"
+            let scan = mergedByPrimaryKey ? "IndexMerge" : "IndexScan"
             switch condition {
             case .compound(let leading, let next):
                 // Which fields bound the scan: `User.lastName,luckyNumber (lastName = "Bluth", luckyNumber > 5)`.
@@ -104,16 +105,16 @@ extension QueryPlan {
                 if leading.count < fields.count, let bound = Self.explained(next, field: fields[leading.count].path.joined(separator: ".")) {
                     bounds.append(bound)
                 }
-                return Step(operation: "IndexScan", detail: "\(target) (\(bounds.joined(separator: ", ")))", index: index, estimatedRows: rows)
+                return Step(operation: scan, detail: "\(target) (\(bounds.joined(separator: ", ")))", index: index, estimatedRows: rows)
             case .points(let values) where values.count == 1:
-                return Step(operation: "IndexScan", detail: "\(target) = \(values[0].explained)", index: index, estimatedRows: rows)
+                return Step(operation: scan, detail: "\(target) = \(values[0].explained)", index: index, estimatedRows: rows)
             case .points(let values):
-                return Step(operation: mergedByPrimaryKey ? "IndexMerge" : "IndexScan",
+                return Step(operation: scan,
                             detail: "\(target) IN \(QueryValue.list(values).explained)", index: index, estimatedRows: rows)
             case .range(let range):
-                return Step(operation: "IndexScan", detail: "\(target) \(range.explained)", index: index, estimatedRows: rows)
+                return Step(operation: scan, detail: "\(target) \(range.explained)", index: index, estimatedRows: rows)
             case .prefix(let prefix):
-                return Step(operation: "IndexScan", detail: "\(target) BEGINSWITH \(QueryValue.string(prefix).explained)",
+                return Step(operation: scan, detail: "\(target) BEGINSWITH \(QueryValue.string(prefix).explained)",
                             index: index, estimatedRows: rows)
             case .all:
                 return Step(operation: "IndexOrder", detail: "\(target)", index: index, estimatedRows: rows)

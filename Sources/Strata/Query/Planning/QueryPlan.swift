@@ -71,8 +71,8 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
     /// True when every candidate of the access path meets the conjuncts left out of `residual`,
     /// except candidates found under a cut index key (``IndexKey/maxLength``), which the
     /// executor checks against the whole predicate: a key lookup, or an index scan whose keys
-    /// order and compare values as the predicate does (one field, binary collation, values of
-    /// the index's kind, no nil).
+    /// order and compare values as the predicate does (the comparison's collation, values of the
+    /// index's kind, no nil), on a single field or on a compound index's fields.
     var exactAccess = false
     /// The requested order, when the access path does not deliver it and records must be sorted.
     public var sort: [QueryOrdering]
@@ -83,9 +83,10 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
     /// cut under one key, in primary key order: the executor re-sorts each such run by these
     /// orderings (then primary key) before any offset or limit applies.
     var accessOrder: [QueryOrdering] = []
-    /// True when an index scan of several points yields primary key order: the executor merges
-    /// the points' entries (each key's duplicates are sorted primary keys), so a LIMIT stops it
-    /// early. Explained as `IndexMerge(…)`.
+    /// True when an index scan of several keys yields primary key order: the executor merges the
+    /// keys' entries (each key's duplicates are sorted primary keys), so a LIMIT stops it early.
+    /// The keys are several points of a field, or the few keys of a compound index under its
+    /// leading values, or a short range. Explained as `IndexMerge(…)`.
     public var mergedByPrimaryKey = false
     /// Records skipped after filtering and ordering.
     public var offset: Int

@@ -13,13 +13,14 @@ extension QueryPlanner {
             plan.sort = []
             return
         }
-        if let direction = direction(of: plan.access, for: orderings) {
+        if let direction = try direction(of: plan.access, for: orderings) {
             plan.orderFromAccess = true
             plan.reversed = direction == .backward
             plan.sort = []
-            if case .indexScan = plan.access { plan.accessOrder = orderings }
-            if orderings.isEmpty, case .indexScan(_, _, .points(let values)) = plan.access, Set(values).count > 1 {
-                plan.mergedByPrimaryKey = true
+            if case .indexScan(_, let fields, let condition) = plan.access {
+                plan.accessOrder = orderings
+                // Primary key order from more than one key: the keys' entries are merged.
+                plan.mergedByPrimaryKey = orderings.isEmpty && Self.pinnedFields(condition) < fields.count
             }
             return
         }
@@ -62,7 +63,7 @@ extension QueryPlanner {
 
     /// Which way `access` must be walked to yield records in `orderings` order (ties in ascending
     /// primary key order), or nil when it cannot.
-    func direction(of access: QueryPlan.Access, for orderings: [QueryOrdering]) -> WalkDirection? {
+    func direction(of access: QueryPlan.Access, for orderings: [QueryOrdering]) throws -> WalkDirection? {
         switch access {
         case .fullScan, .primaryKeyRange:
             if orderings.isEmpty { return .forward }
@@ -77,7 +78,9 @@ extension QueryPlanner {
                 if fields.count == 1, case .points = condition { return .forward }
                 // Every field pinned to one value: one key, whose primary keys are in order.
                 if Self.pinnedFields(condition) == fields.count { return .forward }
-                return nil
+                // A few keys (a compound index's leading value over a field of few values, a
+                // short range): the executor merges their entries.
+                return try mergeableKeys(of: access) ? .forward : nil
             }
             if let direction = Self.prefixMatches(orderings, fields) { return direction }
             // Equality on the leading fields, order on the next ones.
@@ -85,6 +88,19 @@ extension QueryPlanner {
             if pinned > 0, pinned < fields.count { return Self.prefixMatches(orderings, Array(fields.dropFirst(pinned))) }
             return nil
         }
+    }
+
+    /// The most distinct keys an index scan merges into primary key order
+    /// (``QueryPlan/mergedByPrimaryKey``); a scan meeting more keys is sorted instead.
+    static var mergeKeyLimit: Int { 64 }
+
+    /// True when an index scan (not of the whole index) meets at most ``mergeKeyLimit`` distinct
+    /// keys, counted in the index (keys only, no entries).
+    func mergeableKeys(of access: QueryPlan.Access) throws -> Bool {
+        guard case .indexScan(let name, let fields, let condition) = access, condition != .all,
+              let database = context.indexes[name] else { return false }
+        return try IndexProbe(transaction: transaction, database: database, fields: fields)
+            .distinctKeys(condition, limit: Self.mergeKeyLimit) != nil
     }
 
     /// How many of an index's first fields `condition` pins to one value each: its keys then come

@@ -18,6 +18,8 @@ struct QueryPlanner<Root> {
     static var probeLimit: Int { 64 }
     /// What reading a record through an index costs relative to reading it in a scan.
     static var lookupCost: Double { 3 }
+    /// What reading one index entry costs relative to reading a record in a scan.
+    static var entryCost: Double { 0.2 }
 
     func plan(_ query: Query<Root>) throws -> QueryPlan {
         try PatternMatching.validatePatterns(of: query.predicate, entity: context.name)
@@ -70,7 +72,12 @@ struct QueryPlanner<Root> {
         let orderings = Self.significant(query.orderings, primaryKey: context.schema.primaryKey)
         var best: Candidate?
         for candidate in candidates {
-            let candidate = costed(candidate, matches: matches, orderings: orderings, query: query)
+            var candidate = candidate
+            if query.keysOnly, candidate.exact, candidate.used.count == conjuncts.count, case .indexScan = candidate.access {
+                // The index entries answer alone: no record is read.
+                candidate.cost = Double(candidate.rows) * Self.entryCost
+            }
+            candidate = try costed(candidate, matches: matches, orderings: orderings, query: query)
             if best.map({ isBetter(candidate, than: $0, hint: query.indexHint) }) ?? true { best = candidate }
         }
         let chosen = best!
@@ -87,11 +94,12 @@ struct QueryPlanner<Root> {
     /// requested order (or any order, when none is asked for) stops after `offset + limit`
     /// matches, about `(offset + limit) / (matches / rows)` of its rows; one that does not must
     /// read all its rows and sort the matches.
-    private func costed(_ candidate: Candidate, matches: Double, orderings: [QueryOrdering], query: Query<Root>) -> Candidate {
+    private func costed(_ candidate: Candidate, matches: Double, orderings: [QueryOrdering], query: Query<Root>) throws -> Candidate {
         var candidate = candidate
         let rows = Double(max(candidate.rows, 1))
         let kept = min(matches, rows)
-        if direction(of: candidate.access, for: orderings) != nil || orderings.isEmpty && query.anyOrder {
+        let delivered = try orderings.isEmpty && query.anyOrder || direction(of: candidate.access, for: orderings) != nil
+        if delivered {
             if let limit = query.limit, streams(candidate.access) {
                 let needed = Double(query.offset + limit) * rows / max(kept, 1)
                 candidate.cost *= min(1, needed / rows)
@@ -210,18 +218,44 @@ struct QueryPlanner<Root> {
             paths.append(Candidate(access: .indexScan(index: descriptor.name, fields: descriptor.fields, condition: condition),
                                    rows: rows, cost: Double(rows) * Self.lookupCost, used: [],
                                    ordered: descriptor.isMultiValue ? nil : descriptor.fields,
-                                   exact: descriptor.fields.count == 1 && Self.isExact(condition, of: comparison, field: leading, multiValue: descriptor.isMultiValue)))
+                                   exact: Self.isExact(condition, of: comparison, field: leading, multiValue: descriptor.isMultiValue)))
         }
+        Self.agreeOnLeadingEstimates(&paths)
         return paths
     }
 
+    /// Gives every index scan of the same condition on the same leading field (and collation,
+    /// not multi-value) the largest of their estimates: they hold the same entries for it, but a
+    /// bounded count reaches further in an index whose keys repeat (a single field's duplicates
+    /// are counted per key) than in one whose keys are distinct (a compound index), where the
+    /// estimate falls back on interpolation.
+    static func agreeOnLeadingEstimates(_ paths: inout [Candidate]) {
+        var largest: [QueryPlan.IndexCondition: [IndexedField: Int]] = [:]
+        func leading(_ path: Candidate) -> (IndexedField, QueryPlan.IndexCondition)? {
+            guard path.ordered != nil, case .indexScan(_, let fields, let condition) = path.access else { return nil }
+            return (fields[0], condition)
+        }
+        for path in paths {
+            guard let (field, condition) = leading(path) else { continue }
+            largest[condition, default: [:]][field] = max(largest[condition]?[field] ?? 0, path.rows)
+        }
+        for index in paths.indices {
+            guard let (field, condition) = leading(paths[index]), let rows = largest[condition]?[field],
+                  rows > paths[index].rows else { continue }
+            paths[index].cost *= Double(rows) / Double(max(paths[index].rows, 1))
+            paths[index].rows = rows
+        }
+    }
+
     /// True when the keys an index scan meets under `condition` on `field` are exactly those of the
-    /// records meeting `comparison` (keys not cut aside): not multi-value, no quantifier, binary
-    /// order, and values (bounds) of the field's kind whose key encoding is one-to-one and keeps
+    /// records meeting `comparison` (keys not cut aside): not multi-value, no quantifier, the
+    /// comparison's collation the index's, and values (bounds) of the field's kind whose key encoding is one-to-one and keeps
     /// the order comparisons use; no nil; ranges bounded on both ends. Doubles stay out (NaN sorts
     /// differently in keys).
     static func isExact(_ condition: QueryPlan.IndexCondition, of comparison: FieldComparison, field: IndexedField, multiValue: Bool) -> Bool {
-        guard !multiValue, comparison.quantifier == nil, comparison.options.isEmpty, field.collation == .binary else { return false }
+        // A folded index's keys encode the folded strings, which `[cd]` comparisons compare byte
+        // by byte: the same rules as binary keys and comparisons.
+        guard !multiValue, comparison.quantifier == nil, comparison.options == field.collation.options else { return false }
         let kind = field.kind
         func fits(_ value: QueryValue) -> Bool {
             switch (kind, value) {
@@ -232,10 +266,12 @@ struct QueryPlanner<Root> {
         switch condition {
         case .points(let values): return !values.isEmpty && values.allSatisfy(fits)
         case .range(let range):
-            // Both ends: keys between two keys of one kind are of that kind (a field of an untyped
-            // entity may hold values of several kinds, whose keys sort by kind).
-            guard let lower = range.lower, let upper = range.upper else { return false }
-            return fits(lower) && fits(upper)
+            // A field of a declared kind holds values of that kind or nil (which no range takes),
+            // so one bound will do; dates need both ends (a NaN date's key sorts last, where
+            // comparisons order it first).
+            guard range.lower != nil || range.upper != nil, [range.lower, range.upper].allSatisfy({ $0.map(fits) ?? true })
+            else { return false }
+            return kind != .date || range.lower != nil && range.upper != nil
         case .prefix: return kind == .string && comparison.op == .beginsWith
         case .all, .compound: return false
         }
@@ -276,7 +312,7 @@ struct QueryPlanner<Root> {
         guard parts.count > 1 else { return nil }
         let rows = min(total, parts.reduce(0) { $0 + $1.rows })
         let entries = parts.reduce(0.0) { $0 + Double($1.rows) }
-        return Candidate(access: .union(parts.map(\.access)), rows: rows, cost: entries * 0.2 + Double(rows) * Self.lookupCost,
+        return Candidate(access: .union(parts.map(\.access)), rows: rows, cost: entries * Self.entryCost + Double(rows) * Self.lookupCost,
                          used: [], ordered: nil)
     }
 
@@ -291,7 +327,7 @@ struct QueryPlanner<Root> {
         // rows as if the conditions were independent.
         let entries = Double(first.rows + second.rows)
         let common = max(1, min(first.rows, second.rows) / 4)
-        let cost = entries * 0.2 + Double(common) * Self.lookupCost
+        let cost = entries * Self.entryCost + Double(common) * Self.lookupCost
         guard cost < first.cost else { return nil }
         return Candidate(access: .intersection([first.access, second.access]), rows: common, cost: cost, used: [], ordered: nil)
     }
