@@ -126,6 +126,11 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+extension QueryPlan.IndexCondition {
+    /// True for a condition on a compound index's fields past the first.
+    var isCompound: Bool { if case .compound = self { true } else { false } }
+}
+
 extension QueryPlan.Access {
     /// True for key lookups and points of a single-field index: each point's primary keys are
     /// sorted (an index key's duplicates), so the executor can merge them into primary key order.

@@ -54,13 +54,16 @@ extension QueryPlanner {
     /// every compound scan of the same index within them: a stretch of keys holds every stretch
     /// inside it, which interpolated estimates (keys spread unevenly) can miss.
     static func keepContainment(_ candidates: inout [Candidate], within compound: [Candidate]) {
+        guard !compound.isEmpty else { return }
         for index in candidates.indices {
             guard case .indexScan(let name, _, .points(let values)) = candidates[index].access else { continue }
-            let inside = compound.filter { candidate in
-                guard case .indexScan(name, _, .compound(let leading, _)) = candidate.access else { return false }
-                return Set(leading[0]).isSubset(of: Set(values))
+            var largest = 0
+            for candidate in compound {
+                guard case .indexScan(name, _, .compound(let leading, _)) = candidate.access,
+                      leading[0].allSatisfy(values.contains) else { continue }
+                largest = max(largest, candidate.rows)
             }
-            guard let largest = inside.map(\.rows).max(), largest > candidates[index].rows else { continue }
+            guard largest > candidates[index].rows else { continue }
             candidates[index].cost *= Double(largest) / Double(max(candidates[index].rows, 1))
             candidates[index].rows = largest
         }

@@ -78,6 +78,11 @@ extension QueryPlanner {
                 if fields.count == 1, case .points = condition { return .forward }
                 // Every field pinned to one value: one key, whose primary keys are in order.
                 if Self.pinnedFields(condition) == fields.count { return .forward }
+                // A compound index bound on its leading field alone yields no fewer keys than a
+                // single-field index on that field, which serves the same condition: not merged.
+                if fields.count > 1, !condition.isCompound, context.schema.indexes.contains(where: { index in
+                    index.fields == [fields[0]] && !index.isMultiValue && context.indexes[index.name] != nil
+                }) { return nil }
                 // A few keys (a compound index's leading value over a field of few values, a
                 // short range): the executor merges their entries.
                 return try mergeableKeys(of: access) ? .forward : nil

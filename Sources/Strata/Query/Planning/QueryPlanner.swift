@@ -46,7 +46,7 @@ struct QueryPlanner<Root> {
             }
             candidates += paths.map { var path = $0; path.used = combined.positions; return path }
         }
-        let bounded = Set(ranges.flatMap(\.positions))
+        let bounded = Set(ranges.flatMap { $0.positions })
         for (position, conjunct) in conjuncts.enumerated() where !bounded.contains(position) {
             var paths: [Candidate] = []
             switch conjunct {
@@ -116,7 +116,7 @@ struct QueryPlanner<Root> {
     private func streams(_ access: QueryPlan.Access) -> Bool {
         switch access {
         case .intersection: return false
-        case .union(let parts): return parts.allSatisfy(\.yieldsSortedKeysPerPoint)
+        case .union(let parts): return parts.allSatisfy { $0.yieldsSortedKeysPerPoint }
         default: return true
         }
     }
@@ -160,7 +160,7 @@ struct QueryPlanner<Root> {
     }
 
     private func residual(_ conjuncts: [QueryPredicate], without used: [Int]) -> QueryPredicate {
-        let rest = conjuncts.enumerated().filter { !used.contains($0.offset) }.map(\.element)
+        let rest = conjuncts.enumerated().filter { !used.contains($0.offset) }.map { $0.element }
         switch rest.count {
         case 0: return .constant(true)
         case 1: return rest[0]
@@ -230,18 +230,20 @@ struct QueryPlanner<Root> {
     /// are counted per key) than in one whose keys are distinct (a compound index), where the
     /// estimate falls back on interpolation.
     static func agreeOnLeadingEstimates(_ paths: inout [Candidate]) {
-        var largest: [QueryPlan.IndexCondition: [IndexedField: Int]] = [:]
-        func leading(_ path: Candidate) -> (IndexedField, QueryPlan.IndexCondition)? {
+        func leading(_ path: Candidate) -> (field: IndexedField, condition: QueryPlan.IndexCondition)? {
             guard path.ordered != nil, case .indexScan(_, let fields, let condition) = path.access else { return nil }
             return (fields[0], condition)
         }
-        for path in paths {
-            guard let (field, condition) = leading(path) else { continue }
-            largest[condition, default: [:]][field] = max(largest[condition]?[field] ?? 0, path.rows)
-        }
+        // A few paths at most (one per index led by the field): compared pairwise.
         for index in paths.indices {
-            guard let (field, condition) = leading(paths[index]), let rows = largest[condition]?[field],
-                  rows > paths[index].rows else { continue }
+            guard let mine = leading(paths[index]) else { continue }
+            var rows = paths[index].rows
+            for other in paths {
+                guard other.rows > rows, let theirs = leading(other), theirs.field == mine.field,
+                      theirs.condition == mine.condition else { continue }
+                rows = other.rows
+            }
+            guard rows > paths[index].rows else { continue }
             paths[index].cost *= Double(rows) / Double(max(paths[index].rows, 1))
             paths[index].rows = rows
         }
@@ -312,7 +314,7 @@ struct QueryPlanner<Root> {
         guard parts.count > 1 else { return nil }
         let rows = min(total, parts.reduce(0) { $0 + $1.rows })
         let entries = parts.reduce(0.0) { $0 + Double($1.rows) }
-        return Candidate(access: .union(parts.map(\.access)), rows: rows, cost: entries * Self.entryCost + Double(rows) * Self.lookupCost,
+        return Candidate(access: .union(parts.map { $0.access }), rows: rows, cost: entries * Self.entryCost + Double(rows) * Self.lookupCost,
                          used: [], ordered: nil)
     }
 
