@@ -31,16 +31,36 @@ extension QueryRequest {
         return found
     }
 
-    /// `count()` and how it was found. Planned as a query whose order cannot matter, for keys only.
+    /// The plan ``count()`` runs, without running it: the query in any order, for its keys alone,
+    /// so that an index scan answering the whole predicate is counted without reading a record
+    /// (and nothing is sorted).
+    public func explainCount() throws -> QueryPlan {
+        guard let context = try resolvedContext() else { return try explain() }
+        let prepared = try prepare(context, countQuery)
+        var plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(prepared.query)
+        plan.semiJoins = prepared.joins
+        return plan
+    }
+
+    /// The query as ``count()`` plans it: order cannot matter, keys alone are read.
+    private var countQuery: Query<Root> {
+        var query = self.query
+        query.orderings = []
+        query.anyOrder = true
+        query.keysOnly = true
+        return query
+    }
+
+    /// `count()` and how it was found.
     func countWithSource() throws -> (count: Int, source: QueryExecutor.CountSource, plan: QueryPlan?) {
         guard let context = try resolvedContext() else { return (0, .records, nil) }
         let budget = QueryBudget.make(entity: context.name, timeout: timeLimit, transaction: transaction)
         return try QueryBudget.run(budget) {
-            var query = try prepare(context, self.query).query
-            query.orderings = []
-            query.anyOrder = true
-            query.keysOnly = true
-            let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
+            // Orderings are checked as they are for any query, then dropped.
+            let query = try prepare(context, self.query).query
+            var counted = countQuery
+            counted.predicate = query.predicate
+            let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(counted)
             let answer = try QueryExecutor(transaction: transaction, context: context, plan: plan, predicate: query.predicate, timeout: timeLimit)
                 .countResults()
             return (answer.count, answer.source, plan)

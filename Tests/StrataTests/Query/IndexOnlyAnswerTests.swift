@@ -19,7 +19,10 @@ import TestSupport
     /// How `count()` of the predicate was found, and the count.
     func counted(_ predicate: String) throws -> (count: Int, source: QueryExecutor.CountSource, plan: String) {
         try store.read { tx in
-            let answer = try tx.query(Resident.self).where(predicate).countWithSource()
+            let request = try tx.query(Resident.self).where(predicate).sorted(by: "firstName")
+            let answer = try request.countWithSource()
+            // explainCount() shows the plan count() runs: the order asked for is not sorted.
+            #expect(try request.explainCount().description == answer.plan?.description)
             return (answer.count, answer.source, answer.plan?.description ?? "")
         }
     }

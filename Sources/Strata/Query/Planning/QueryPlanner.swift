@@ -73,7 +73,8 @@ struct QueryPlanner<Root> {
         var best: Candidate?
         for candidate in candidates {
             var candidate = candidate
-            if query.keysOnly, candidate.exact, candidate.used.count == conjuncts.count, case .indexScan = candidate.access {
+            if query.keysOnly, orderings.isEmpty, candidate.exact, candidate.used.count == conjuncts.count,
+               case .indexScan = candidate.access {
                 // The index entries answer alone: no record is read.
                 candidate.cost = Double(candidate.rows) * Self.entryCost
             }
