@@ -17,15 +17,12 @@ extension QueryRequest {
     /// the index's entries without reading records.
     public func count() throws -> Int { try countWithSource().count }
 
-    /// True when at least one record matches; stops at the first, reading no record when an
-    /// index answers the whole predicate.
+    /// True when at least one record matches (after offset and limit); stops at the first,
+    /// reading no record when an index answers the whole predicate.
     public func exists() throws -> Bool {
-        var query = self.query
-        query.orderings = []
-        query.anyOrder = true
-        query.keysOnly = true
-        query.offset = 0
-        query.limit = 1
+        // Whether a match is left after `offset` does not depend on their order.
+        var query = countQuery
+        query.limit = Swift.min(query.limit ?? 1, 1)
         var found = false
         try executeKeys(query) { _ in found = true; return false }
         return found

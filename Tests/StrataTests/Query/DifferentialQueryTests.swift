@@ -217,7 +217,8 @@ struct QueryCaseGenerator {
     func everyPlanReturnsWhatAFullScanFilterAndSortWould(seed: UInt64) throws {
         let plansSeen = try Self.runDifferential(seed: seed, records: 120, queries: 400)
         // The generator must exercise the access paths, or the test proves little.
-        #expect(plansSeen.isSuperset(of: ["FullScan", "IndexScan", "KeyLookup", "Union", "Intersection", "IndexOrder", "CompoundScan"]), "\(plansSeen)")
+        #expect(plansSeen.isSuperset(of: ["FullScan", "IndexScan", "KeyLookup", "Union", "Intersection", "IndexOrder", "CompoundScan",
+                                               "IndexMerge", "IndexCount"]), "\(plansSeen)")
     }
 
     /// The generated queries include collection operators (`tags.@count`, `readings.@sum`, …),
@@ -290,7 +291,10 @@ struct QueryCaseGenerator {
                 let expected = Self.reference(records, query)
                 let ids = try request.ids()
                 #expect(ids == expected, "seed \(seed): query \(query.predicate.explained) order \(query.orderings.map(\.explained)) limit \(String(describing: query.limit)) offset \(query.offset) plan \(plan)")
-                #expect(try request.count() == expected.count)
+                let countPlan = try request.explainCount()
+                #expect(try request.count() == expected.count, "count: \(query.predicate.explained) plan \(countPlan)")
+                #expect(try request.exists() == !expected.isEmpty, "exists: \(query.predicate.explained)")
+                if case .indexScan = countPlan.access, countPlan.residual == .constant(true) { plansSeen.insert("IndexCount") }
                 if ids != expected { return }
             }
             #expect(try tx.query(Sample.self).all().count == records.count)
