@@ -152,12 +152,17 @@ public final class Environment: @unchecked Sendable {
     }
 
     deinit {
-        // Kept read transactions refer to the environment: they end before it closes (none in a
-        // child process, where they are its parent's; see ReadHandleCache).
-        for kept in readHandles.drain() { mdb_txn_abort(kept) }
+        endKeptReads()
         // Closed under the registry lock so that `shared(path:)` never opens a second instance of
         // this file while this one is still closing.
         closeUnderRegistryLock(handle)
+    }
+
+    /// Aborts the read transactions ``readHandles`` kept, which refer to the environment: the
+    /// deinit calls it before `mdb_env_close`. In a child process made by `fork()` it aborts
+    /// none, as they are its parent's (see ``ReadHandleCache``).
+    func endKeptReads() {
+        for kept in readHandles.drain() { mdb_txn_abort(kept) }
     }
 
     /// The writer gate, opened (and `writer.lock` created when missing, as

@@ -205,52 +205,58 @@ import TestSupport
 
     /// A child made by `fork()` while its parent keeps a read transaction reads with one of its
     /// own: it never renews the parent's (both processes would use one reader slot, and either's
-    /// reset would leave the other's snapshot unprotected), nor ends it when the child closes the
-    /// environment (that would free the parent's slot under it). Run in an exit test's process:
-    /// forking the test runner itself, with its many threads, would not be safe.
+    /// reset would leave the other's snapshot unprotected), nor ends it when the child ends its
+    /// kept transactions as closing the environment does (that would free the parent's slot
+    /// under it). In an exit test's process: forking the test runner, with its many threads,
+    /// would not be safe.
     @Test func aForkedChildNeitherRenewsNorEndsItsParentsReadTransactions() async {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
-            func fail(_ message: String) -> Never {
-                FileHandle.standardError.write(Data(("fork check: " + message + "\n").utf8))
-                exit(1)
-            }
-            let (opened, db, dir) = try ReadReuseTests.environment("reuse-fork")
-            defer { withExtendedLifetime(dir) {} }
-            var env: Environment? = opened
-            try env!.read { _ in }
-            guard env!.readHandles.count == 1, env!.readerSlotsInUse == 1 else {
-                fail("before the fork: \(env!.readHandles.count) kept, \(env!.readerSlotsInUse) slots in use")
-            }
-            let child = fork()
-            if child == 0 {
-                var code: Int32 = 0
-                do {
-                    let (value, slots) = try env!.read { txn in (try txn.value(forKey: [1], in: db), env!.readerSlotsInUse) }
-                    if value != [1] { code = 2 } else if slots != 2 { code = 3 }
-                } catch {
-                    code = 4
-                }
-                env = nil   // the child closes its environment
-                _exit(code)
-            }
-            guard child > 0 else { fail("fork failed: errno \(errno)") }
-            var status: Int32 = 0
-            guard waitpid(child, &status, 0) == child else { fail("waitpid failed: errno \(errno)") }
-            let exitCode = (status >> 8) & 0xFF
-            guard status & 0x7F == 0, exitCode == 0 else {
-                let why = [2: "read a wrong value", 3: "read in its parent's reader slot instead of one of its own",
-                           4: "could not read"][exitCode] ?? "ended with status \(status)"
-                fail("the child \(why)")
-            }
-            // The parent's kept transaction still holds its slot (the child's own is free again),
-            // and renews.
-            guard env!.readerSlotsInUse == 1 else { fail("after the child: \(env!.readerSlotsInUse) slots in use") }
-            guard try env!.read({ txn in try txn.value(forKey: [1], in: db) }) == [1] else { fail("the parent read a wrong value") }
-            guard env!.readHandles.count == 1, env!.readerSlotsInUse == 1 else {
-                fail("after the parent's read: \(env!.readHandles.count) kept, \(env!.readerSlotsInUse) slots in use")
-            }
+            try ReadReuseTests.forkWhileAReadTransactionIsKept()
         }
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(!message.contains("fork check: "), "\(message)")
+    }
+
+    /// The exit test's body: a failed check is reported on standard error with a normal exit, as
+    /// the output of an exit test that fails is lost to the parent.
+    static func forkWhileAReadTransactionIsKept() throws {
+        func fail(_ message: String) -> Never {
+            FileHandle.standardError.write(Data(("fork check: " + message + "\n").utf8))
+            exit(0)
+        }
+        let (env, db, dir) = try environment("reuse-fork")
+        defer { withExtendedLifetime(dir) {} }
+        try env.read { _ in }
+        guard env.readHandles.count == 1, env.readerSlotsInUse == 1 else {
+            fail("before the fork: \(env.readHandles.count) kept, \(env.readerSlotsInUse) slots in use")
+        }
+        let child = fork()
+        if child == 0 {
+            var code: Int32 = 0
+            do {
+                let (value, slots) = try env.read { txn in (try txn.value(forKey: [1], in: db), env.readerSlotsInUse) }
+                if value != [1] { code = 2 } else if slots != 2 { code = 3 }
+            } catch {
+                code = 4
+            }
+            env.endKeptReads()   // what closing the environment does first
+            _exit(code)
+        }
+        guard child > 0 else { fail("fork failed: errno \(errno)") }
+        var status: Int32 = 0
+        guard waitpid(child, &status, 0) == child else { fail("waitpid failed: errno \(errno)") }
+        let exitCode = (status >> 8) & 0xFF
+        guard status & 0x7F == 0, exitCode == 0 else {
+            let why = [2: "read a wrong value", 3: "read in its parent's reader slot instead of one of its own",
+                       4: "could not read"][exitCode] ?? "ended with status \(status)"
+            fail("the child \(why)")
+        }
+        // The parent's kept transaction still holds its slot (the child's own is free again),
+        // and renews.
+        guard env.readerSlotsInUse == 1 else { fail("after the child: \(env.readerSlotsInUse) slots in use") }
+        guard try env.read({ txn in try txn.value(forKey: [1], in: db) }) == [1] else { fail("the parent read a wrong value") }
+        guard env.readHandles.count == 1, env.readerSlotsInUse == 1 else {
+            fail("after the parent's read: \(env.readHandles.count) kept, \(env.readerSlotsInUse) slots in use")
+        }
     }
 }
