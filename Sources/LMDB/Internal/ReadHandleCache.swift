@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CLMDB
 import Synchronization
 
 /// The reset read-only transaction handles of one environment, kept so that the next read renews
@@ -37,8 +36,8 @@ import Synchronization
 ///   keeps nothing (the child's transactions end as before) and forgets the parent's handles
 ///   without ending them. Its lock is not taken either, as another thread may have held it at
 ///   the fork.
-/// - **Closing.** ``drain()`` hands every kept handle to the environment's deinit, which aborts
-///   them before `mdb_env_close`.
+/// - **Closing.** ``drain()`` hands every kept handle to ``Environment/endKeptReads()``, which
+///   the environment's deinit calls to abort them before `mdb_env_close`.
 // @unchecked Sendable: the handles are touched only with `handles`' lock held, or by the one
 // thread that took them off the list; `capacity` and `generation` never change.
 final class ReadHandleCache: @unchecked Sendable {
