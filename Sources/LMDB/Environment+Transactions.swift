@@ -6,6 +6,12 @@ extension Environment {
     /// Any number of reads may run at once, on any threads, beside one writer. The transaction is
     /// valid only inside `body`, and only on the calling thread; using it afterwards stops the program.
     ///
+    /// The transaction's LMDB handle is reused: a read that ends keeps it reset for a later read
+    /// to renew, on any thread (`mdb_txn_reset`, `mdb_txn_renew`), instead of ending it, when the
+    /// read opened no database and fewer than a few are kept (see ``Options/maxReaders``). A read
+    /// nested in another gets a handle of its own. A child process made by `fork()` reuses none
+    /// of its parent's.
+    ///
     /// In a ``isLockless`` environment the read registers nowhere, so a writer of another process
     /// may reuse its pages once it has committed twice since the read began: the read then throws
     /// an error whose ``LMDBError/isSnapshotLost`` is true (whatever `body` returned or threw),
@@ -13,7 +19,7 @@ extension Environment {
     public func read<R>(_ body: (Transaction) throws -> R) throws -> R {
         let txn = try begin(readOnly: true)
         defer {
-            txn.finishRead()
+            txn.finishRead(keepingIn: readHandles)
             mapLock.unlockShared()
         }
         guard isLockless else { return try body(txn) }
@@ -84,11 +90,23 @@ extension Environment {
 
     /// Begins a transaction holding the map lock shared (the caller unlocks it when the transaction
     /// ends), adopting a map size another process set (`MDB_MAP_RESIZED`) on the way.
+    ///
+    /// A read renews a handle ``readHandles`` kept when there is one (`mdb_txn_renew`, under the
+    /// map lock like a begin, so against the map as it is now), and begins one otherwise. A
+    /// handle that fails to renew is aborted: after `MDB_MAP_RESIZED` the map size is adopted
+    /// and the loop starts again; after another error a new transaction is begun instead.
     private func begin(readOnly: Bool) throws(LMDBError) -> Transaction {
         while true {
             mapLock.lockShared()
             var txnHandle: OpaquePointer?
-            let code = mdb_txn_begin(handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txnHandle)
+            var code: Int32 = 0
+            if readOnly, let kept = readHandles.take() {
+                code = mdb_txn_renew(kept)
+                if code == 0 { txnHandle = kept } else { mdb_txn_abort(kept) }
+            }
+            if txnHandle == nil, code != MDB_MAP_RESIZED {
+                code = mdb_txn_begin(handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txnHandle)
+            }
             if code == MDB_MAP_RESIZED {
                 mapLock.unlockShared()
                 try adoptForeignMapSize()

@@ -36,6 +36,8 @@ public final class Environment: @unchecked Sendable {
         /// The map never grows past this size; a write that needs more fails with `MDB_MAP_FULL`.
         public var maxMapSize: Int = 1 << 40
         /// Reader slots (`mdb_env_set_maxreaders`): concurrent read transactions across all processes.
+        /// Each process also keeps a few idle read transactions of the environment for reuse (an
+        /// eighth of this, at most 8), and each of those keeps its slot.
         public var maxReaders: UInt32 = 126
         /// Named databases (`mdb_env_set_maxdbs`).
         public var maxDatabases: UInt32 = 1024
@@ -68,6 +70,8 @@ public final class Environment: @unchecked Sendable {
     /// The options the environment was opened with.
     public let options: Options
     let mapLock = MapLock()
+    /// Reset read transactions that ``read(_:)`` renews instead of beginning new ones.
+    let readHandles: ReadHandleCache
     /// `mdb_dbi_open` must not run in two transactions of one process at once.
     let databaseOpenLock = ConditionLock(())
     /// The writer gate, opened at the first write (so that an opening creates no `writer.lock`
@@ -142,14 +146,23 @@ public final class Environment: @unchecked Sendable {
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
         mapSize = ConditionLock(info.me_mapsize)
+        readHandles = ReadHandleCache(maxReaders: options.maxReaders)
         maxKeySize = Int(mdb_env_get_maxkeysize(env))
         noteMapAddress()
     }
 
     deinit {
+        endKeptReads()
         // Closed under the registry lock so that `shared(path:)` never opens a second instance of
         // this file while this one is still closing.
         closeUnderRegistryLock(handle)
+    }
+
+    /// Aborts the read transactions ``readHandles`` kept, which refer to the environment: the
+    /// deinit calls it before `mdb_env_close`. In a child process made by `fork()` it aborts
+    /// none, as they are its parent's (see ``ReadHandleCache``).
+    func endKeptReads() {
+        for kept in readHandles.drain() { mdb_txn_abort(kept) }
     }
 
     /// The writer gate, opened (and `writer.lock` created when missing, as
@@ -189,6 +202,26 @@ public final class Environment: @unchecked Sendable {
         var info = MDB_envinfo()
         mdb_env_info(handle, &info)
         return (Int(info.me_numreaders), Int(info.me_maxreaders))
+    }
+
+    /// Reader slots in use in the lock table, by any process (`mdb_reader_list`), counting those
+    /// kept by idle read transactions; 0 for a ``isLockless`` environment, which has no table.
+    var readerSlotsInUse: Int {
+        var count = 0
+        withUnsafeMutablePointer(to: &count) { counter in
+            _ = mdb_reader_list(handle, { line, context in
+                // One line per slot in use, whose first field is a pid; the header and the
+                // "(no active readers)" line start otherwise.
+                guard let line, let context else { return 0 }
+                var first = line
+                while first.pointee == 0x20 { first += 1 }
+                if first.pointee >= 0x30, first.pointee <= 0x39 {
+                    context.assumingMemoryBound(to: Int.self).pointee += 1
+                }
+                return 0
+            }, counter)
+        }
+        return count
     }
 
     /// Flushes commits made with ``Durability/deferred`` to disk (`mdb_env_sync` with force).

@@ -25,6 +25,9 @@ public final class Transaction {
     /// Set when an operation failed with `MDB_MAP_FULL`, so the environment grows the map and
     /// retries even when the caller wrapped the error in its own type.
     var sawMapFull = false
+    /// Set by ``openDatabase(_:options:)``: the transaction may have opened a database handle,
+    /// which only a commit keeps, so a read that did is committed rather than reset for reuse.
+    private var openedDatabase = false
     /// What of the map this transaction's entries may point into (see ``MapBounds``).
     let bounds: MapBounds
 
@@ -73,12 +76,22 @@ public final class Transaction {
         if code != 0 { throw noteFailure(LMDBError(code: code, operation: "mdb_txn_commit", context: environment.path)) }
     }
 
-    /// Ends a read-only transaction, keeping the database handles it opened (`mdb_txn_commit`;
-    /// aborting would close them).
-    func finishRead() {
+    /// Ends a read-only transaction: its handle goes reset (`mdb_txn_reset`) into `cache` for a
+    /// later read to renew, unless the transaction opened a database or `cache` keeps no more.
+    ///
+    /// A reset, like an abort, closes the database handles the transaction opened, and a commit
+    /// keeps them: a transaction that opened any ends with `mdb_txn_commit`. One that `cache` has
+    /// no room for is aborted after its reset, which frees its reader slot and closes nothing.
+    func finishRead(keepingIn cache: ReadHandleCache) {
         guard let txn = handle else { return }
         handle = nil
-        if mdb_txn_commit(txn) != 0 { return }   // a read-only commit frees the transaction either way
+        if openedDatabase {
+            mdb_txn_commit(txn)   // a read-only commit frees the transaction whatever it returns
+            return
+        }
+        // Reset before it is on the list, where another thread may take it at once.
+        mdb_txn_reset(txn)
+        if !cache.keep(txn) { mdb_txn_abort(txn) }
     }
 
     func abort() {
@@ -96,6 +109,7 @@ public final class Transaction {
     /// exist and `options` lacks `.create` (`mdb_dbi_open`).
     public func openDatabase(_ name: String?, options: DatabaseOptions = []) throws(LMDBError) -> Database? {
         let txn = usableHandle()
+        openedDatabase = true
         var dbi = MDB_dbi()
         let code = environment.databaseOpenLock.withLock { _ in mdb_dbi_open(txn, name, options.rawValue, &dbi) }
         guard try checkFound(code, "mdb_dbi_open", context: name ?? "<main>") else { return nil }

@@ -12,6 +12,14 @@ final class ThreadResult<T: Sendable>: @unchecked Sendable {
         done.signal()
     }
 
+    /// Blocks the calling thread until the thread's result is there (inside a transaction, say,
+    /// where a test cannot await).
+    func wait() throws -> T {
+        done.wait()
+        done.signal()   // still done for a later `wait` or `value`
+        return try result!.get()
+    }
+
     /// Waits (off the cooperative pool) for the thread's result.
     var value: T {
         get async throws {
