@@ -46,6 +46,8 @@ struct RecordOutput {
     let columns: [String]
     /// Stored field names mapped to output keys (`export --json-keys`).
     var renamed: [String: String] = [:]
+    /// What a table's closing line counts: `record` (`(3 records)`), `group`, `value`.
+    var rowName = "record"
     private var count = 0
     private var rows: [[String]] = []
     /// The output key of each column.
@@ -111,10 +113,29 @@ struct RecordOutput {
         count += 1
     }
 
+    /// Prints one row of values, a value a column (an aggregate's groups, `--distinct`).
+    mutating func addRow(_ values: [JSONValue]) {
+        switch format {
+        case .json, .jsonl:
+            let first = count == 0
+            let members = zip(keys, values).map { JSONMember(key: $0, value: $1) }
+            Terminal.append { bytes in
+                if format == .json { bytes.append(contentsOf: (first ? "\n  " : ",\n  ").utf8) }
+                JSONMember.appendObject(members, to: &bytes)
+                if format == .jsonl { bytes.append(UInt8(ascii: "\n")) }
+            }
+        case .csv, .tsv:
+            Terminal.write(Self.delimitedLine(values.map { Self.cell($0) }, separator: format.separator!))
+        case .table:
+            rows.append(values.map { Self.cell($0) })
+        }
+        count += 1
+    }
+
     mutating func end() {
         switch format {
         case .json: Terminal.write(count == 0 ? "]\n" : "\n]\n")
-        case .table: Terminal.write(Self.table(header: keys, rows: rows) + "(\(count) record\(count == 1 ? "" : "s"))\n")
+        case .table: Terminal.write(Self.table(header: keys, rows: rows) + "(\(count) \(rowName)\(count == 1 ? "" : "s"))\n")
         case .jsonl, .csv, .tsv: break
         }
     }
