@@ -72,23 +72,34 @@ struct RecordOutput {
         }
     }
 
-    /// Prints every record `request` matches: JSON straight from the stored bytes (members in
-    /// stored order), other formats record by record.
+    /// Prints every record `request` matches, straight from the stored bytes: JSON (members in
+    /// stored order) and delimited lines (``DelimitedText``); tables record by record.
     mutating func addAll(_ request: QueryRequest<StoredRecord>) throws {
-        guard format == .json || format == .jsonl else {
-            try request.forEach { add($0) }
-            return
-        }
         var count = self.count
         let format = self.format
-        // JSON text escapes every control character, so it goes to the buffer as it is.
-        try StandardOutput.shared.appendEach { batch in
-            try request.forEachJSONObject(fields: everyField ? nil : Set(columns), renaming: renamed) { object in
-                if format == .json { batch.append(count == 0 ? "\n  " : ",\n  ") }
-                batch.append(contentsOf: object)
-                if format == .jsonl { batch.append(UInt8(ascii: "\n")) }
-                batch.endPiece()
-                count += 1
+        switch format {
+        case .table:
+            try request.forEach { add($0) }
+            return
+        case .csv, .tsv:
+            // Delimited text quotes every control character, so it goes to the buffer as it is.
+            try StandardOutput.shared.appendEach { batch in
+                try request.forEachDelimitedLine(columns: columns, separator: format.separator!) { line in
+                    batch.append(contentsOf: line)
+                    batch.endPiece()
+                    count += 1
+                }
+            }
+        case .json, .jsonl:
+            // JSON text escapes every control character, so it goes to the buffer as it is.
+            try StandardOutput.shared.appendEach { batch in
+                try request.forEachJSONObject(fields: everyField ? nil : Set(columns), renaming: renamed) { object in
+                    if format == .json { batch.append(count == 0 ? "\n  " : ",\n  ") }
+                    batch.append(contentsOf: object)
+                    if format == .jsonl { batch.append(UInt8(ascii: "\n")) }
+                    batch.endPiece()
+                    count += 1
+                }
             }
         }
         self.count = count
@@ -159,35 +170,11 @@ struct RecordOutput {
         }
     }
 
-    /// One line of delimited text (RFC 4180), ended by a line feed.
+    /// One line of delimited text (RFC 4180, ``DelimitedText``), ended by a line feed.
     static func delimitedLine(_ fields: [String], separator: UInt8) -> String {
         var bytes: [UInt8] = []
-        for (position, field) in fields.enumerated() {
-            if position > 0 { bytes.append(separator) }
-            appendDelimited(field, separator: separator, to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "\n"))
+        DelimitedText.appendLine(fields, separator: separator, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// A field of delimited text, quoted when it holds the separator, a quote, a line break (CR,
-    /// LF or both: bytes, never `Character`s, where "\r\n" is one) or another control character,
-    /// or starts or ends with a space; quotes inside are doubled. Delimited text has no other
-    /// escapes, so a quoted field keeps every byte of the value.
-    static func appendDelimited(_ text: String, separator: UInt8, to bytes: inout [UInt8]) {
-        let utf8 = text.utf8
-        let needsQuotes = utf8.first == UInt8(ascii: " ") || utf8.last == UInt8(ascii: " ")
-            || utf8.contains { $0 == separator || $0 == UInt8(ascii: "\"") || $0 < 0x20 || $0 == 0x7F }
-        guard needsQuotes else {
-            bytes.append(contentsOf: utf8)
-            return
-        }
-        bytes.append(UInt8(ascii: "\""))
-        for byte in utf8 {
-            bytes.append(byte)
-            if byte == UInt8(ascii: "\"") { bytes.append(byte) }
-        }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// The widest a table cell is printed, in columns; longer values end in `…`.
