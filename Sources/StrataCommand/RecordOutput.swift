@@ -17,6 +17,10 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     /// As `csv`, with tabs between fields.
     case tsv
 
+    /// None: each command's `--format` help names the formats that command takes, where the
+    /// values of the type would list all five on commands that refuse most of them.
+    static var allValueStrings: [String] { [] }
+
     /// `table` when a person reads standard output, `json` otherwise.
     static var automatic: OutputFormat { Terminal.outputIsTerminal ? .table : .json }
 
