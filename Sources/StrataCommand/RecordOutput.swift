@@ -188,28 +188,40 @@ struct RecordOutput {
     /// display width (``String/displayWidth``); every control character escaped (line breaks and
     /// tabs too, which would break the columns); cells wider than ``maximumCellWidth`` cut.
     static func table(header: [String], rows: [[String]]) -> String {
-        let header = header.map { $0.escapingControlCharacters() }
-        let cells = rows.map { $0.map { $0.escapingControlCharacters().clipped(toColumns: maximumCellWidth) } }
-        let headerWidths = header.map(\.displayWidth)
-        let cellWidths = cells.map { $0.map(\.displayWidth) }
-        let widths = header.indices.map { column in
-            max(headerWidths[column], cellWidths.map { $0[column] }.max() ?? 0)
+        let header = header.map { prepared($0, clipping: false) }
+        let cells = rows.map { $0.map { prepared($0, clipping: true) } }
+        var widths = header.map(\.width)
+        for row in cells {
+            for (column, cell) in row.enumerated() where cell.width > widths[column] { widths[column] = cell.width }
         }
-        func line(_ cells: [String], _ cellWidths: [Int]) -> String {
-            var text = ""
+        var bytes: [UInt8] = []
+        func line(_ cells: [(text: String, width: Int)]) {
             // Padding only between values: a line ends with its last non-empty value, whole.
-            let last = cells.lastIndex { !$0.isEmpty } ?? 0
+            let last = cells.lastIndex { !$0.text.isEmpty } ?? 0
             for column in cells.indices where column <= last {
-                text += cells[column]
+                bytes.append(contentsOf: cells[column].text.utf8)
                 if column < last {
-                    text += String(repeating: " ", count: widths[column] - cellWidths[column] + 2)
+                    bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: widths[column] - cells[column].width + 2))
                 }
             }
-            return text + "\n"
+            bytes.append(UInt8(ascii: "\n"))
         }
-        var text = line(header, headerWidths)
-        text += line(widths.map { String(repeating: "-", count: $0) }, widths)
-        for (row, rowWidths) in zip(cells, cellWidths) { text += line(row, rowWidths) }
-        return text
+        line(header)
+        line(widths.map { (String(repeating: "-", count: $0), $0) })
+        for row in cells { line(row) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A cell as a table prints it, with its display width: printable ASCII as it is (a column a
+    /// byte), other text with control characters escaped, measured by display width, and cut
+    /// to ``maximumCellWidth`` when `clipping`.
+    private static func prepared(_ text: String, clipping: Bool) -> (text: String, width: Int) {
+        let utf8 = text.utf8
+        if utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }), !clipping || utf8.count <= maximumCellWidth {
+            return (text, utf8.count)
+        }
+        let escaped = text.escapingControlCharacters()
+        let cell = clipping ? escaped.clipped(toColumns: maximumCellWidth) : escaped
+        return (cell, cell.displayWidth)
     }
 }
