@@ -7,7 +7,7 @@ struct QueryArguments: ParsableArguments {
     @Argument(help: "The store directory.") var store: String
     @Argument(help: "The entity to query.") var entity: String
     @Argument(help: "A predicate in the format language; may end with ORDER BY ... LIMIT n OFFSET n.") var predicate: String?
-    @Option(help: "Sort order, e.g. \"lastName desc,luckyNumber\".") var sort: String?
+    @Option(help: "Sort order, e.g. \"lastName desc,luckyNumber\"; name[cd] folds case and diacritics (Åland beside albania).") var sort: String?
     @Option(parsing: .unconditional, help: "At most N records.") var limit: Int?
     @Option(parsing: .unconditional, help: "Skip the first N records.") var offset: Int?
     @OptionGroup var access: ReadOnlyFlag
