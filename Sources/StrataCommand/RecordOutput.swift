@@ -53,7 +53,8 @@ struct RecordOutput {
     /// What a table's closing line counts: `record` (`(3 records)`), `group`, `value`.
     var rowName = "record"
     private var count = 0
-    private var rows: [[String]] = []
+    /// The rows of a table, kept until the widths are known.
+    private var table: TableText
     /// The output key of each column.
     private let keys: [String]
     /// Whether the columns are every field of the entity, so that a record prints as it is stored
@@ -66,6 +67,7 @@ struct RecordOutput {
         self.renamed = renamed
         self.keys = columns.map { renamed[$0] ?? $0 }
         self.everyField = everyField
+        table = TableText(header: keys)
     }
 
     mutating func begin() {
@@ -83,8 +85,10 @@ struct RecordOutput {
         let format = self.format
         switch format {
         case .table:
-            try request.forEach { add($0) }
-            return
+            try request.forEachRow(columns: columns) { cells in
+                for column in 0..<cells.count { table.append(cells[column]) }
+                count += 1
+            }
         case .csv, .tsv:
             // Delimited text quotes every control character, so it goes to the buffer as it is.
             try StandardOutput.shared.appendEach { batch in
@@ -123,7 +127,7 @@ struct RecordOutput {
         case .csv, .tsv:
             Terminal.write(Self.delimitedLine(columns.map { Self.cell(record[$0]) }, separator: format.separator!))
         case .table:
-            rows.append(columns.map { Self.cell(record[$0]) })
+            for column in columns { table.append(Self.cell(record[column])) }
         }
         count += 1
     }
@@ -142,7 +146,7 @@ struct RecordOutput {
         case .csv, .tsv:
             Terminal.write(Self.delimitedLine(values.map { Self.cell($0) }, separator: format.separator!))
         case .table:
-            rows.append(values.map { Self.cell($0) })
+            for value in values { table.append(Self.cell(value)) }
         }
         count += 1
     }
@@ -150,7 +154,10 @@ struct RecordOutput {
     mutating func end() {
         switch format {
         case .json: Terminal.write(count == 0 ? "]\n" : "\n]\n")
-        case .table: Terminal.write(Self.table(header: keys, rows: rows) + "(\(count) \(rowName)\(count == 1 ? "" : "s"))\n")
+        case .table:
+            let rendered = table.rendered()
+            Terminal.append { $0.append(contentsOf: rendered) }
+            Terminal.write("(\(count) \(rowName)\(count == 1 ? "" : "s"))\n")
         case .jsonl, .csv, .tsv: break
         }
     }
@@ -181,47 +188,11 @@ struct RecordOutput {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The widest a table cell is printed, in columns; longer values end in `…`.
-    static let maximumCellWidth = 60
-
-    /// Left-aligned columns separated by two spaces, with a rule under the header, measured by
-    /// display width (``String/displayWidth``); every control character escaped (line breaks and
-    /// tabs too, which would break the columns); cells wider than ``maximumCellWidth`` cut.
+    /// A table of `rows` under `header` (``TableText``).
     static func table(header: [String], rows: [[String]]) -> String {
-        let header = header.map { prepared($0, clipping: false) }
-        let cells = rows.map { $0.map { prepared($0, clipping: true) } }
-        var widths = header.map(\.width)
-        for row in cells {
-            for (column, cell) in row.enumerated() where cell.width > widths[column] { widths[column] = cell.width }
-        }
-        var bytes: [UInt8] = []
-        func line(_ cells: [(text: String, width: Int)]) {
-            // Padding only between values: a line ends with its last non-empty value, whole.
-            let last = cells.lastIndex { !$0.text.isEmpty } ?? 0
-            for column in cells.indices where column <= last {
-                bytes.append(contentsOf: cells[column].text.utf8)
-                if column < last {
-                    bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: widths[column] - cells[column].width + 2))
-                }
-            }
-            bytes.append(UInt8(ascii: "\n"))
-        }
-        line(header)
-        line(widths.map { (String(repeating: "-", count: $0), $0) })
-        for row in cells { line(row) }
-        return String(decoding: bytes, as: UTF8.self)
+        var table = TableText(header: header)
+        for row in rows { for cell in row { table.append(cell) } }
+        return String(decoding: table.rendered(), as: UTF8.self)
     }
 
-    /// A cell as a table prints it, with its display width: printable ASCII as it is (a column a
-    /// byte), other text with control characters escaped, measured by display width, and cut
-    /// to ``maximumCellWidth`` when `clipping`.
-    private static func prepared(_ text: String, clipping: Bool) -> (text: String, width: Int) {
-        let utf8 = text.utf8
-        if utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }), !clipping || utf8.count <= maximumCellWidth {
-            return (text, utf8.count)
-        }
-        let escaped = text.escapingControlCharacters()
-        let cell = clipping ? escaped.clipped(toColumns: maximumCellWidth) : escaped
-        return (cell, cell.displayWidth)
-    }
 }

@@ -20,7 +20,7 @@ public enum DelimitedText {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// Appends `text` as one field (``appendField(_:separator:to:)-(UnsafeBufferPointer<UInt8>,_,_)``).
+    /// Appends `text` as one field, quoted when it needs to be.
     public static func appendField(_ text: String, separator: UInt8, to bytes: inout [UInt8]) {
         var text = text
         text.withUTF8 { appendField($0, separator: separator, to: &bytes) }
@@ -45,17 +45,33 @@ public enum DelimitedText {
     }
 }
 
+/// One record's cells, as ``QueryRequest/forEachRow(columns:_:)`` hands them out: each column's
+/// value as the UTF-8 text a table or CSV cell shows.
+public struct RecordCells: Sendable {
+    let record: [UInt8]
+    let scratch: [UInt8]
+    let cells: [(inRecord: Bool, range: Range<Int>)?]
+
+    /// The number of columns.
+    public var count: Int { cells.count }
+
+    /// The text of the cell in `column` (empty for null or a field the record lacks).
+    public subscript(column: Int) -> ArraySlice<UInt8> {
+        guard let cell = cells[column] else { return [] }
+        return cell.inRecord ? record[cell.range] : scratch[cell.range]
+    }
+}
+
 extension QueryRequest where Root == StoredRecord {
-    /// Calls `body` with each matching record as one line of delimited text (``DelimitedText``),
-    /// written straight from the stored bytes: a value a column, in `columns`' order, as a table
-    /// cell shows it: text as it is, nothing for null or a field the record lacks, dates as ISO
-    /// 8601 text, other values as their JSON text (what ``StoredRecord`` maps them to).
+    /// Calls `body` with each matching record's cells, written straight from the stored bytes: a
+    /// value a column, in `columns`' order, as a table or CSV cell shows it: text as it is,
+    /// nothing for null or a field the record lacks, dates as ISO 8601 text, other values as
+    /// their JSON text (what ``StoredRecord`` maps them to).
     ///
     /// - Parameters:
     ///   - columns: stored field names; a name the entity lacks gives empty cells.
-    ///   - separator: `,` for CSV, a tab for TSV.
-    ///   - body: called with each line's bytes, line feed included, in query order.
-    public func forEachDelimitedLine(columns: [String], separator: UInt8, _ body: ([UInt8]) throws -> Void) throws {
+    ///   - body: called with each record's cells, in query order.
+    public func forEachRow(columns: [String], _ body: (RecordCells) throws -> Void) throws {
         guard let context = try resolvedContext() else { return }
         let table = context.schema.fields
         let largest = table.namesByID.count
@@ -65,12 +81,10 @@ extension QueryRequest where Root == StoredRecord {
             guard let name = table.name(for: id), !FieldTable.isRemoved(name) else { continue }
             columnOfID[id] = columns.firstIndex(of: name)
         }
-        var line: [UInt8] = []
         var scratch: [UInt8] = []
         // Where each column's cell is: in the record's bytes (text) or in `scratch` (the rest).
         var cells = [(inRecord: Bool, range: Range<Int>)?](repeating: nil, count: columns.count)
         try execute(query) { match in
-            line.removeAll(keepingCapacity: true)
             scratch.removeAll(keepingCapacity: true)
             for column in cells.indices { cells[column] = nil }
             do {
@@ -106,19 +120,28 @@ extension QueryRequest where Root == StoredRecord {
                 _ = try StoredRecord(key: match.key, bytes: match.bytes, fields: table, entity: entity)
                 throw StrataError(.corruptRecord, "\(entity): a record does not decode: \(error)", entity: entity)
             }
-            match.bytes.withUnsafeBufferPointer { record in
-                scratch.withUnsafeBufferPointer { scratch in
-                    for column in cells.indices {
-                        if column > 0 { line.append(separator) }
-                        guard let cell = cells[column] else { continue }
-                        let source = cell.inRecord ? record : scratch
-                        DelimitedText.appendField(UnsafeBufferPointer(rebasing: source[cell.range]), separator: separator, to: &line)
-                    }
-                }
+            try body(RecordCells(record: match.bytes, scratch: scratch, cells: cells))
+            return true
+        }
+    }
+
+    /// Calls `body` with each matching record as one line of delimited text (``DelimitedText``):
+    /// its cells (``forEachRow(columns:_:)``) separated, then a line feed.
+    ///
+    /// - Parameters:
+    ///   - columns: stored field names; a name the entity lacks gives empty cells.
+    ///   - separator: `,` for CSV, a tab for TSV.
+    ///   - body: called with each line's bytes, line feed included, in query order.
+    public func forEachDelimitedLine(columns: [String], separator: UInt8, _ body: ([UInt8]) throws -> Void) throws {
+        var line: [UInt8] = []
+        try forEachRow(columns: columns) { cells in
+            line.removeAll(keepingCapacity: true)
+            for column in 0..<cells.count {
+                if column > 0 { line.append(separator) }
+                cells[column].withUnsafeBufferPointer { DelimitedText.appendField($0, separator: separator, to: &line) }
             }
             line.append(UInt8(ascii: "\n"))
             try body(line)
-            return true
         }
     }
 }
