@@ -64,28 +64,40 @@ struct ImportCommand: ParsableCommand {
     }
 
     func run() throws {
+        let started = Date()
         let format = try OutputFormat.check(json ? .json : format ?? .table, allowed: [.table, .json])
         let input = try InputFile(file)
         // The spooled standard input exists only while its descriptor is open.
         defer { withExtendedLifetime(input) {} }
         let created = NewStore(path: self.store)
-        let report: ImportReport
+        var report: ImportReport
+        var phases: [Phase] = []
         do {
-            report = try importRecords(from: input)
+            report = try importRecords(from: input, phases: &phases)
         } catch {
             created.remove()
             throw error
         }
         if report.dryRun { created.remove() }
+        // The whole command's time, schema inference included, and each phase's.
+        report.seconds = Date().timeIntervalSince(started)
         if format == .json {
-            Terminal.write(Self.json(report).jsonText + "\n")
+            Terminal.write(Self.json(report, phases: phases).jsonText + "\n")
+        } else if phases.count > 1 {
+            Terminal.write("\(report) (" + phases.map { $0.name + String(format: " %.2f s", $0.seconds) }.joined(separator: ", ") + ")\n")
         } else {
             Terminal.write("\(report)\n")
         }
     }
 
+    /// A part of the command's time: inferring the schema, importing.
+    struct Phase {
+        var name: String
+        var seconds: Double
+    }
+
     /// Imports `input` into the store, creating it when missing.
-    private func importRecords(from input: InputFile) throws -> ImportReport {
+    private func importRecords(from input: InputFile, phases: inout [Phase]) throws -> ImportReport {
         let store = try Store(path: self.store, configuration: .command())
         var limits = JSONLimits()
         if let maxRecordFields { limits.maximumRecordFields = maxRecordFields }
@@ -96,7 +108,9 @@ struct ImportCommand: ParsableCommand {
             Terminal.error("note: the JSON is one object whose members are all objects: each member is a record, its name in the field "
                 + "'\(keyField ?? "id")' (--key-field NAME names another; --input-format json reads the object as one record)")
         }
-        let (description, others) = try describe(store: store, input: input.path, options: options)
+        let (description, others) = try describe(store: store, input: input.path, options: options, phases: &phases)
+        let importing = Date()
+        defer { phases.append(Phase(name: "importing", seconds: Date().timeIntervalSince(importing))) }
         let bar = ProgressBar("importing \(entity)", unit: "records")
         var importOptions = options
         importOptions.mode = sync ? (scope.map { ImportOptions.Mode.sync(scope: $0) } ?? .sync) : .upsert
@@ -130,7 +144,8 @@ struct ImportCommand: ParsableCommand {
     /// The description to import with: nil for an entity the store holds (the import takes the
     /// stored one in its write transaction), else one inferred from the data and completed by the
     /// schema file's; with the schema file's other entities, which nested JSON may fill.
-    private func describe(store: Store, input: String, options: ImportOptions) throws -> (EntityDescription?, [EntityDescription]) {
+    private func describe(store: Store, input: String, options: ImportOptions,
+                          phases: inout [Phase]) throws -> (EntityDescription?, [EntityDescription]) {
         var partial: EntityDescription?
         var others: [EntityDescription] = []
         if let schema {
@@ -148,9 +163,24 @@ struct ImportCommand: ParsableCommand {
             // taken by the import's write transaction.
             if try store.read({ tx in try tx.entityNames().contains(entity) }) { return (nil, []) }
         }
-        let described = try EntityDescription.inferred(name: entity, fromJSONFile: input, rootKey: rootKey, inputFormat: options.inputFormat,
+        // Inference reads the whole input first: a phase of its own, with its own progress bar.
+        let inferring = Date()
+        let bar = ProgressBar("inferring schema of \(entity)", unit: "records")
+        var progress: (@Sendable (ImportProgress) -> Void)?
+        if Terminal.errorIsTerminal {
+            progress = { progress in bar.update(fraction: progress.fractionCompleted, count: progress.recordsRead) }
+        }
+        let described: EntityDescription
+        do {
+            described = try EntityDescription.inferred(name: entity, fromJSONFile: input, rootKey: rootKey, inputFormat: options.inputFormat,
                                                        keyField: keyField, primaryKey: primaryKey, generatingKey: true,
-                                                       completing: partial, related: others, limits: options.limits)
+                                                       completing: partial, related: others, limits: options.limits, progress: progress)
+            bar.finish(completed: true)
+        } catch {
+            bar.finish(completed: false)
+            throw error
+        }
+        phases.append(Phase(name: "inferring schema", seconds: Date().timeIntervalSince(inferring)))
         let named = partial?.fields.count ?? 0
         if partial == nil || described.fields.count > named {
             Terminal.error("note: " + (partial == nil ? "no schema given: inferred one from the data" : "completed the schema from the data")
@@ -200,7 +230,7 @@ struct ImportCommand: ParsableCommand {
     }
 
     /// The report as `strata import --json` prints it.
-    static func json(_ report: ImportReport) -> JSONValue {
+    static func json(_ report: ImportReport, phases: [Phase] = []) -> JSONValue {
         .object([
             JSONMember(key: "entity", value: .string(report.entity)),
             JSONMember(key: "inserted", value: .int(Int64(report.inserted))),
@@ -220,6 +250,10 @@ struct ImportCommand: ParsableCommand {
             })),
             JSONMember(key: "dryRun", value: .bool(report.dryRun)),
             JSONMember(key: "seconds", value: .double((report.seconds * 1000).rounded() / 1000)),
+            JSONMember(key: "phases", value: .array(phases.map { phase in
+                .object([JSONMember(key: "phase", value: .string(phase.name)),
+                         JSONMember(key: "seconds", value: .double((phase.seconds * 1000).rounded() / 1000))])
+            })),
         ])
     }
 }

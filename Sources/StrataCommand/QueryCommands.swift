@@ -7,7 +7,7 @@ struct QueryArguments: ParsableArguments {
     @Argument(help: "The store directory.") var store: String
     @Argument(help: "The entity to query.") var entity: String
     @Argument(help: "A predicate in the format language; may end with ORDER BY ... LIMIT n OFFSET n.") var predicate: String?
-    @Option(help: "Sort order, e.g. \"lastName desc,luckyNumber\".") var sort: String?
+    @Option(help: "Sort order, e.g. \"lastName desc,luckyNumber\"; name[cd] folds case and diacritics (Åland beside albania).") var sort: String?
     @Option(parsing: .unconditional, help: "At most N records.") var limit: Int?
     @Option(parsing: .unconditional, help: "Skip the first N records.") var offset: Int?
     @OptionGroup var access: ReadOnlyFlag
@@ -67,6 +67,14 @@ struct QueryCommand: ParsableCommand {
               strata query app.strata User 'lastName ==[cd] "bluth" ORDER BY luckyNumber DESC LIMIT 3'
               strata query app.strata User --sort "lastName desc,luckyNumber" --limit 10 --format csv
               strata query app.strata User 'luckyNumber > 5' --count
+              strata query app.strata User 'luckyNumber > 5' --group-by lastName --aggregate 'count,avg(luckyNumber),max(luckyNumber)'
+              strata query app.strata User --aggregate 'min(createdAt),max(createdAt)'
+              strata query app.strata User --distinct city --format csv
+
+            --group-by prints a row a group (ordered by its value, records without one first) with \
+            the aggregates of --aggregate (count unless given): count, sum(FIELD), avg(FIELD), \
+            min(FIELD), max(FIELD); --aggregate alone prints one row over every record. Nil values are \
+            skipped, as in SQL. A predicate, --limit and --offset choose the records aggregated.
             """
     )
 
@@ -74,7 +82,26 @@ struct QueryCommand: ParsableCommand {
     @OptionGroup var limit: TimeoutOption
     @Flag(help: "Print only the number of matching records.") var count = false
     @Option(help: "The fields to print, comma-separated (default: all).") var fields: String?
+    @Option(help: ArgumentHelp("Print a row for each value of this field, with the aggregates of --aggregate (count unless given).", valueName: "field"))
+    var groupBy: String?
+    @Option(help: ArgumentHelp("Aggregates to print, comma-separated: count, sum(FIELD), avg(FIELD), min(FIELD), max(FIELD); per group with --group-by.",
+                               valueName: "list"))
+    var aggregate: String?
+    @Option(help: ArgumentHelp("Print the distinct values of this field, one a row, in order (nil first).", valueName: "field"))
+    var distinct: String?
     @Option(help: "table (default on a terminal), json (default otherwise), jsonl, csv or tsv.") var format: OutputFormat?
+
+    func validate() throws {
+        let aggregating = groupBy != nil || aggregate != nil
+        if count, aggregating || distinct != nil { throw ValidationError("--count prints one number; it does not go with --group-by, --aggregate or --distinct") }
+        if distinct != nil, aggregating { throw ValidationError("--distinct prints a field's values; it does not go with --group-by or --aggregate") }
+        if fields != nil, aggregating || distinct != nil {
+            throw ValidationError("--fields chooses the fields of records; aggregates print the columns they name")
+        }
+        if let aggregate {
+            do { _ = try AggregateTerm.parse(aggregate) } catch { throw ValidationError(error.description) }
+        }
+    }
 
     func run() throws {
         let store = try limit.openStore(query.store, readOnly: true)
@@ -84,12 +111,37 @@ struct QueryCommand: ParsableCommand {
                 Terminal.write("\(try request.count())\n")
                 return
             }
+            if groupBy != nil || aggregate != nil || distinct != nil {
+                try printAggregates(request)
+                return
+            }
             let columns = try outputColumns(fields, entity: query.entity, tx)
             var output = RecordOutput(format: format ?? .automatic, columns: columns, everyField: fields == nil)
             output.begin()
             try output.addAll(request)
             output.end()
         }
+    }
+}
+
+extension QueryCommand {
+    /// `--group-by`, `--aggregate` or `--distinct`: their rows in the output format.
+    private func printAggregates(_ request: QueryRequest<StoredRecord>) throws {
+        let terms = try aggregate.map { list in try AggregateTerm.parse(list) } ?? [AggregateTerm(aggregate: .count, column: "count")]
+        let result: (columns: [String], rows: [[JSONValue]])
+        let rowName: String
+        if let distinct {
+            (result, rowName) = (try AggregateQuery.distinct(request, distinct), "value")
+        } else if let groupBy {
+            (result, rowName) = (try AggregateQuery.grouped(request, by: groupBy, terms), "group")
+        } else {
+            (result, rowName) = (try AggregateQuery.whole(request, terms), "row")
+        }
+        var output = RecordOutput(format: format ?? .automatic, columns: result.columns)
+        output.rowName = rowName
+        output.begin()
+        for row in result.rows { output.addRow(row) }
+        output.end()
     }
 }
 

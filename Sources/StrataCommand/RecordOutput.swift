@@ -17,6 +17,10 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     /// As `csv`, with tabs between fields.
     case tsv
 
+    /// None: each command's `--format` help names the formats that command takes, where the
+    /// values of the type would list all five on commands that refuse most of them.
+    static var allValueStrings: [String] { [] }
+
     /// `table` when a person reads standard output, `json` otherwise.
     static var automatic: OutputFormat { Terminal.outputIsTerminal ? .table : .json }
 
@@ -46,8 +50,11 @@ struct RecordOutput {
     let columns: [String]
     /// Stored field names mapped to output keys (`export --json-keys`).
     var renamed: [String: String] = [:]
+    /// What a table's closing line counts: `record` (`(3 records)`), `group`, `value`.
+    var rowName = "record"
     private var count = 0
-    private var rows: [[String]] = []
+    /// The rows of a table, kept until the widths are known.
+    private var table: TableText
     /// The output key of each column.
     private let keys: [String]
     /// Whether the columns are every field of the entity, so that a record prints as it is stored
@@ -60,6 +67,7 @@ struct RecordOutput {
         self.renamed = renamed
         self.keys = columns.map { renamed[$0] ?? $0 }
         self.everyField = everyField
+        table = TableText(header: keys)
     }
 
     mutating func begin() {
@@ -70,23 +78,36 @@ struct RecordOutput {
         }
     }
 
-    /// Prints every record `request` matches: JSON straight from the stored bytes (members in
-    /// stored order), other formats record by record.
+    /// Prints every record `request` matches, straight from the stored bytes: JSON (members in
+    /// stored order) and delimited lines (``DelimitedText``); tables record by record.
     mutating func addAll(_ request: QueryRequest<StoredRecord>) throws {
-        guard format == .json || format == .jsonl else {
-            try request.forEach { add($0) }
-            return
-        }
         var count = self.count
         let format = self.format
-        // JSON text escapes every control character, so it goes to the buffer as it is.
-        try StandardOutput.shared.appendEach { batch in
-            try request.forEachJSONObject(fields: everyField ? nil : Set(columns), renaming: renamed) { object in
-                if format == .json { batch.append(count == 0 ? "\n  " : ",\n  ") }
-                batch.append(contentsOf: object)
-                if format == .jsonl { batch.append(UInt8(ascii: "\n")) }
-                batch.endPiece()
+        switch format {
+        case .table:
+            try request.forEachRow(columns: columns) { cells in
+                for column in 0..<cells.count { table.append(cells[column]) }
                 count += 1
+            }
+        case .csv, .tsv:
+            // Delimited text quotes every control character, so it goes to the buffer as it is.
+            try StandardOutput.shared.appendEach { batch in
+                try request.forEachDelimitedLine(columns: columns, separator: format.separator!) { line in
+                    batch.append(contentsOf: line)
+                    batch.endPiece()
+                    count += 1
+                }
+            }
+        case .json, .jsonl:
+            // JSON text escapes every control character, so it goes to the buffer as it is.
+            try StandardOutput.shared.appendEach { batch in
+                try request.forEachJSONObject(fields: everyField ? nil : Set(columns), renaming: renamed) { object in
+                    if format == .json { batch.append(count == 0 ? "\n  " : ",\n  ") }
+                    batch.append(contentsOf: object)
+                    if format == .jsonl { batch.append(UInt8(ascii: "\n")) }
+                    batch.endPiece()
+                    count += 1
+                }
             }
         }
         self.count = count
@@ -106,7 +127,26 @@ struct RecordOutput {
         case .csv, .tsv:
             Terminal.write(Self.delimitedLine(columns.map { Self.cell(record[$0]) }, separator: format.separator!))
         case .table:
-            rows.append(columns.map { Self.cell(record[$0]) })
+            for column in columns { table.append(Self.cell(record[column])) }
+        }
+        count += 1
+    }
+
+    /// Prints one row of values, a value a column (an aggregate's groups, `--distinct`).
+    mutating func addRow(_ values: [JSONValue]) {
+        switch format {
+        case .json, .jsonl:
+            let first = count == 0
+            let members = zip(keys, values).map { JSONMember(key: $0, value: $1) }
+            Terminal.append { bytes in
+                if format == .json { bytes.append(contentsOf: (first ? "\n  " : ",\n  ").utf8) }
+                JSONMember.appendObject(members, to: &bytes)
+                if format == .jsonl { bytes.append(UInt8(ascii: "\n")) }
+            }
+        case .csv, .tsv:
+            Terminal.write(Self.delimitedLine(values.map { Self.cell($0) }, separator: format.separator!))
+        case .table:
+            for value in values { table.append(Self.cell(value)) }
         }
         count += 1
     }
@@ -114,7 +154,10 @@ struct RecordOutput {
     mutating func end() {
         switch format {
         case .json: Terminal.write(count == 0 ? "]\n" : "\n]\n")
-        case .table: Terminal.write(Self.table(header: keys, rows: rows) + "(\(count) record\(count == 1 ? "" : "s"))\n")
+        case .table:
+            let rendered = table.rendered()
+            Terminal.append { $0.append(contentsOf: rendered) }
+            Terminal.write("(\(count) \(rowName)\(count == 1 ? "" : "s"))\n")
         case .jsonl, .csv, .tsv: break
         }
     }
@@ -138,66 +181,18 @@ struct RecordOutput {
         }
     }
 
-    /// One line of delimited text (RFC 4180), ended by a line feed.
+    /// One line of delimited text (RFC 4180, ``DelimitedText``), ended by a line feed.
     static func delimitedLine(_ fields: [String], separator: UInt8) -> String {
         var bytes: [UInt8] = []
-        for (position, field) in fields.enumerated() {
-            if position > 0 { bytes.append(separator) }
-            appendDelimited(field, separator: separator, to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "\n"))
+        DelimitedText.appendLine(fields, separator: separator, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// A field of delimited text, quoted when it holds the separator, a quote, a line break (CR,
-    /// LF or both: bytes, never `Character`s, where "\r\n" is one) or another control character,
-    /// or starts or ends with a space; quotes inside are doubled. Delimited text has no other
-    /// escapes, so a quoted field keeps every byte of the value.
-    static func appendDelimited(_ text: String, separator: UInt8, to bytes: inout [UInt8]) {
-        let utf8 = text.utf8
-        let needsQuotes = utf8.first == UInt8(ascii: " ") || utf8.last == UInt8(ascii: " ")
-            || utf8.contains { $0 == separator || $0 == UInt8(ascii: "\"") || $0 < 0x20 || $0 == 0x7F }
-        guard needsQuotes else {
-            bytes.append(contentsOf: utf8)
-            return
-        }
-        bytes.append(UInt8(ascii: "\""))
-        for byte in utf8 {
-            bytes.append(byte)
-            if byte == UInt8(ascii: "\"") { bytes.append(byte) }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    /// The widest a table cell is printed, in columns; longer values end in `…`.
-    static let maximumCellWidth = 60
-
-    /// Left-aligned columns separated by two spaces, with a rule under the header, measured by
-    /// display width (``String/displayWidth``); every control character escaped (line breaks and
-    /// tabs too, which would break the columns); cells wider than ``maximumCellWidth`` cut.
+    /// A table of `rows` under `header` (``TableText``).
     static func table(header: [String], rows: [[String]]) -> String {
-        let header = header.map { $0.escapingControlCharacters() }
-        let cells = rows.map { $0.map { $0.escapingControlCharacters().clipped(toColumns: maximumCellWidth) } }
-        let headerWidths = header.map(\.displayWidth)
-        let cellWidths = cells.map { $0.map(\.displayWidth) }
-        let widths = header.indices.map { column in
-            max(headerWidths[column], cellWidths.map { $0[column] }.max() ?? 0)
-        }
-        func line(_ cells: [String], _ cellWidths: [Int]) -> String {
-            var text = ""
-            // Padding only between values: a line ends with its last non-empty value, whole.
-            let last = cells.lastIndex { !$0.isEmpty } ?? 0
-            for column in cells.indices where column <= last {
-                text += cells[column]
-                if column < last {
-                    text += String(repeating: " ", count: widths[column] - cellWidths[column] + 2)
-                }
-            }
-            return text + "\n"
-        }
-        var text = line(header, headerWidths)
-        text += line(widths.map { String(repeating: "-", count: $0) }, widths)
-        for (row, rowWidths) in zip(cells, cellWidths) { text += line(row, rowWidths) }
-        return text
+        var table = TableText(header: header)
+        for row in rows { for cell in row { table.append(cell) } }
+        return String(decoding: table.rendered(), as: UTF8.self)
     }
+
 }

@@ -226,7 +226,7 @@ public enum ChangeFeedLines {
 
 extension QueryValue {
     /// The value as JSON, as an export writes it (dates as ISO 8601 text, UUIDs as text, data as base64).
-    var jsonValue: JSONValue {
+    public var jsonValue: JSONValue {
         switch self {
         case .null: .null
         case .bool(let value): .bool(value)

@@ -44,7 +44,7 @@ public struct SchemaFile: Sendable, Hashable {
     /// - Parameter data: the schema file's bytes (UTF-8 JSON).
     /// - Parameter allowingPartial: an entity may name only some fields, and no `primaryKey` (its
     ///   description's is then empty); such descriptions are not validated here, but once completed
-    ///   from the data by ``EntityDescription/inferred(name:fromJSONFile:rootKey:inputFormat:keyField:primaryKey:generatingKey:completing:related:limits:)``,
+    ///   from the data by ``EntityDescription/inferred(name:fromJSONFile:rootKey:inputFormat:keyField:primaryKey:generatingKey:completing:related:limits:progress:)``,
     ///   which is what `strata import --schema` does.
     public init(json data: Data, allowingPartial: Bool = false) throws {
         var parser = JSONParser(source: InMemoryByteSource(Array(data)))

@@ -38,6 +38,8 @@ extension EntityDescription {
     ///   kept as written; JSON keys that fill none of its fields or relationships are inferred.
     /// - Parameter related: the other entities of the schema: keys named after their inverse
     ///   relationships to this entity are nested records, not fields.
+    /// - Parameter progress: called as the records are read (every few thousand records, and
+    ///   once at the end), as an import's ``ImportOptions/progress`` is.
     ///
     /// Throws `.malformedJSON` with the position for bad JSON, `.invalidRecord` for a record that
     /// is not an object, lacks the key or has more fields than the limits allow (numbered from 1,
@@ -47,12 +49,13 @@ extension EntityDescription {
     public static func inferred(name: String, fromJSONFile path: String, rootKey: String? = nil,
                                 inputFormat: ImportOptions.InputFormat = .detected, keyField: String? = nil, primaryKey: String? = nil,
                                 generatingKey: Bool = false, completing partial: EntityDescription? = nil,
-                                related: [EntityDescription] = [], limits: JSONLimits = JSONLimits()) throws -> EntityDescription {
+                                related: [EntityDescription] = [], limits: JSONLimits = JSONLimits(),
+                                progress: (@Sendable (ImportProgress) -> Void)? = nil) throws -> EntityDescription {
         try infer(name: name, source: .file(path), options: ImportOptions(rootKey: rootKey, inputFormat: inputFormat, keyField: keyField, limits: limits),
-                  key: KeyRequest(requested: primaryKey, generating: generatingKey), partial: partial, related: related)
+                  key: KeyRequest(requested: primaryKey, generating: generatingKey), partial: partial, related: related, progress: progress)
     }
 
-    /// As ``inferred(name:fromJSONFile:rootKey:inputFormat:keyField:primaryKey:generatingKey:completing:related:limits:)``, from bytes in memory.
+    /// As ``inferred(name:fromJSONFile:rootKey:inputFormat:keyField:primaryKey:generatingKey:completing:related:limits:progress:)``, from bytes in memory.
     public static func inferred(name: String, fromJSON data: Data, rootKey: String? = nil,
                                 inputFormat: ImportOptions.InputFormat = .detected, keyField: String? = nil, primaryKey: String? = nil,
                                 generatingKey: Bool = false, completing partial: EntityDescription? = nil,
@@ -78,7 +81,8 @@ extension EntityDescription {
     }
 
     private static func infer(name: String, source: ImportSource, options: ImportOptions, key request: KeyRequest,
-                              partial: EntityDescription?, related: [EntityDescription]) throws -> EntityDescription {
+                              partial: EntityDescription?, related: [EntityDescription],
+                              progress: (@Sendable (ImportProgress) -> Void)? = nil) throws -> EntityDescription {
         let options = try options.resolvingInputFormat(of: source)
         var parser = try options.parser(of: source)
         let rootKey = options.rootKey
@@ -102,6 +106,7 @@ extension EntityDescription {
         var fields: [String: InferredField] = [:]
         var order: [String] = []
         var describedKeys: [String: Int] = [:]
+        var relationshipKeyCache: [String: Bool] = [:]
         var records = 0
         /// The arrays of objects of a document that is one object: what a root key would import.
         var arraysOfRecords: [(key: String, count: Int)] = []
@@ -135,7 +140,15 @@ extension EntityDescription {
                     }
                     continue
                 }
-                if relationshipKeys.contains(KeyMapping.normalize(member.key)) { continue }
+                // Keys repeat across records: whether one names a relationship is decided once.
+                let isRelationship: Bool
+                if let known = relationshipKeyCache[member.key] {
+                    isRelationship = known
+                } else {
+                    isRelationship = relationshipKeys.contains(KeyMapping.normalize(member.key))
+                    if relationshipKeyCache.count < 4096 { relationshipKeyCache[member.key] = isRelationship }
+                }
+                if isRelationship { continue }
                 if fields[member.key] == nil {
                     fields[member.key] = InferredField(firstSeenIn: records)
                     order.append(member.key)
@@ -143,7 +156,9 @@ extension EntityDescription {
                 fields[member.key]!.add(member.value, record: records)
             }
             records += 1
+            if let progress, records % 4096 == 0 { progress(ImportProgress(recordsRead: records, bytesRead: parser.offset, totalBytes: source.size)) }
         }
+        progress?(ImportProgress(recordsRead: records, bytesRead: parser.offset, totalBytes: source.size))
         // A field missing from some record is optional: found once, after the records are read,
         // rather than by looking for every known field in every record.
         for key in order where fields[key] != nil { fields[key]!.finish(records: records) }
@@ -317,6 +332,11 @@ struct InferredField {
     init(firstSeenIn: Int) { self.firstSeenIn = firstSeenIn }
 
     mutating func add(_ value: JSONValue) {
+        // Text cannot narrow `string` and nothing narrows `any`: no need to look at the value.
+        switch (type, value) {
+        case (.string?, .string), (.any?, .string), (.any?, .int), (.any?, .double), (.any?, .bool), (.any?, .object): return
+        default: break
+        }
         guard let found = Self.type(of: value) else { isOptional = true; return }
         type = type.map { Self.merge($0, found) } ?? found
     }
@@ -347,8 +367,9 @@ struct InferredField {
         case .int, .wideInt: return .integer
         case .double: return .double
         case .string(let text):
-            if UUID(uuidString: text) != nil { return .uuid }
-            if text.count >= 16, DateParsing.iso8601(text) != nil { return .date }   // a date and a time, not just a day or a number
+            let length = text.utf8.count   // a UUID's text is 36 ASCII bytes, a date and time's at least 16
+            if length == 36, UUID(uuidString: text) != nil { return .uuid }
+            if length >= 16, text.count >= 16, DateParsing.iso8601(text) != nil { return .date }   // a date and a time, not just a day or a number
             return .string
         case .array(let elements):
             let types = elements.compactMap(type(of:))

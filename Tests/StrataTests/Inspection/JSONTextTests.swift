@@ -34,7 +34,7 @@ import TestSupport
         return (0..<Int.random(in: 0...12, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
     }
 
-    private static func sample(_ id: Int64, _ random: inout SeededGenerator) -> Sample {
+    static func sample(_ id: Int64, _ random: inout SeededGenerator) -> Sample {
         Sample(id: id, text: randomText(&random),
                optional: Bool.random(using: &random) ? nil : randomText(&random),
                number: [Int64.min, -1, 0, 1, Int64.max, Int64.random(in: .min ... .max, using: &random)].randomElement(using: &random)!,
@@ -68,5 +68,59 @@ import TestSupport
             #expect(fast == general)
             if let first = fast.first, fields == nil { #expect(first.contains("\"the_text\":") && first.contains("\"Ratio\":"), "\(first)") }
         }
+    }
+}
+
+/// The tool's CSV and TSV are written straight from the stored bytes
+/// (``QueryRequest/forEachDelimitedLine(columns:separator:_:)``): held to the lines
+/// ``DelimitedText`` writes from the same records read as ``StoredRecord``s, cell by cell.
+@Suite struct DelimitedTextTests {
+    /// A value as a cell: text as it is, nothing for null or absent, other values as JSON text.
+    private static func cell(_ value: JSONValue?) -> String {
+        switch value {
+        case nil, .null?: ""
+        case .string(let text)?: text
+        case let other?: other.jsonText
+        }
+    }
+
+    @Test(arguments: [(UInt8(ascii: ","), ["id", "text", "optional", "number", "unsigned", "ratio", "flag", "when", "token", "blob", "tags", "nested", "link"]),
+                      (UInt8(ascii: "\t"), ["nested", "unknown", "text", "id", "when"])])
+    func linesAreTheCellsOfTheStoredRecords(separator: UInt8, columns: [String]) throws {
+        let (store, dir) = try makeStore()
+        defer { withExtendedLifetime(dir) {} }
+        var random = SeededGenerator(seed: 12)
+        try store.write { tx throws in try tx.insert((1...500).map { JSONTextTests.sample($0, &random) }) }
+        try store.read { tx throws in
+            var fast: [String] = []
+            try tx.query(entity: "Sample").forEachDelimitedLine(columns: columns, separator: separator) { bytes in
+                fast.append(String(decoding: bytes, as: UTF8.self))
+            }
+            let general = try tx.query(entity: "Sample").all().map { record in
+                var bytes: [UInt8] = []
+                DelimitedText.appendLine(columns.map { Self.cell(record[$0]) }, separator: separator, to: &bytes)
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            #expect(fast.count == 500)
+            #expect(fast == general)
+        }
+    }
+
+    @Test func fieldsAreQuotedWhenTheyMustBe() {
+        func field(_ text: String) -> String {
+            var bytes: [UInt8] = []
+            DelimitedText.appendField(text, separator: UInt8(ascii: ","), to: &bytes)
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        #expect(field("plain") == "plain")
+        #expect(field("") == "")
+        #expect(field("a,b") == "\"a,b\"")
+        #expect(field("say \"hi\"") == "\"say \"\"hi\"\"\"")
+        #expect(field("cr\rlf\n") == "\"cr\rlf\n\"")
+        #expect(field(" lead") == "\" lead\"")
+        #expect(field("trail ") == "\"trail \"")
+        #expect(field("tab\tx") == "\"tab\tx\"")
+        #expect(field("del\u{7F}") == "\"del\u{7F}\"")
+        #expect(field("日本 😀") == "日本 😀")
     }
 }
