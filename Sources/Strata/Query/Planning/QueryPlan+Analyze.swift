@@ -5,9 +5,11 @@ extension QueryRequest {
     /// (`strata explain --analyze`).
     ///
     /// Each stage is run on its own, from the start: the access path alone (every candidate it
-    /// yields, unfiltered), then with the filter, then whole (order, offset and limit). A step's
-    /// `seconds` is the time of the run that ends with it, so it includes the steps before it.
-    /// The semi-joins' actual rows are the keys they produced. Nothing is decoded.
+    /// yields, unfiltered), then with the filter, then with the order (a `Sort`, or a `TopK` of
+    /// offset + limit), then whole (offset and limit). A step's `seconds` is the time of the run
+    /// that ends with it, so it includes the steps before it; `Offset` and `Limit` are the whole
+    /// run's (an offset passes on what the limit keeps). The semi-joins' actual rows are the keys
+    /// they produced. Nothing is decoded.
     public func analyze() throws -> (plan: QueryPlan, steps: [QueryPlan.Step]) {
         let plan = try explain()
         var steps = plan.steps
@@ -32,21 +34,24 @@ extension QueryRequest {
         let access = try measure(accessOnly, .constant(true))
         let filtered = plan.residual == .constant(true) ? access : try measure(unordered, prepared.predicate)
         let whole = try measure(plan, prepared.predicate)
+        // The order step alone: the sort, or the top offset + limit, before the offset applies.
+        var ordered = plan
+        ordered.offset = 0
+        ordered.limit = plan.limit.map { plan.offset + $0 }
+        let sorted = plan.orderFromAccess || plan.offset == 0 ? whole : try measure(ordered, prepared.predicate)
         for index in steps.indices {
             switch steps[index].operation {
             case "SemiJoin":
                 steps[index].actualRows = steps[index].estimatedRows
             case "Filter":
                 (steps[index].actualRows, steps[index].seconds) = filtered
-            case "Sort", "TopK", "Offset", "Limit":
-                break
+            case "Sort", "TopK":
+                (steps[index].actualRows, steps[index].seconds) = sorted
+            case "Offset", "Limit":
+                (steps[index].actualRows, steps[index].seconds) = whole
             default:
                 (steps[index].actualRows, steps[index].seconds) = access
             }
-        }
-        // The last step gives the query's rows; the ones between the filter and it are not run apart.
-        if let last = steps.indices.last, ["Sort", "TopK", "Offset", "Limit"].contains(steps[last].operation) {
-            (steps[last].actualRows, steps[last].seconds) = whole
         }
         return (plan, steps)
     }
