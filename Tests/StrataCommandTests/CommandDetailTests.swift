@@ -56,17 +56,8 @@ private struct LateRecord: Record {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) for a terminal"))
     func theProgressBarEndsAtAHundredPercentAndTheResultHasItsOwnLine() throws {
         try importRecords((0..<3_000).map { ["id": $0, "group": $0 % 5] }, entity: "T")
-        // script(1) gives the command a terminal, where the bar is drawn.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", "'\(StrataCLI.binary)' index add '\(store)' T group", "/dev/null"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+        let (status, text) = try StrataCLI.runInTerminal(["index", "add", store, "T", "group"])
+        #expect(status == 0, "\(text)")
         // Each redraw starts with a carriage return, which splits lines here too.
         let lines = text.split(whereSeparator: \.isNewline).map(String.init)
         let bar = try #require(lines.last { $0.contains("indexing T") }, "no progress bar drawn: \(text.debugDescription)")

@@ -32,6 +32,22 @@ enum StrataCLI {
         return (process.terminationStatus, data)
     }
 
+    /// Runs `strata arguments...` in a terminal that script(1) gives it (where progress bars are
+    /// drawn) and returns its status and everything the terminal showed.
+    static func runInTerminal(_ arguments: [String]) throws -> (status: Int32, text: String) {
+        let command = ([binary] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
     /// Runs `strata arguments...` with `input` on standard input and waits for it; `environment`
     /// is added to this process's.
     @discardableResult

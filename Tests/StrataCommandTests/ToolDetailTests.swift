@@ -19,19 +19,9 @@ import TestSupport
 
     /// Runs `python3 -c script arguments…` with `input` on standard input; its standard output.
     func python(_ script: String, _ arguments: [String] = [], input: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script] + arguments
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let data = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "python3 failed")
-        return String(decoding: data, as: UTF8.self)
+        let result = try Python.run(script, arguments: arguments, input: input)
+        try #require(result.status == 0, "python3 failed: \(result.error)")
+        return result.output
     }
 
     // MARK: Schema inference
@@ -58,16 +48,8 @@ import TestSupport
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) for a terminal"))
     func inferenceDrawsItsOwnProgressBar() throws {
         let path = try write((1...20_000).map { ["id": $0, "name": "n\($0)"] }, to: "many.json")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", "'\(StrataCLI.binary)' import '\(store)' '\(path)' --entity T", "/dev/null"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+        let (status, text) = try StrataCLI.runInTerminal(["import", store, path, "--entity", "T"])
+        #expect(status == 0, "\(text)")
         let lines = text.split(whereSeparator: \.isNewline).map(String.init)
         let inferring = try #require(lines.last { $0.contains("inferring schema of T") }, "no bar while inferring: \(text.debugDescription)")
         #expect(inferring.contains("100%"), "\(text.debugDescription)")

@@ -9,15 +9,21 @@ public enum Python {
         return result.status == 0
     }
 
-    /// Runs `script` to completion and returns its exit status, standard output and standard error.
-    public static func run(_ script: String, arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+    /// Runs `script` to completion, with `input` on its standard input when given, and returns its
+    /// exit status, standard output and standard error.
+    public static func run(_ script: String, arguments: [String], input: String? = nil) throws -> (status: Int32, output: String, error: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script] + arguments
-        let output = Pipe(), error = Pipe()
+        let output = Pipe(), error = Pipe(), stdin = Pipe()
         process.standardOutput = output
         process.standardError = error
+        if input != nil { process.standardInput = stdin }
         try process.run()
+        if let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
         let outData = output.fileHandleForReading.readDataToEndOfFile()
         let errData = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -21,6 +21,14 @@ struct Resident: Record, Equatable {
         .index(\.firstName, \.lucky, collations: (.caseAndDiacriticInsensitive, .binary)),
     ]
 
+    /// A new store holding `sample(1)` to `sample(count)`, and them.
+    static func store(count: Int64 = 2_000) throws -> (store: Store, dir: TemporaryDirectory, residents: [Resident]) {
+        let (store, dir) = try makeStore()
+        let residents = (1...count).map(sample)
+        try store.write { tx in try tx.insert(residents) }
+        return (store, dir, residents)
+    }
+
     static func sample(_ id: Int64) -> Resident {
         Resident(id: id, lastName: "Name\(id % 13)", firstName: ["Ann", "Bob", "Åsa", "Cy", "Dee"][Int(id % 5)] + "\(id % 7)",
                lucky: Int(id % 17), joined: Date(timeIntervalSince1970: 1_600_000_000 + Double(id * 3_600)),
@@ -34,12 +42,9 @@ struct Resident: Record, Equatable {
 @Suite struct CompoundIndexTests {
     let dir: TemporaryDirectory
     let store: Store
-    let residents = (1...2_000).map(Resident.sample)
+    let residents: [Resident]
 
-    init() throws {
-        (store, dir) = try makeStore()
-        try store.write { tx in try tx.insert(residents) }
-    }
+    init() throws { (store, dir, residents) = try Resident.store() }
 
     /// The plan, the ids the query returns, and the ids a filter over every member returns.
     func run(_ predicate: String, sort: String? = nil, limit: Int? = nil, filter: (Resident) -> Bool,

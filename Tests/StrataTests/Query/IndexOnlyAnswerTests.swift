@@ -9,12 +9,9 @@ import TestSupport
 @Suite struct IndexOnlyAnswerTests {
     let dir: TemporaryDirectory
     let store: Store
-    let residents = (1...2_000).map(Resident.sample)
+    let residents: [Resident]
 
-    init() throws {
-        (store, dir) = try makeStore()
-        try store.write { tx in try tx.insert(residents) }
-    }
+    init() throws { (store, dir, residents) = try Resident.store() }
 
     /// How `count()` of the predicate was found, and the count.
     func counted(_ predicate: String) throws -> (count: Int, source: QueryExecutor.CountSource, plan: String) {
