@@ -9,9 +9,8 @@ import LMDB
 /// the walk ends, the calling thread takes the chunks still waiting too, and then waits only for a
 /// chunk a worker has taken and not yet finished. Most of a query's decoding (a `Codable` record
 /// is the costly part) so overlaps its index walk and record lookups, instead of starting once
-/// the last match is found. Fewer than `chunkSize × startAfter` results, and the results of a
-/// query limited to at most ``inlineLimit``, are decoded on the calling thread alone: the
-/// hand-off would cost more.
+/// the last match is found. Fewer than `chunkSize × startAfter` results are decoded on the
+/// calling thread alone: the hand-off would cost more.
 ///
 /// Only copied bytes cross threads (``RawBatch``); the transaction stays on the calling thread.
 /// If any record fails to decode, every chunk is decoded again on the calling thread through
@@ -38,20 +37,10 @@ struct DecodePipeline<T: Record> {
     /// Records appended so far.
     private(set) var count = 0
 
-    /// The most results a query may return for all of them to be decoded on the calling thread:
-    /// handing a few records to a worker costs about what decoding them does, and costs it all
-    /// when no other core is free.
-    static var inlineLimit: Int { 128 }
-    /// False when every record is decoded on the calling thread.
-    private let handsOff: Bool
-
-    /// A pipeline for a query that returns at most `atMost` records (nil: no bound); at most
-    /// ``inlineLimit`` are decoded on the calling thread alone.
-    init(fields: FieldTable, entity: String, executor: DecodeExecutor, atMost: Int? = nil) {
+    init(fields: FieldTable, entity: String, executor: DecodeExecutor) {
         self.fields = fields
         self.entity = entity
         self.executor = executor
-        handsOff = executor.threadLimit > 0 && (atMost ?? .max) > Self.inlineLimit
     }
 
     /// Adds a match's stored key and bytes.
@@ -72,7 +61,7 @@ struct DecodePipeline<T: Record> {
         guard current.count == Self.chunkSize else { return }
         if shared == nil { shared = Shared(fields: fields, entity: entity) }
         let shared = shared!
-        let offers = shared.publish(current, offering: handsOff)
+        let offers = shared.publish(current, offering: executor.threadLimit > 0)
         current = RawBatch(capacity: Self.chunkSize)
         if offers {
             ticket = executor.offer { shared.decodeChunks(asJob: true) }

@@ -35,23 +35,6 @@ import TestSupport
         }
     }
 
-    @Test func aQueryLimitedToAFewRecordsDecodesThemOnTheCallingThread() throws {
-        let (store, dir) = try makeStore()
-        _ = dir
-        try store.write { tx in try tx.upsert((1...400).map { User.sample(Int64($0)) }) }
-        let limit = DecodePipeline<User>.inlineLimit
-        try store.read { tx in
-            let limited = try tx.query(User.self, "id > 0").limit(limit).all()
-            #expect(limited.map(\.id) == (1...limit).map(Int64.init))
-        }
-        // No job was offered, so no worker thread was started.
-        #expect(store.decodeExecutor.pool.runningThreads == 0)
-        #expect(try store.read { tx in try tx.query(User.self, "id > 0").all().count } == 400)
-        if store.decodeExecutor.threadLimit > 0 {
-            #expect(store.decodeExecutor.pool.runningThreads > 0, "an unlimited query of 400 records hands chunks over")
-        }
-    }
-
     @Test func aCorruptRecordFoundAfterTheHelperStartedIsNamed() throws {
         let (store, dir) = try makeStore()
         _ = dir
