@@ -125,8 +125,10 @@ struct QueryCaseGenerator {
     }
 
     /// Equality (or IN) on the first fields of a compound index and any comparison on the next,
-    /// perhaps with another condition: what compound scans answer.
-    mutating func compoundPredicate() -> QueryPredicate {
+    /// perhaps with another condition: what compound scans answer. With it, the order of the
+    /// index's fields after the pinned ones (in a random direction), which an ordered merge of
+    /// an IN's values delivers.
+    mutating func compoundPredicate() -> (predicate: QueryPredicate, laterFields: [QueryOrdering]) {
         let fields = [["name", "lucky"], ["lucky", "born"], ["active", "name", "score"]].randomElement(using: &random)!
         let pinned = Int.random(in: 1..<fields.count, using: &random)
         var conjuncts: [QueryPredicate] = fields.prefix(pinned).map { field in
@@ -141,7 +143,8 @@ struct QueryCaseGenerator {
             break
         }
         if Bool.random(using: &random) { conjuncts.append(comparison()) }
-        return .and(conjuncts.shuffled(using: &random))
+        let ascending = Bool.random(using: &random)
+        return (.and(conjuncts.shuffled(using: &random)), fields.dropFirst(pinned).map { QueryOrdering(field: [$0], ascending: ascending) })
     }
 
     mutating func comparison() -> QueryPredicate {
@@ -218,7 +221,7 @@ struct QueryCaseGenerator {
         let plansSeen = try Self.runDifferential(seed: seed, records: 120, queries: 400)
         // The generator must exercise the access paths, or the test proves little.
         #expect(plansSeen.isSuperset(of: ["FullScan", "IndexScan", "KeyLookup", "Union", "Intersection", "IndexOrder", "CompoundScan",
-                                               "IndexMerge", "IndexCount"]), "\(plansSeen)")
+                                               "IndexMerge", "IndexCount", "OrderedMerge"]), "\(plansSeen)")
     }
 
     /// The generated queries include collection operators (`tags.@count`, `readings.@sum`, …),
@@ -277,8 +280,14 @@ struct QueryCaseGenerator {
         try store.read { tx in
             for _ in 0..<queries {
                 var query = Query<Sample>()
-                query.predicate = Int.random(in: 0..<4, using: &generator.random) == 0 ? generator.compoundPredicate() : generator.predicate()
-                query.orderings = generator.orderings()
+                if Int.random(in: 0..<4, using: &generator.random) == 0 {
+                    let compound = generator.compoundPredicate()
+                    query.predicate = compound.predicate
+                    query.orderings = Bool.random(using: &generator.random) ? compound.laterFields : generator.orderings()
+                } else {
+                    query.predicate = generator.predicate()
+                    query.orderings = generator.orderings()
+                }
                 if Bool.random(using: &generator.random) { query.limit = Int.random(in: 0...15, using: &generator.random) }
                 if Int.random(in: 0..<4, using: &generator.random) == 0 { query.offset = Int.random(in: 0...10, using: &generator.random) }
                 if Int.random(in: 0..<3, using: &generator.random) == 0 {
@@ -288,6 +297,7 @@ struct QueryCaseGenerator {
                 let plan = try request.explain()
                 plansSeen.insert(String(plan.description.prefix(while: { $0 != "(" })))
                 if case .indexScan(_, _, .compound) = plan.access { plansSeen.insert("CompoundScan") }
+                if case .laterFields = plan.merge { plansSeen.insert("OrderedMerge") }
                 let expected = Self.reference(records, query)
                 let ids = try request.ids()
                 #expect(ids == expected, "seed \(seed): query \(query.predicate.explained) order \(query.orderings.map(\.explained)) limit \(String(describing: query.limit)) offset \(query.offset) plan \(plan)")

@@ -62,7 +62,7 @@ import TestSupport
         try store.read { tx throws in
             let request = try tx.query(Resident.self).where("city == 'Bern' AND active == true").limit(25)
             let plan = try request.explain()
-            #expect(plan.mergedByPrimaryKey && plan.sort.isEmpty, "\(plan)")
+            #expect(plan.merge == .primaryKey && plan.sort.isEmpty, "\(plan)")
             #expect(plan.description == "IndexMerge(Resident.city,active,firstName (city = \"Bern\", active = true)) → Limit(25)")
             let expected = residents.filter { $0.city == "Bern" && $0.active }.map(\.id)
             #expect(try request.ids() == Array(expected.prefix(25)))

@@ -63,9 +63,8 @@ extension QueryExecutor {
         let budget = self.budget
         try QueryBudget.run(budget) {
             try transaction.lmdb(entity: context.name) {
-                if plan.mergedByPrimaryKey {
-                    var merge = try PrimaryKeyMerge(transaction: transaction, sources: mergedKeys.map { .duplicates(database, key: $0) },
-                                                    chunk: plan.offset + (plan.limit ?? 64))
+                if plan.merge == .primaryKey {
+                    var merge = try IndexMerge(transaction: transaction, sources: mergeSources, chunk: mergeChunk)
                     while let key = try merge.next() {
                         try budget?.tick()
                         guard try deliver(key) else { return }

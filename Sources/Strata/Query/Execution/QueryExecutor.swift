@@ -30,12 +30,15 @@ final class QueryExecutor {
     private let keyKind: ValueKind
     /// The entity's records, read once rather than through `context` for every candidate.
     let records: Database
-    /// The distinct index keys whose entries a merged index scan (``QueryPlan/mergedByPrimaryKey``)
-    /// merges into primary key order; empty for every other plan.
-    let mergedKeys: [[UInt8]]
+    /// The sources a merged index scan (``QueryPlan/merge``) merges: the distinct keys of a
+    /// primary key merge, the stretches of an ordered one; empty for every other plan.
+    let mergeSources: [IndexMerge.Source]
     /// The query's time limit, cancellation and `MATCHES` cost cap, checked between candidates;
     /// nil when it has none of them.
     let budget: QueryBudget?
+    /// The candidates the access path has yielded so far, and the matches among them (the
+    /// actual rows `analyze()` reports).
+    private(set) var candidatesRead = 0, matchesFound = 0
 
     init(transaction: ReadTransaction, context: EntityContext, plan: QueryPlan, predicate: QueryPredicate,
          timeout: Duration? = nil) throws {
@@ -52,25 +55,31 @@ final class QueryExecutor {
         predicate.forEachComparison { if $0.op == .matches { matches = true } }
         budget = QueryBudget.make(entity: context.name, timeout: timeout, transaction: transaction, always: matches)
         var exact = plan.exactAccess
-        var mergedKeys: [[UInt8]] = []
+        var mergeSources: [IndexMerge.Source] = []
         switch plan.access {
         case .primaryKeyLookup:
             // A key found is the looked-up value's encoding, which no other value shares.
             exact = exact && keyKind != .other
-        case .indexScan(let name, let fields, let condition) where plan.mergedByPrimaryKey:
-            guard let database = context.indexes[name], !fields.isEmpty else { break }
+        case .indexScan(let name, let fields, let condition):
+            guard let merge = plan.merge, let database = context.indexes[name], !fields.isEmpty else { break }
             let probe = IndexProbe(transaction: transaction, database: database, fields: fields)
-            // A single field's points are their keys; any other condition's keys are read.
-            if fields.count == 1, case .points(let values) = condition {
-                mergedKeys = probe.pointKeys(values)
-            } else {
-                mergedKeys = try probe.distinctKeys(condition, limit: .max) ?? []
+            switch merge {
+            case .primaryKey:
+                // A single field's points are their keys; any other condition's keys are read.
+                let keys = if fields.count == 1, case .points(let values) = condition { probe.pointKeys(values) }
+                           else { try probe.distinctKeys(condition, limit: .max) ?? [] }
+                mergeSources = keys.map { .duplicates(database, key: $0) }
+                // A primary key merge reports no cut keys: exact only when none was cut.
+                exact = exact && keys.allSatisfy { !IndexKey.mayBeTruncated($0) }
+            case .laterFields(let after):
+                // Its entries whose keys may be cut are reported as runs, and checked.
+                mergeSources = (probe.stretches(condition, after: after) ?? []).map {
+                    .stretch(database, $0.bounds, leadingLength: $0.leadingLength)
+                }
             }
-            // Merged keys report no cut keys: exact only when none was cut.
-            exact = exact && mergedKeys.allSatisfy { !IndexKey.mayBeTruncated($0) }
         default: break
         }
-        self.mergedKeys = mergedKeys
+        self.mergeSources = mergeSources
         self.exact = exact
         checked = exact ? plan.residual : predicate
         checkedSelection = exact ? FieldSelection(predicate: checked, orderings: plan.sort, fields: context.schema.fields) : selection
@@ -143,19 +152,24 @@ final class QueryExecutor {
             if let budget, budget.failure != nil { try budget.check() }
             return passed
         }
+        func found(_ match: Match, _ values: StoredFieldValues, _ cutKey: [UInt8]?) throws -> Bool {
+            matchesFound += 1
+            return try body(match, values, cutKey)
+        }
         try QueryBudget.run(budget) { try forEachLazyCandidate { key, bytes, cutKey in
             try budget?.tick()
-            if takesAll, cutKey == nil || !exact { return try body((key(), bytes), noValues, cutKey) }
+            candidatesRead += 1
+            if takesAll, cutKey == nil || !exact { return try found((key(), bytes), noValues, cutKey) }
             if let text, cutKey == nil || !exact, checkedSelection.singleTextEquals(bytes, text) == false { return true }
             if exact, cutKey != nil {
                 if whole == nil { whole = PreparedPredicate(predicate, selection: selection) }
                 let values = try fieldValues(of: bytes, selection, key, &offsets)
                 guard try passes(whole!, values) else { return true }
-                return try body((key(), bytes), values, cutKey)
+                return try found((key(), bytes), values, cutKey)
             }
             let values = try fieldValues(of: bytes, checkedSelection, key, &offsets)
             guard try passes(prepared, values) else { return true }
-            return try body((key(), bytes), values, cutKey)
+            return try found((key(), bytes), values, cutKey)
         } }
     }
 
@@ -219,9 +233,14 @@ final class QueryExecutor {
                 try probe.walk(.range(range), reversed: plan.reversed, body)
             case .union(let parts) where parts.allSatisfy(\.yieldsSortedKeysPerPoint):
                 try forEachMerged(parts.flatMap(mergeSources), body)
-            case .indexScan(let name, _, _) where plan.mergedByPrimaryKey:
-                guard let database = context.indexes[name] else { return }
-                try forEachMerged(mergedKeys.map { .duplicates(database, key: $0) }, body)
+            case .indexScan where plan.merge != nil:
+                var merge = try IndexMerge(transaction: transaction, sources: mergeSources, chunk: mergeChunk,
+                                           descending: plan.reversed)
+                var bytes: [UInt8] = []
+                while let entry = try merge.nextEntry() {
+                    guard try record(entry.primaryKey, into: &bytes) else { continue }
+                    guard try candidate(entry.primaryKey, bytes, entry.runKey) else { return }
+                }
             case .union(let parts), .intersection(let parts):
                 // Primary keys from every part, combined, then the records in key order.
                 var combined: Set<[UInt8]>?
@@ -270,8 +289,8 @@ extension QueryExecutor {
     }
 
     /// The sorted primary key sources of an access path that `yieldsSortedKeysPerPoint`, for
-    /// ``PrimaryKeyMerge``.
-    func mergeSources(of access: QueryPlan.Access) -> [PrimaryKeyMerge.Source] {
+    /// ``IndexMerge``.
+    func mergeSources(of access: QueryPlan.Access) -> [IndexMerge.Source] {
         switch access {
         case .indexScan(let name, let fields, .points(let values)) where fields.count == 1:
             guard let database = context.indexes[name] else { return [] }
@@ -302,14 +321,18 @@ extension QueryExecutor {
 
     /// Calls `body` with the key and bytes of each record the merged sources name, in ascending
     /// primary key order, until it returns false. Inside the transaction's `lmdb` funnel.
-    private func forEachMerged(_ sources: [PrimaryKeyMerge.Source], _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
-        var merge = try PrimaryKeyMerge(transaction: transaction, sources: sources, chunk: plan.offset + (plan.limit ?? 64))
+    private func forEachMerged(_ sources: [IndexMerge.Source], _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
+        var merge = try IndexMerge(transaction: transaction, sources: sources, chunk: mergeChunk)
         var bytes: [UInt8] = []
         while let key = try merge.next() {
             guard try record(key, into: &bytes) else { continue }
             guard try body(key, bytes) else { return }
         }
     }
+
+    /// The entries a merge reads from each source at first: the query's window (a source may
+    /// hold all of it), or a few dozen when it has no limit; more as a source is drained.
+    var mergeChunk: Int { plan.offset + (plan.limit ?? 64) }
 
     /// The stored primary keys an index scan or key lookup yields, without reading records.
     func primaryKeys(of access: QueryPlan.Access) throws -> Set<[UInt8]> {

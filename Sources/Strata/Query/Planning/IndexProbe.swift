@@ -115,7 +115,7 @@ struct IndexProbe {
 
     /// The distinct stored keys meeting `condition`, ascending, or nil when there are more than
     /// `limit`. Each key's entries are primary keys in ascending order (its sorted duplicates, or
-    /// the one entry of a unique index), so merging the keys' entries (``PrimaryKeyMerge``) yields
+    /// the one entry of a unique index), so merging the keys' entries (``IndexMerge``) yields
     /// the condition's records in primary key order. Reads keys only (`MDB_NEXT_NODUP`).
     func distinctKeys(_ condition: QueryPlan.IndexCondition, limit: Int) throws -> [[UInt8]]? {
         var keys: [[UInt8]] = []
@@ -145,12 +145,37 @@ struct IndexProbe {
     func keyBounds(_ condition: QueryPlan.IndexCondition) -> [KeyBounds] {
         guard case .compound(let leading, let next) = condition else { return keyBounds(condition, of: field, under: []) }
         guard leading.count < fields.count else { return [] }
-        var prefixes: [[UInt8]] = [[]]
-        for (values, field) in zip(leading, fields) {
-            let keys = pointKeys(values, of: field)
-            prefixes = prefixes.flatMap { prefix in keys.map { prefix + $0 } }
+        return leadingPrefixes(leading).flatMap { keyBounds(next, of: fields[leading.count], under: $0) }
+    }
+
+    /// The stretches of keys meeting `condition`, one per combination of values of the index's
+    /// first `fields` fields (each pinned by a point condition: `==` or `IN`), with the length of
+    /// that combination's encoded values: merged by the rest of the key, they yield the order of
+    /// the later fields (``IndexMerge``). Nil when `condition` does not pin the first `fields`
+    /// fields.
+    func stretches(_ condition: QueryPlan.IndexCondition, after fields: Int) -> [(bounds: KeyBounds, leadingLength: Int)]? {
+        switch condition {
+        case .points(let values) where fields == 1:
+            return pointKeys(values).map { (.prefix($0), $0.count) }
+        case .compound(let leading, let next) where fields == leading.count || fields == leading.count + 1:
+            guard leading.count < self.fields.count else { return [] }
+            let prefixes = leadingPrefixes(leading)
+            if fields == leading.count {
+                return prefixes.flatMap { prefix in
+                    keyBounds(next, of: self.fields[leading.count], under: prefix).map { ($0, min(prefix.count, IndexKey.maxLength)) }
+                }
+            }
+            guard case .points(let values) = next else { return nil }
+            let keys = pointKeys(values, of: self.fields[leading.count])
+            return prefixes.flatMap { prefix in
+                keys.map { key in
+                    let stretch = Self.cut(prefix + key)
+                    return (KeyBounds.prefix(stretch), stretch.count)
+                }
+            }
+        default:
+            return nil
         }
-        return prefixes.flatMap { keyBounds(next, of: fields[leading.count], under: $0) }
     }
 
     /// The stretches of keys whose part after `prefix` (the encoded values of the fields before
@@ -169,6 +194,16 @@ struct IndexProbe {
         case .compound:
             return []   // a compound condition's next condition is on one field
         }
+    }
+
+    /// The encoded values of each combination of `leading` values of the first fields, in key order.
+    private func leadingPrefixes(_ leading: [[QueryValue]]) -> [[UInt8]] {
+        var prefixes: [[UInt8]] = [[]]
+        for (values, field) in zip(leading, fields) {
+            let keys = pointKeys(values, of: field)
+            prefixes = prefixes.flatMap { prefix in keys.map { prefix + $0 } }
+        }
+        return prefixes
     }
 
     /// The distinct stored keys of `values` in the leading field (cut as stored), ascending.

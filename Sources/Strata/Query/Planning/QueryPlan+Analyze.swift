@@ -4,41 +4,50 @@ extension QueryRequest {
     /// Runs the query's plan and returns it with its steps' actual rows and times
     /// (`strata explain --analyze`).
     ///
-    /// Each stage is run on its own, from the start: the access path alone (every candidate it
-    /// yields, unfiltered), then with the filter, then with the order (a `Sort`, or a `TopK` of
-    /// offset + limit), then whole (offset and limit). A step's `seconds` is the time of the run
-    /// that ends with it, so it includes the steps before it; `Offset` and `Limit` are the whole
-    /// run's (an offset passes on what the limit keeps). The semi-joins' actual rows are the keys
-    /// they produced. Nothing is decoded.
+    /// The actual rows are those of one run of the whole plan: the candidates its access path
+    /// yielded, the matches its filter kept, what the order step kept (a `Sort`: every match; a
+    /// `TopK`: the best offset + limit), and what the offset and limit passed on. A plan that
+    /// takes its order from the access path stops reading where the limit is met, and its steps
+    /// say so. Times: each stage of a plan that sorts is also run on its own, from the start (the
+    /// access path alone, then with the filter, then with the order), and a step's `seconds` is
+    /// the time of the run that ends with it, so it includes the steps before it; the steps of a
+    /// plan that streams in the access path's order ran interleaved, and each has the whole run's
+    /// time, as do `Offset` and `Limit`. The semi-joins' actual rows are the keys they produced.
+    /// Nothing is decoded.
     public func analyze() throws -> (plan: QueryPlan, steps: [QueryPlan.Step]) {
         let plan = try explain()
         var steps = plan.steps
         guard let context = try resolvedContext() else { return (plan, steps) }
         let prepared = try prepare(context).query
-        /// Rows and seconds of running `stage` with `predicate`.
-        func measure(_ stage: QueryPlan, _ predicate: QueryPredicate) throws -> (Int, Double) {
+        /// Rows, seconds, candidates read and matches found of running `stage` with `predicate`.
+        func measure(_ stage: QueryPlan, _ predicate: QueryPredicate) throws -> (rows: Int, seconds: Double, candidates: Int, matches: Int) {
             let started = DispatchTime.now()
             var rows = 0
-            try QueryExecutor(transaction: transaction, context: context, plan: stage, predicate: predicate, timeout: timeLimit)
-                .forEachResult { _ in rows += 1; return true }
-            return (rows, Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9)
+            let executor = try QueryExecutor(transaction: transaction, context: context, plan: stage, predicate: predicate, timeout: timeLimit)
+            try executor.forEachResult { _ in rows += 1; return true }
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            return (rows, seconds, executor.candidatesRead, executor.matchesFound)
         }
-        var unordered = plan
-        unordered.sort = []
-        unordered.orderFromAccess = true
-        unordered.offset = 0
-        unordered.limit = nil
-        var accessOnly = unordered
-        accessOnly.residual = .constant(true)
-        accessOnly.exactAccess = false
-        let access = try measure(accessOnly, .constant(true))
-        let filtered = plan.residual == .constant(true) ? access : try measure(unordered, prepared.predicate)
         let whole = try measure(plan, prepared.predicate)
-        // The order step alone: the sort, or the top offset + limit, before the offset applies.
-        var ordered = plan
-        ordered.offset = 0
-        ordered.limit = plan.limit.map { plan.offset + $0 }
-        let sorted = plan.orderFromAccess || plan.offset == 0 ? whole : try measure(ordered, prepared.predicate)
+        var access = (whole.candidates, whole.seconds), filtered = (whole.matches, whole.seconds)
+        var sorted = (plan.limit.map { Swift.min(whole.matches, plan.offset + $0) } ?? whole.matches, whole.seconds)
+        if !plan.orderFromAccess {
+            var unordered = plan
+            unordered.sort = []
+            unordered.orderFromAccess = true
+            unordered.offset = 0
+            unordered.limit = nil
+            var accessOnly = unordered
+            accessOnly.residual = .constant(true)
+            accessOnly.exactAccess = false
+            access.1 = try measure(accessOnly, .constant(true)).seconds
+            filtered.1 = plan.residual == .constant(true) ? access.1 : try measure(unordered, prepared.predicate).seconds
+            // The order step alone: the sort, or the top offset + limit, before the offset applies.
+            var ordered = plan
+            ordered.offset = 0
+            ordered.limit = plan.limit.map { plan.offset + $0 }
+            if plan.offset > 0 { sorted.1 = try measure(ordered, prepared.predicate).seconds }
+        }
         for index in steps.indices {
             switch steps[index].operation {
             case "SemiJoin":
@@ -48,7 +57,7 @@ extension QueryRequest {
             case "Sort", "TopK":
                 (steps[index].actualRows, steps[index].seconds) = sorted
             case "Offset", "Limit":
-                (steps[index].actualRows, steps[index].seconds) = whole
+                (steps[index].actualRows, steps[index].seconds) = (whole.rows, whole.seconds)
             default:
                 (steps[index].actualRows, steps[index].seconds) = access
             }

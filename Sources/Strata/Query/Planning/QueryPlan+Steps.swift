@@ -94,7 +94,7 @@ extension QueryPlan {
             return Step(operation: "KeyRange", detail: "\(entity).\(field) \(range.explained)", estimatedRows: rows)
         case .indexScan(let index, let fields, let condition):
             let target = "\(entity).\(index)"
-            let scan = mergedByPrimaryKey ? "IndexMerge" : "IndexScan"
+            let scan = merge != nil ? "IndexMerge" : "IndexScan"
             switch condition {
             case .compound(let leading, let next):
                 // Which fields bound the scan: `User.lastName,luckyNumber (lastName = "Bluth", luckyNumber > 5)`.

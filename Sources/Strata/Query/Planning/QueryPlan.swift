@@ -83,11 +83,24 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
     /// cut under one key, in primary key order: the executor re-sorts each such run by these
     /// orderings (then primary key) before any offset or limit applies.
     var accessOrder: [QueryOrdering] = []
-    /// True when an index scan of several keys yields primary key order: the executor merges the
-    /// keys' entries (each key's duplicates are sorted primary keys), so a LIMIT stops it early.
-    /// The keys are several points of a field, or the few keys of a compound index under its
-    /// leading values, or a short range. Explained as `IndexMerge(…)`.
-    public var mergedByPrimaryKey = false
+    /// How the executor merges the stretches of an index scan into the order the plan takes
+    /// from it, so that a LIMIT stops it early; nil when the scan is walked as stored. Explained
+    /// as `IndexMerge(…)`.
+    public var merge: Merge?
+
+    /// How the stretches of an index scan are merged (``merge``).
+    public enum Merge: Sendable, Hashable {
+        /// Each distinct key's entries (an index key's duplicates are sorted primary keys) merged
+        /// into primary key order: several points of a field, the few keys of a compound index
+        /// under its leading values, or a short range.
+        case primaryKey
+        /// The stretch of keys under each combination of the index's first `fields` fields' values
+        /// (an `IN` on them) merged by the rest of the key, then primary key: the order of the
+        /// index's later fields, as if the first ones were pinned to one value each. A query
+        /// `lastName IN {…} ORDER BY luckyNumber LIMIT 10` over an index on both fields reads
+        /// about ten entries per value, sorts nothing, and stops.
+        case laterFields(after: Int)
+    }
     /// Records skipped after filtering and ordering.
     public var offset: Int
     /// The most records returned; nil for all.

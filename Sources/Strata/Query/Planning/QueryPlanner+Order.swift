@@ -13,14 +13,13 @@ extension QueryPlanner {
             plan.sort = []
             return
         }
-        if let direction = try direction(of: plan.access, for: orderings) {
+        if let delivery = try delivery(of: plan.access, for: orderings) {
             plan.orderFromAccess = true
-            plan.reversed = direction == .backward
+            plan.reversed = delivery.direction == .backward
             plan.sort = []
-            if case .indexScan(_, let fields, let condition) = plan.access {
+            if case .indexScan = plan.access {
                 plan.accessOrder = orderings
-                // Primary key order from more than one key: the keys' entries are merged.
-                plan.mergedByPrimaryKey = orderings.isEmpty && Self.pinnedFields(condition) < fields.count
+                plan.merge = delivery.merge
             }
             return
         }
@@ -61,23 +60,35 @@ extension QueryPlanner {
         return result
     }
 
-    /// Which way `access` must be walked to yield records in `orderings` order (ties in ascending
-    /// primary key order), or nil when it cannot.
-    func direction(of access: QueryPlan.Access, for orderings: [QueryOrdering]) throws -> WalkDirection? {
+    /// How an access path yields records in a requested order: the way it is walked, and how the
+    /// executor merges an index scan's keys or stretches (nil: walked as stored).
+    struct Delivery: Equatable {
+        var direction: WalkDirection
+        var merge: QueryPlan.Merge?
+    }
+
+    /// How `access` yields records in `orderings` order (ties in ascending primary key order), or
+    /// nil when it cannot.
+    func delivery(of access: QueryPlan.Access, for orderings: [QueryOrdering]) throws -> Delivery? {
         switch access {
         case .fullScan, .primaryKeyRange:
-            if orderings.isEmpty { return .forward }
-            if orderings.count == 1, orderings[0].field == [context.schema.primaryKey], !orderings[0].ascending { return .backward }
+            if orderings.isEmpty { return Delivery(direction: .forward) }
+            if orderings.count == 1, orderings[0].field == [context.schema.primaryKey], !orderings[0].ascending {
+                return Delivery(direction: .backward)
+            }
             return nil
         case .primaryKeyLookup, .union, .intersection:
-            return orderings.isEmpty ? .forward : nil
-        case .indexScan(_, let fields, let condition):
+            return orderings.isEmpty ? Delivery(direction: .forward) : nil
+        case .indexScan(let name, let fields, let condition):
+            let pinned = Self.pinnedFields(condition)
             guard !orderings.isEmpty else {
                 // Each key of a single-field index holds its primary keys in order (a cut key too:
                 // it is one stored key); several points are merged by the executor.
-                if fields.count == 1, case .points = condition { return .forward }
+                if fields.count == 1, case .points(let values) = condition {
+                    return Delivery(direction: .forward, merge: pinned == 1 ? nil : .primaryKey)
+                }
                 // Every field pinned to one value: one key, whose primary keys are in order.
-                if Self.pinnedFields(condition) == fields.count { return .forward }
+                if pinned == fields.count { return Delivery(direction: .forward) }
                 // A compound index bound on its leading field alone yields no fewer keys than a
                 // single-field index on that field, which serves the same condition: not merged.
                 if fields.count > 1, !condition.isCompound, context.schema.indexes.contains(where: { index in
@@ -85,18 +96,27 @@ extension QueryPlanner {
                 }) { return nil }
                 // A few keys (a compound index's leading value over a field of few values, a
                 // short range): the executor merges their entries.
-                return try mergeableKeys(of: access) ? .forward : nil
+                return try mergeableKeys(of: access) ? Delivery(direction: .forward, merge: .primaryKey) : nil
             }
-            if let direction = Self.prefixMatches(orderings, fields) { return direction }
+            if let direction = Self.prefixMatches(orderings, fields) { return Delivery(direction: direction) }
             // Equality on the leading fields, order on the next ones.
-            let pinned = Self.pinnedFields(condition)
-            if pinned > 0, pinned < fields.count { return Self.prefixMatches(orderings, Array(fields.dropFirst(pinned))) }
+            if pinned > 0, pinned < fields.count, let direction = Self.prefixMatches(orderings, Array(fields.dropFirst(pinned))) {
+                return Delivery(direction: direction)
+            }
+            // IN on the leading fields, order on the next ones: each combination's stretch is in
+            // that order, and the executor merges them.
+            guard context.schema.indexes.first(where: { $0.name == name })?.isMultiValue == false else { return nil }
+            for after in stride(from: Self.pointFields(condition), to: pinned, by: -1) where after < fields.count {
+                if let direction = Self.prefixMatches(orderings, Array(fields.dropFirst(after))) {
+                    return Delivery(direction: direction, merge: .laterFields(after: after))
+                }
+            }
             return nil
         }
     }
 
     /// The most distinct keys an index scan merges into primary key order
-    /// (``QueryPlan/mergedByPrimaryKey``); a scan meeting more keys is sorted instead.
+    /// (``QueryPlan/Merge/primaryKey``); a scan meeting more keys is sorted instead.
     static var mergeKeyLimit: Int { 64 }
 
     /// True when an index scan (not of the whole index) meets at most ``mergeKeyLimit`` distinct
@@ -117,6 +137,18 @@ extension QueryPlanner {
             let pinned = leading.prefix { Set($0).count == 1 }.count
             guard pinned == leading.count else { return pinned }
             return pinned + pinnedFields(next)
+        case .range, .prefix, .all: return 0
+        }
+    }
+
+    /// How many of an index's first fields `condition` bounds by points (`==` or `IN`), one value
+    /// or several: the combinations of their values are the stretches an ordered merge merges.
+    static func pointFields(_ condition: QueryPlan.IndexCondition) -> Int {
+        switch condition {
+        case .points: return 1
+        case .compound(let leading, let next):
+            if case .points = next { return leading.count + 1 }
+            return leading.count
         case .range, .prefix, .all: return 0
         }
     }

@@ -99,7 +99,7 @@ struct QueryPlanner<Root> {
         var candidate = candidate
         let rows = Double(max(candidate.rows, 1))
         let kept = min(matches, rows)
-        let delivered = try orderings.isEmpty && query.anyOrder || direction(of: candidate.access, for: orderings) != nil
+        let delivered = try orderings.isEmpty && query.anyOrder || delivery(of: candidate.access, for: orderings) != nil
         if delivered {
             if let limit = query.limit, streams(candidate.access) {
                 let needed = Double(query.offset + limit) * rows / max(kept, 1)
