@@ -6,10 +6,13 @@ import Strata
 /// A record whose filter selectivities are exact, for the planner-regret table: `bucket` j holds
 /// exactly `PlannerRegret.selectivities[j]` of the records (the rest hold -1), `stamp` and `rank`
 /// are independent permutations of 0..<count (so `stamp` in a window of k values keeps exactly k
-/// records, and `rank` orders them at random). The other fields give it a user-like size.
+/// records, and `rank` orders them at random). `scope` is skewed: `PlannerRegret.scopes` hold 30 %,
+/// 1 % and 0.01 % of the records, the rest are spread over values of about 0.01 % each; only the
+/// compound index `(scope, stamp)` leads with it. The other fields give it a user-like size.
 public struct RegretRecord: Strata.Record, Equatable {
     public var id: Int64
     public var bucket: Int
+    public var scope: String
     public var stamp: Int64
     public var rank: Int64
     public var name: String
@@ -18,7 +21,8 @@ public struct RegretRecord: Strata.Record, Equatable {
     public var tags: [String]
 
     public static let primaryKey = \RegretRecord.id
-    public static let indexes: [IndexDefinition<RegretRecord>] = [.index(\.bucket), .index(\.stamp), .index(\.rank)]
+    public static let indexes: [IndexDefinition<RegretRecord>] = [.index(\.bucket), .index(\.stamp), .index(\.rank),
+                                                                   .index(\.scope, \.stamp)]
 }
 
 /// The two shapes of the table: a filter (equality or range) that an index finds, an order that
@@ -27,9 +31,28 @@ public struct RegretRecord: Strata.Record, Equatable {
 public enum RegretShape: String, CaseIterable, Sendable {
     case equality = "bucket == ? ORDER BY rank LIMIT 50"
     case range = "stamp in a window ORDER BY rank LIMIT 50"
+    /// Skewed: the leading field of a compound index, without an index of its own.
+    case skewed = "scope == ? ORDER BY rank LIMIT 50"
+    /// Skewed and compound: equality on the leading field, a window on the next.
+    case compound = "scope == ? AND stamp in a 20 % window ORDER BY rank LIMIT 50"
 
     /// The index that finds the filter's matches.
-    var filterIndex: String { self == .equality ? "bucket" : "stamp" }
+    var filterIndex: String {
+        switch self {
+        case .equality: "bucket"
+        case .range: "stamp"
+        case .skewed, .compound: "scope,stamp"
+        }
+    }
+
+    /// The selectivities of the shape's filter: one row each.
+    var selectivities: [Double] {
+        switch self {
+        case .equality, .range: PlannerRegret.selectivities
+        case .skewed: PlannerRegret.scopes.map(\.share)
+        case .compound: PlannerRegret.scopes.map { $0.share * PlannerRegret.compoundWindow }
+        }
+    }
 }
 
 /// One row: the plan the planner picks and the best plan forced with an index hint.
@@ -52,6 +75,10 @@ public struct RegretRow: Sendable {
 public enum PlannerRegret {
     /// Filter selectivities of the table, 0.01 % to 50 %.
     public static let selectivities = [0.0001, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5]
+    /// The skewed field's named values and the share of records each holds.
+    public static let scopes: [(value: String, share: Double)] = [("I", 0.3), ("M", 0.01), ("R", 0.0001)]
+    /// The share of the stamps the compound shape's window keeps.
+    static let compoundWindow = 0.2
     static let limit = 50
 
     /// `count` records with exact selectivities, drawn from `seed`.
@@ -68,8 +95,18 @@ public enum PlannerRegret {
             for position in positions[next..<min(count, next + size)] { buckets[position] = bucket }
             next += size
         }
+        // Scopes: the named ones first, at shuffled positions, the rest over ~0.01 % values.
+        random.shuffle(&positions)
+        let others = max(1, count / 10_000)
+        var scopeValues = (0..<count).map { _ in "S\(random.below(others))" }
+        next = 0
+        for scope in scopes {
+            let size = max(1, Int((scope.share * Double(count)).rounded()))
+            for position in positions[next..<min(count, next + size)] { scopeValues[position] = scope.value }
+            next += size
+        }
         return (0..<count).map { i in
-            RegretRecord(id: Int64(i), bucket: buckets[i], stamp: stamps[i], rank: ranks[i],
+            RegretRecord(id: Int64(i), bucket: buckets[i], scope: scopeValues[i], stamp: stamps[i], rank: ranks[i],
                          name: "Name \(random.below(5_000))", city: "City \(random.below(80))",
                          score: random.unit() * 100, tags: ["t\(random.below(20))", "t\(random.below(20))"])
         }
@@ -88,6 +125,12 @@ public enum PlannerRegret {
             let width = Int64((selectivities[bucket] * Double(count)).rounded())
             let low = (Int64(count) - width) / 2
             query = query.where(\.stamp >= low && \.stamp < low + width)
+        case .skewed:
+            query = query.where(\.scope == scopes[bucket].value)
+        case .compound:
+            let width = Int64((compoundWindow * Double(count)).rounded())
+            let low = (Int64(count) - width) / 2
+            query = query.where(\.scope == scopes[bucket].value && \.stamp >= low && \.stamp < low + width)
         }
         query = query.sorted(by: \.rank).limit(limit)
         return hint.map { query.using(index: $0) } ?? query
@@ -106,7 +149,7 @@ public enum PlannerRegret {
         try store.write { tx in _ = try tx.upsert(records) }
         var rows: [RegretRow] = []
         for shape in RegretShape.allCases {
-            for bucket in selectivities.indices {
+            for (bucket, selectivity) in shape.selectivities.enumerated() {
                 let row = try store.read { tx -> RegretRow in
                     var timings: [(plan: String, seconds: Double, ids: [Int64])] = []
                     for hint in [nil, shape.filterIndex, "rank"] {
@@ -123,7 +166,7 @@ public enum PlannerRegret {
                         timings.append((plan, try medianLatency(minSeconds: minSeconds) { _ in _ = try query.all() }, ids))
                     }
                     let best = timings.dropFirst().min { $0.seconds < $1.seconds }!
-                    return RegretRow(shape: shape, selectivity: selectivities[bucket], rows: timings[0].ids.count,
+                    return RegretRow(shape: shape, selectivity: selectivity, rows: timings[0].ids.count,
                                      chosenPlan: timings[0].plan, chosenSeconds: timings[0].seconds,
                                      bestPlan: best.plan, bestSeconds: best.seconds,
                                      filterHintSeconds: timings[1].seconds, orderHintSeconds: timings[2].seconds)

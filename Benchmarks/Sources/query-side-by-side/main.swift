@@ -62,13 +62,14 @@ if regret {
     do {
         let rows = try PlannerRegret.run(count: count, seed: seed, minSeconds: minSeconds, log: log)
         print("""
-            Planner regret, \(grouped(Double(count))) records (`RegretRecord`: single-field indexes on bucket, stamp, rank), seed \(seed). \
+            Planner regret, \(grouped(Double(count))) records (`RegretRecord`: single-field indexes on bucket, stamp, rank; a compound index on \
+            (scope, stamp), scope skewed: 30 %, 1 % and 0.01 % values beside ~0.01 % ones), seed \(seed). \
             Each plan's median latency over repetitions for at least \(minSeconds) s; hinted plans: the filter's index, the order's index \
             (rank). Regret = chosen / best hinted; a chosen plan equal to a hinted one shares its timing. Every plan returned the same ids.
 
             """)
         print(settingsHeader([("Strata", StrataEngine.settingsLine(records: "`RegretRecord` through its synthesized `Codable`",
-                                                                    indexes: "(bucket), (stamp), (rank)"))]) + "\n")
+                                                                    indexes: "(bucket), (stamp), (rank), (scope, stamp)"))]) + "\n")
         print(PlannerRegret.markdownTable(rows))
         print("\n" + conditions.summary())
     } catch {

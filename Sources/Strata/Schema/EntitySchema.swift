@@ -30,6 +30,8 @@ struct EntitySchema: Codable, Equatable, Sendable {
     /// The databases of indexes whose name is not the one ``indexDatabase(_:)`` derives (a field
     /// was renamed after they were built), by index name.
     var indexDatabases: [String: String] = [:]
+    /// The statistics of the compound indexes that keep them (``IndexKeyStatistics``), by index name.
+    var statistics: [String: IndexKeyStatistics] = [:]
 
     init(name: String, primaryKey: String, recordsDatabase: String, fields: FieldTable, indexes: [IndexDescriptor] = [],
          primaryKeyKind: ValueKind? = nil) {
@@ -43,7 +45,7 @@ struct EntitySchema: Codable, Equatable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case name, primaryKey, recordsDatabase, fields, indexes, primaryKeyKind, description, relationships
-        case defaults, renamedFields, indexDatabases
+        case defaults, renamedFields, indexDatabases, statistics
     }
 
     init(from decoder: any Decoder) throws {
@@ -59,10 +61,11 @@ struct EntitySchema: Codable, Equatable, Sendable {
         defaults = try container.decodeIfPresent([String: [UInt8]].self, forKey: .defaults) ?? [:]
         renamedFields = try container.decodeIfPresent([String: String].self, forKey: .renamedFields) ?? [:]
         indexDatabases = try container.decodeIfPresent([String: String].self, forKey: .indexDatabases) ?? [:]
+        statistics = try container.decodeIfPresent([String: IndexKeyStatistics].self, forKey: .statistics) ?? [:]
     }
 
-    /// The migration entries are written only when there are any, so that the catalog entries of
-    /// stores that never used them keep their bytes.
+    /// The migration entries and statistics are written only when there are any, so that the
+    /// catalog entries of stores that never used them keep their bytes.
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
@@ -76,6 +79,7 @@ struct EntitySchema: Codable, Equatable, Sendable {
         if !defaults.isEmpty { try container.encode(defaults, forKey: .defaults) }
         if !renamedFields.isEmpty { try container.encode(renamedFields, forKey: .renamedFields) }
         if !indexDatabases.isEmpty { try container.encode(indexDatabases, forKey: .indexDatabases) }
+        if !statistics.isEmpty { try container.encode(statistics, forKey: .statistics) }
     }
 
     /// The database of the index `index`: its recorded one, or the name built from the records

@@ -123,6 +123,32 @@ public final class WriteTransaction: ReadTransaction {
     }
 
     /// Writes changed schemas into the catalog; runs just before the commit.
+    /// At the commit, before the catalog is saved: takes again the statistics of each index of the
+    /// entities this transaction used that keeps them (``IndexKeyStatistics``) and whose entry count
+    /// has drifted from theirs, or that has none yet, and drops those of indexes that are gone or
+    /// too small. A replica keeps its primary's, which come with its schema entries.
+    func refreshIndexStatistics() throws {
+        guard !isReplicating else { return }
+        for context in contexts.values {
+            let schema = context.schema
+            let names = Set(schema.indexes.map(\.name))
+            var statistics = schema.statistics.filter { names.contains($0.key) }
+            for descriptor in schema.indexes where IndexKeyStatistics.kept(for: descriptor, in: schema) {
+                guard let database = context.indexes[descriptor.name] else { continue }
+                let entries = try entryCount(of: database, entity: context.name)
+                if let current = statistics[descriptor.name], current.fields == descriptor.fields, current.isCurrent(entries: entries) {
+                    continue
+                }
+                statistics[descriptor.name] = entries < IndexKeyStatistics.minimumEntries ? nil
+                    : try lmdb(entity: context.name) { try IndexKeyStatistics.take(of: database, fields: descriptor.fields, in: self) }
+            }
+            if statistics != schema.statistics {
+                context.schema.statistics = statistics
+                context.needsSaving = true
+            }
+        }
+    }
+
     func saveCatalogChanges() throws {
         for context in contexts.values where context.needsSaving {
             context.catalogBytes = try lmdb(entity: context.name) {

@@ -78,10 +78,22 @@ extension QueryPredicate {
 /// Random records, predicates and orders from one seed.
 struct QueryCaseGenerator {
     var random: SeededGenerator
+    /// Records are skewed: four in ten are named "Bluth", nine in ten active, three in ten have
+    /// lucky number 3 (the rest as without skew).
+    var skewed = false
     static let names = ["Bluth", "bluth", "BLUTH", "Fünke", "Funke", "funke", "Howser", "Swanson", "Élan", "elan", "Zed", "", "a\u{0}b"]
     static let tags = ["vip", "beta", "new", "old"]
 
     mutating func record(_ id: Int64) -> Sample {
+        var sample = plainRecord(id)
+        guard skewed else { return sample }
+        if Int.random(in: 0..<10, using: &random) < 4 { sample.name = "Bluth" }
+        sample.active = Int.random(in: 0..<10, using: &random) < 9
+        if Int.random(in: 0..<10, using: &random) < 3 { sample.lucky = 3 }
+        return sample
+    }
+
+    private mutating func plainRecord(_ id: Int64) -> Sample {
         Sample(id: id, name: Self.names.randomElement(using: &random)!,
                lucky: Int.random(in: 0..<5, using: &random) == 0 ? nil : Int.random(in: -10...10, using: &random),
                score: Double(Int.random(in: -20...20, using: &random)) / 4,
@@ -224,6 +236,17 @@ struct QueryCaseGenerator {
                                                "IndexMerge", "IndexCount", "OrderedMerge"]), "\(plansSeen)")
     }
 
+    /// Over skewed data large enough for the compound index led by `active` (which has no index
+    /// of its own) to keep statistics, the planner's choices differ; the answers must not.
+    @Test func plansOverSkewedDataReturnWhatAFullScanFilterAndSortWould() throws {
+        let plansSeen = try Self.runDifferential(seed: 31, records: 1_500, queries: 250, skewed: true) { tx in
+            let schema = try #require(try tx.context(named: "Sample")).schema
+            #expect(schema.statistics.keys.sorted() == ["active,name,score"])
+            #expect(schema.statistics["active,name,score"]?.frequent.first?.entries ?? 0 > 1_200)
+        }
+        #expect(plansSeen.isSuperset(of: ["IndexScan", "CompoundScan", "OrderedMerge"]), "\(plansSeen)")
+    }
+
     /// The generated queries include collection operators (`tags.@count`, `readings.@sum`, …),
     /// alone and beside conditions that indexes answer, with the reference computing their
     /// values apart from the evaluator (the multi-value indexes on the arrays hold elements,
@@ -253,7 +276,8 @@ struct QueryCaseGenerator {
 
     /// The long run, outside the fast suite: `tools/differential` (release build) sets
     /// `STRATA_DIFFERENTIAL_SEEDS` (how many seeds, from 1_000) and `STRATA_DIFFERENTIAL_QUERIES`
-    /// (queries per seed); without them this test is not run.
+    /// (queries per seed); without them this test is not run. Every fourth seed's records are
+    /// skewed and numerous enough for index statistics.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["STRATA_DIFFERENTIAL_SEEDS"] != nil,
                    "the long differential run: tools/differential"))
     func longDifferentialRun() throws {
@@ -264,20 +288,26 @@ struct QueryCaseGenerator {
         var plansSeen = Set<String>()
         for seed in 0..<UInt64(max(seeds, 0)) {
             var random = SeededGenerator(seed: 1_000 + seed)
-            plansSeen.formUnion(try Self.runDifferential(seed: 1_000 + seed, records: Int.random(in: 20...400, using: &random), queries: queries))
+            // Every fourth seed: skewed records, enough for statistics.
+            let skewed = seed % 4 == 3
+            plansSeen.formUnion(try Self.runDifferential(seed: 1_000 + seed, records: skewed ? 1_500 : Int.random(in: 20...400, using: &random),
+                                                         queries: queries, skewed: skewed))
         }
         print("differential: \(seeds) seeds × \(queries) queries, plans seen: \(plansSeen.sorted().joined(separator: ", "))")
     }
 
-    /// Runs `queries` random queries over `records` random records from `seed`, each checked
-    /// against a brute-force filter and sort; returns the kinds of plans that ran.
-    static func runDifferential(seed: UInt64, records count: Int, queries: Int) throws -> Set<String> {
+    /// Runs `queries` random queries over `records` random records from `seed` (skewed ones when
+    /// asked), each checked against a brute-force filter and sort, after `checkStore` looked at
+    /// the store; returns the kinds of plans that ran.
+    static func runDifferential(seed: UInt64, records count: Int, queries: Int, skewed: Bool = false,
+                                checkStore: (ReadTransaction) throws -> Void = { _ in }) throws -> Set<String> {
         let (store, dir) = try makeStore()
-        var generator = QueryCaseGenerator(random: SeededGenerator(seed: seed))
+        var generator = QueryCaseGenerator(random: SeededGenerator(seed: seed), skewed: skewed)
         let records = (1...count).map { generator.record(Int64($0)) }
         try store.write { tx in try tx.insert(records.shuffled(using: &generator.random)) }
         var plansSeen = Set<String>()
         try store.read { tx in
+            try checkStore(tx)
             for _ in 0..<queries {
                 var query = Query<Sample>()
                 if Int.random(in: 0..<4, using: &generator.random) == 0 {

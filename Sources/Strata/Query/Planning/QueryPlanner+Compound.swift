@@ -1,3 +1,5 @@
+import LMDB
+
 extension QueryPlanner {
     /// The most combinations of leading values (`IN` lists multiplied) a compound scan walks.
     static var compoundPointLimit: Int { 1_024 }
@@ -42,7 +44,8 @@ extension QueryPlanner {
             guard used.count > 1 else { continue }
             let condition = QueryPlan.IndexCondition.compound(leading: leading, next: next)
             let probe = IndexProbe(transaction: transaction, database: database, fields: descriptor.fields)
-            let rows = min(total, try compoundRows(condition, probe: probe, conjuncts: used.map { conjuncts[$0] }))
+            let rows = min(total, try compoundRows(condition, probe: probe, conjuncts: used.map { conjuncts[$0] },
+                                                   statistics: statistics(of: descriptor, in: database)))
             paths.append(Candidate(access: .indexScan(index: descriptor.name, fields: descriptor.fields, condition: condition),
                                    rows: rows, cost: Double(rows) * Self.lookupCost, used: used.sorted(),
                                    ordered: descriptor.fields, exact: exact))
@@ -69,18 +72,34 @@ extension QueryPlanner {
         }
     }
 
-    /// The entries of a compound condition: counted when there are few; otherwise no more than
-    /// the entries of its first field's values (counted exactly by a single-field index on that
-    /// field when there is one) times the guessed selectivity of each further conjunct, nor than
-    /// the interpolation of its keys, and never fewer than were counted.
-    private func compoundRows(_ condition: QueryPlan.IndexCondition, probe: IndexProbe, conjuncts: [QueryPredicate]) throws -> Int {
+    /// The entries of a compound condition: counted when there are few; otherwise the entries of
+    /// its first field's values (counted exactly by a single-field index on that field when there
+    /// is one, else from the index's statistics, else interpolated) times the selectivity of each
+    /// further conjunct (for equality on the second field of a two-field index with statistics:
+    /// one of a value's keys; otherwise guessed). Without statistics, no more than the
+    /// interpolation of the condition's keys. Never fewer than were counted.
+    private func compoundRows(_ condition: QueryPlan.IndexCondition, probe: IndexProbe, conjuncts: [QueryPredicate],
+                              statistics: IndexKeyStatistics?) throws -> Int {
         let counted = try probe.countEntries(condition, limit: Self.probeLimit)
-        guard !counted.complete, case .compound(let leading, _) = condition else { return counted.entries }
-        let interpolated = try probe.estimateRows(condition, limit: Self.probeLimit)
+        guard !counted.complete, case .compound(let leading, let next) = condition else { return counted.entries }
         let first = try exactPointRows(probe.fields[0], leading[0])
+            ?? statistics.map { statistics in probe.pointKeys(leading[0]).reduce(0) { $0 + statistics.leadingEntries($1) } }
             ?? probe.estimateRows(.points(leading[0]), limit: Self.probeLimit)
-        let narrowed = conjuncts.dropFirst().reduce(Double(first)) { $0 * Self.guessedSelectivity($1) }
-        return max(counted.entries, min(interpolated, Int(narrowed.rounded(.up))))
+        var narrowed = Double(first)
+        if let statistics, probe.fields.count == 2, conjuncts.count == 2, case .points(let values) = next {
+            narrowed *= min(1, Double(values.count) * statistics.nextFieldSelectivity)
+        } else {
+            narrowed = conjuncts.dropFirst().reduce(narrowed) { $0 * Self.guessedSelectivity($1) }
+            if statistics == nil { narrowed = min(narrowed, Double(try probe.estimateRows(condition, limit: Self.probeLimit))) }
+        }
+        return max(counted.entries, Int(narrowed.rounded(.up)))
+    }
+
+    /// The statistics of a compound index (``IndexKeyStatistics``) while they are current: taken of
+    /// the same fields, at an entry count within a quarter of the index's.
+    func statistics(of descriptor: IndexDescriptor, in database: Database) throws -> IndexKeyStatistics? {
+        guard let statistics = context.schema.statistics[descriptor.name], statistics.fields == descriptor.fields else { return nil }
+        return statistics.isCurrent(entries: try transaction.entryCount(of: database, entity: context.name)) ? statistics : nil
     }
 
     /// The entries of `values` in a single-field index on `field` (its keys' duplicates, counted

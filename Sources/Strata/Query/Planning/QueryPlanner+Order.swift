@@ -84,7 +84,7 @@ extension QueryPlanner {
             guard !orderings.isEmpty else {
                 // Each key of a single-field index holds its primary keys in order (a cut key too:
                 // it is one stored key); several points are merged by the executor.
-                if fields.count == 1, case .points(let values) = condition {
+                if fields.count == 1, case .points = condition {
                     return Delivery(direction: .forward, merge: pinned == 1 ? nil : .primaryKey)
                 }
                 // Every field pinned to one value: one key, whose primary keys are in order.

@@ -212,9 +212,16 @@ struct QueryPlanner<Root> {
             let probe = IndexProbe(transaction: transaction, database: database, field: leading)
             var rows = min(total, try probe.estimateRows(condition, limit: Self.probeLimit))
             // A compound index's keys under one leading value are many distinct keys, which the
-            // bounded count cannot reach: a single-field index on the field counts them exactly.
-            if descriptor.fields.count > 1, case .points(let values) = condition, let exact = try exactPointRows(leading, values) {
-                rows = min(total, exact)
+            // bounded count cannot reach: a single-field index on the field counts them exactly,
+            // or else the index's statistics estimate them.
+            if descriptor.fields.count > 1, case .points(let values) = condition {
+                if let exact = try exactPointRows(leading, values) {
+                    rows = min(total, exact)
+                } else if rows >= Self.probeLimit, let statistics = try statistics(of: descriptor, in: database) {
+                    // More than the bounded count reached: the statistics see skew that
+                    // interpolation cannot.
+                    rows = min(total, max(Self.probeLimit, probe.pointKeys(values).reduce(0) { $0 + statistics.leadingEntries($1) }))
+                }
             }
             paths.append(Candidate(access: .indexScan(index: descriptor.name, fields: descriptor.fields, condition: condition),
                                    rows: rows, cost: Double(rows) * Self.lookupCost, used: [],
