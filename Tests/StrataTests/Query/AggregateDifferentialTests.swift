@@ -121,6 +121,28 @@ import TestSupport
                 #expect(try everything.extreme([field], largest: true).source.kind == .records)
                 #expect(try everything.max(field) == high.value && everything.min(field) == low.value)
             }
+            // With a predicate: from the keys of an index scan that answers it whole, the field
+            // being the first one the scan does not pin (`name == x` then min(lucky) on the index
+            // of name and lucky), else from the records.
+            var fromKeys = 0
+            for round in 0..<300 {
+                var query = Query<Sample>()
+                query.predicate = round % 2 == 0 ? generator.compoundPredicate().predicate : generator.comparison()
+                let request = QueryRequest<Sample>(transaction: tx, query: query)
+                let matching = Self.matches(records, query)
+                for field in ["lucky", "score", "born", "name", "active"] {
+                    let values = Self.values(matching, field)
+                    let low = try request.extreme([field], largest: false), high = try request.extreme([field], largest: true)
+                    #expect(low.value == Self.extreme(values, largest: false), "min(\(field)) of \(query.predicate.explained) by \(low.source)")
+                    #expect(high.value == Self.extreme(values, largest: true), "max(\(field)) of \(query.predicate.explained) by \(high.source)")
+                    let groups = try request.group(by: field)
+                    let expected = Self.groups(matching, field)
+                    #expect(groups.map(\.key) == expected.map(\.0) && groups.map(\.count) == expected.map(\.1),
+                            "group(by: \(field)) of \(query.predicate.explained) by \(groups.source)")
+                    if low.source.kind == .indexEnds, groups.source.kind == .indexGroups { fromKeys += 1 }
+                }
+            }
+            #expect(fromKeys > 20, "the generator must reach answers from index keys with a predicate (\(fromKeys))")
             #expect(try all.max(\.born) == records.map(\.born).max())
             #expect(try all.distinct(\.lucky) == Array(Set(records.map(\.lucky))).sorted { ($0 ?? .min) < ($1 ?? .min) })
         }

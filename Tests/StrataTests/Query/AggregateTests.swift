@@ -40,7 +40,12 @@ import TestSupport
             let groups = try tx.query(KernUser.self).where(\.lastName == "Bluth").group(by: \.luckyNumber)
             #expect(groups.map(\.key) == [nil, 9, 13])
             #expect(groups.map(\.count) == [2, 1, 2])
-            #expect(!groups.source.usesIndexOnly)
+            // The index of lastName and luckyNumber answers `lastName == "Bluth"` whole, and its
+            // keys under "Bluth" are the lucky numbers: counted there, no record read.
+            #expect(groups.source.kind == .indexGroups && groups.source.detail.contains("User.lastName,luckyNumber"), "\(groups.source)")
+            // What the scan does not answer whole is filtered on the records.
+            let filtered = try tx.query(KernUser.self).where(\.lastName == "Bluth" && \.firstName != "Buster").group(by: \.luckyNumber)
+            #expect(filtered.map(\.count) == [1, 1, 2] && filtered.source.kind == .records, "\(filtered.source)")
         }
     }
 
@@ -78,7 +83,8 @@ import TestSupport
             let bluths = users.where(\.lastName == "Bluth")
             #expect(try bluths.max(\.luckyNumber) == 13)
             #expect(try bluths.min(\.luckyNumber) == 9)
-            #expect(try bluths.extreme(["luckyNumber"], largest: false).source.kind == .records)
+            #expect(try bluths.extreme(["luckyNumber"], largest: false).source.kind == .indexEnds)
+            #expect(try bluths.extreme(["luckyNumber"], largest: true).source.kind == .indexEnds)
             #expect(try bluths.sum(\.luckyNumber) == 35)
             #expect(try bluths.average("luckyNumber") == 35.0 / 3)
             #expect(try users.where("luckyNumber > %@", 5).min("luckyNumber") == .int(7))

@@ -4,12 +4,11 @@ import LMDB
 /// otherwise from the stored bytes of the matching records (``StoredFieldValues``, no decoding).
 /// Counts are the query's own `count()`, which the planner answers from index entries.
 ///
-/// An index answers exactly only when its keys are the values themselves: a non-multi-value index
-/// whose leading field is the aggregated one, with binary keys (or, for a condition, the
-/// condition's own collation), and keys not cut short inside the leading value. Doubles and dates
-/// need one more check: index keys order NaN last where ``QueryValueOrder`` orders it first, so an
-/// index holding a NaN is not used. Every index answer returns nil when in doubt, and the caller
-/// takes the record path.
+/// An index answers exactly only when its keys are the values themselves, in their order, and its
+/// entries are exactly the query's records (``keyWalk(ordering:)``): non-multi-value, binary keys
+/// for strings, keys not cut. Doubles and dates need one more check: index keys order NaN last
+/// where ``QueryValueOrder`` orders it first, so a walk meeting a NaN is not used. Every index
+/// answer returns nil when in doubt, and the caller takes the record path.
 struct AggregateRunner<Root> {
     let transaction: ReadTransaction
     let context: EntityContext
@@ -38,40 +37,95 @@ struct AggregateRunner<Root> {
 
     // MARK: Index-only answers
 
-    /// The smallest or largest non-nil value of `field` from the first or last index key, for a
-    /// query without predicate or window.
+    /// The smallest or largest non-nil value of `field` from the first or last index key of the
+    /// query's key walk (``keyWalk(ordering:)``) that holds one.
     func indexExtreme(_ field: [String], largest: Bool) throws -> (value: QueryValue?, source: AggregateSource)? {
-        guard query.predicate == .constant(true), isUnwindowed,
-              let index = indexes(on: field, collation: []).first, try !holdsNaN(index) else { return nil }
-        let key = try withCursor(index) { cursor in
-            (largest ? try cursor.last() : try cursor.seek(atLeast: [OrderedKey.nilTag + 1])) ? cursor.key : nil
+        guard let walk = try keyWalk(ordering: field) else { return nil }
+        var found: QueryValue?
+        var usable = true
+        if !largest, [.double, .date].contains(walk.probe.fields[walk.position].kind) {
+            // NaN, ordered first by queries, sorts last in keys: the smallest value needs its absence.
+            try walk.probe.walk(walk.condition, reversed: true) { key, _ in
+                usable = walk.value(ofKey: key).map { !$0.isNaN } ?? false
+                return false
+            }
         }
-        let source = AggregateSource(kind: .indexEnds, detail: "\(entity).\(index.name)")
-        guard let key else { return (nil, source) }
-        guard let value = QueryValue.leadingValue(ofIndexKey: key) else { return nil }
-        return (value == .null ? nil : value, source)
+        try walk.probe.walk(walk.condition, reversed: largest) { key, _ in
+            guard usable else { return false }
+            guard let value = walk.value(ofKey: key), !value.isNaN else { usable = false; return false }
+            if value == .null { return true }
+            found = value
+            return false
+        }
+        guard usable else { return nil }
+        return (found, AggregateSource(kind: .indexEnds, detail: walk.detail))
     }
 
-    /// The distinct values of `field` with their record counts, from the index keys and their
-    /// duplicate counts, in index order; for a query without predicate or window.
+    /// The distinct values of `field` with their record counts, from the index keys of the
+    /// query's key walk (``keyWalk(ordering:)``) and their duplicate counts, in index order.
     func indexGroupCounts(_ field: [String]) throws -> (groups: [(key: QueryValue, count: Int)], source: AggregateSource)? {
-        guard query.predicate == .constant(true), isUnwindowed, let index = indexes(on: field, collation: []).first else { return nil }
-        let groups = try withCursor(index) { cursor -> [(key: QueryValue, count: Int)]? in
-            var groups: [(key: QueryValue, count: Int)] = []
-            var more = try cursor.first()
-            while more {
-                guard let value = QueryValue.leadingValue(ofIndexKey: cursor.key) else { return nil }
-                let count = try cursor.duplicateCount()
-                if let last = groups.last, QueryValueOrder.compare(last.key, value, options: []) == 0 {
-                    groups[groups.count - 1].count += count   // a compound index: same leading value, next key
-                } else {
-                    groups.append((value, count))
-                }
-                more = try cursor.nextKey()
+        guard let walk = try keyWalk(ordering: field) else { return nil }
+        var groups: [(key: QueryValue, count: Int)] = []
+        var usable = true
+        try walk.probe.forEachKey(walk.condition) { key, entries in
+            guard let value = walk.value(ofKey: key), !value.isNaN else { usable = false; return false }
+            if let last = groups.last, QueryValueOrder.compare(last.key, value, options: []) == 0 {
+                groups[groups.count - 1].count += entries   // a compound index: the same value, a later field's next key
+            } else {
+                groups.append((value, entries))
             }
-            return groups
+            return true
         }
-        return groups.map { ($0, AggregateSource(kind: .indexGroups, detail: "\(entity).\(index.name)")) }
+        return usable ? (groups, AggregateSource(kind: .indexGroups, detail: walk.detail)) : nil
+    }
+
+    /// An index walk whose entries are exactly the query's records and whose keys come in the
+    /// order of `field`: the keys of an index whose field at `position` is `field`, every field
+    /// before it pinned to one value. Without predicate, an index led by the field (single-field
+    /// indexes first); with one, the planner's index scan when it answers the whole predicate
+    /// (exact, nothing left to filter) and the field is the first one it does not pin. The field's
+    /// keys must order its values exactly (binary strings, a kind of its own). Nil for a query with
+    /// a window, or when there is no such walk.
+    struct KeyWalk {
+        let probe: IndexProbe
+        let condition: QueryPlan.IndexCondition
+        /// The field's place in the index's keys.
+        let position: Int
+        /// What the source names: the index, or the plan.
+        let detail: String
+
+        /// The field's value in an index key; nil when the key was cut before its end.
+        func value(ofKey key: [UInt8]) -> QueryValue? {
+            guard !IndexKey.mayBeTruncated(key) else { return nil }
+            var offset = 0
+            for _ in 0..<position {
+                guard (try? OrderedKey.queryValue(from: key, at: &offset)) != nil else { return nil }
+            }
+            return try? OrderedKey.queryValue(from: key, at: &offset)
+        }
+    }
+
+    func keyWalk(ordering field: [String]) throws -> KeyWalk? {
+        guard isUnwindowed else { return nil }
+        if query.predicate == .constant(true) {
+            guard let index = indexes(on: field, collation: []).first,
+                  let descriptor = context.schema.indexes.first(where: { $0.name == index.name }) else { return nil }
+            return KeyWalk(probe: IndexProbe(transaction: transaction, database: index.database, fields: descriptor.fields),
+                           condition: .all, position: 0, detail: "\(entity).\(index.name)")
+        }
+        var keysOnly = query
+        keysOnly.orderings = []
+        keysOnly.keysOnly = true
+        let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(keysOnly)
+        guard plan.exactAccess, plan.residual == .constant(true), plan.semiJoins.isEmpty,
+              case .indexScan(let name, let fields, let condition) = plan.access,
+              let descriptor = context.schema.indexes.first(where: { $0.name == name }), !descriptor.isMultiValue,
+              let database = context.indexes[name] else { return nil }
+        let position = QueryPlanner<Root>.pinnedFields(condition)
+        guard position < fields.count, fields[position].path == field, fields[position].kind != .other,
+              fields[position].kind != .string || fields[position].collation.options.isEmpty else { return nil }
+        return KeyWalk(probe: IndexProbe(transaction: transaction, database: database, fields: fields),
+                       condition: condition, position: position, detail: plan.description)
     }
 
     // MARK: Helpers
@@ -94,15 +148,5 @@ struct AggregateRunner<Root> {
         }.sorted { $0.isSingleField && !$1.isSingleField }
     }
 
-    /// True when a double or date index holds NaN (its last key).
-    private func holdsNaN(_ index: UsableIndex) throws -> Bool {
-        guard index.leading.kind == .double || index.leading.kind == .date else { return false }
-        let last = try withCursor(index) { cursor in try cursor.last() ? cursor.key : nil }
-        return last.flatMap(QueryValue.leadingValue(ofIndexKey:))?.isNaN ?? false
-    }
-
-    private func withCursor<R>(_ index: UsableIndex, _ body: (Cursor) throws -> R) throws -> R {
-        try transaction.withIndexCursor(index.database, entity: entity, body)
-    }
 
 }

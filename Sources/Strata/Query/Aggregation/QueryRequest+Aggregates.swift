@@ -25,8 +25,10 @@
 /// outgrows Int64 throws `.typeMismatch`. Every aggregate covers exactly the records the query
 /// returns, so an `offset` or `limit` applies first (in the query's order), as with `count()`.
 ///
-/// Without predicate or window, `min` and `max` of a field that leads a non-multi-value index
-/// with binary keys read only the first or last index key, and `distinct` only the index keys.
+/// Without a window, when an index holds the answer, `min` and `max` read only the first or last
+/// index key that has a value, and `distinct` only the index keys: without predicate, an index
+/// led by the field (non-multi-value, binary keys); with one, the planner's index scan when it
+/// answers the whole predicate and the field is the first one the scan does not pin to one value.
 extension QueryRequest {
     /// The smallest non-nil value of the field among the results, or nil when there is none.
     public func min<V: IndexableValue & Comparable>(_ keyPath: KeyPath<Root, V> & Sendable) throws -> V? {

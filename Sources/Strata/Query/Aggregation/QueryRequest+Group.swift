@@ -14,10 +14,11 @@
 /// ```
 ///
 /// Groups come back ordered by key: nil first, then in ``QueryValueOrder``. Strings group by
-/// their exact (binary) value. A grouping query with only counts, no predicate and no window,
-/// on a field that leads a non-multi-value index with binary keys, reads no record: it walks the
-/// index keys and their duplicate counts. The other aggregates read each matching record's
-/// fields from its stored bytes, without decoding the record.
+/// their exact (binary) value. A grouping query with only counts and no window reads no record
+/// when an index holds the answer (as for `distinct`: an index led by the
+/// field, or the index scan that answers the whole predicate with the field first among those
+/// it does not pin): it walks the index keys and their duplicate counts. The other aggregates
+/// read each matching record's fields from its stored bytes, without decoding the record.
 extension QueryRequest {
     /// The query's records grouped by the value of `keyPath`, each group with its `count` and
     /// the `aggregates` asked for (read them with `group.average(\.field)`, `group[.max(\.field)]`).

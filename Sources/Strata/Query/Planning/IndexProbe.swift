@@ -113,6 +113,27 @@ struct IndexProbe {
         }
     }
 
+    /// Calls `body` with each distinct stored key meeting `condition`, ascending, and its entries
+    /// (`mdb_cursor_count`), until `body` returns false. Reads keys only (`MDB_NEXT_NODUP`).
+    func forEachKey(_ condition: QueryPlan.IndexCondition, _ body: ([UInt8], Int) throws -> Bool) throws {
+        try transaction.lmdb {
+            try transaction.withCursor(database) { cursor in
+                let duplicates = database.options.contains(.sortedDuplicates)
+                for bounds in keyBounds(condition) {
+                    var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+                    walking: while more {
+                        switch cursor.withCurrent({ key, _ in bounds.verdict(key) }) {
+                        case .stop: break walking
+                        case .skip: break
+                        case .take: guard try body(cursor.key, duplicates ? cursor.duplicateCount() : 1) else { return }
+                        }
+                        more = try cursor.nextKey()
+                    }
+                }
+            }
+        }
+    }
+
     /// The distinct stored keys meeting `condition`, ascending, or nil when there are more than
     /// `limit`. Each key's entries are primary keys in ascending order (its sorted duplicates, or
     /// the one entry of a unique index), so merging the keys' entries (``IndexMerge``) yields
