@@ -23,7 +23,7 @@ struct StrataTool: ParsableCommand {
 
             Exit status: 0 success, 1 the work failed, 2 usage error.
             """,
-        version: "0.3.0",
+        version: StrataVersion.current,
         subcommands: [
             ImportCommand.self, QueryCommand.self, ExplainCommand.self, GetCommand.self, DeleteCommand.self,
             ExportCommand.self, SchemaGroup.self, IndexCommand.self, StatsCommand.self, VerifyCommand.self,
