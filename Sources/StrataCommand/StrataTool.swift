@@ -32,6 +32,12 @@ struct StrataTool: ParsableCommand {
     )
 
     static func main() {
+        // `strata --version` alone is answered before the parser builds its tree of every command
+        // (the same text argument-parser prints); start-up measurements: Benchmarks/Results.
+        if CommandLine.arguments.dropFirst() == ["--version"] {
+            print(StrataVersion.current)
+            return
+        }
         FaultHandler.install()
         let command: any ParsableCommand
         do {
