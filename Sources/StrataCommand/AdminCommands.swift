@@ -42,7 +42,7 @@ struct IndexCommand: ParsableCommand {
     )
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Build a new index from the stored records; it is kept in step from then on.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Build a new index from the stored records; it is kept in step from then on.")
         @Argument(help: "The store directory.") var store: String
         @Argument(help: "The entity.") var entity: String
         @Argument(help: "The indexed fields, comma-separated (dotted paths for embedded values).") var fields: String
@@ -74,7 +74,7 @@ struct IndexCommand: ParsableCommand {
     }
 
     struct Drop: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Drop an index, by the name `strata index list` shows.")
+        static let configuration = CommandConfiguration(commandName: "drop", abstract: "Drop an index, by the name `strata index list` shows.")
         @Argument(help: "The store directory.") var store: String
         @Argument(help: "The entity.") var entity: String
         @Argument(help: "The index name, e.g. lastName[cd] or lastName,luckyNumber.") var name: String
@@ -86,7 +86,7 @@ struct IndexCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List an entity's indexes with their entries and sizes.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List an entity's indexes with their entries and sizes.")
         @Argument(help: "The store directory.") var store: String
         @Argument(help: "The entity.") var entity: String
         @Option(help: "table (default), json, jsonl, csv or tsv.") var format: OutputFormat?

@@ -47,29 +47,55 @@ struct TableText {
 
     /// The table's lines.
     func rendered() -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.count + cells.count * 4)
+        // The header and the rule: two lines, written a cell at a time.
+        var head: [UInt8] = []
         func line(_ count: Int, _ cell: (Int) -> (text: ArraySlice<UInt8>, width: Int)) {
             // Padding only between values: a line ends with its last non-empty value, whole.
             let last = (0..<count).last { !cell($0).text.isEmpty } ?? 0
             for column in 0...last where count > 0 {
                 let (text, width) = cell(column)
-                bytes.append(contentsOf: text)
-                if column < last { bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: widths[column] - width + 2)) }
+                head.append(contentsOf: text)
+                if column < last { head.append(contentsOf: repeatElement(UInt8(ascii: " "), count: widths[column] - width + 2)) }
             }
-            bytes.append(UInt8(ascii: "\n"))
+            head.append(UInt8(ascii: "\n"))
         }
         line(header.count) { (ArraySlice(header[$0].text.utf8), header[$0].width) }
         line(widths.count) { (ArraySlice(repeatElement(UInt8(ascii: "-"), count: widths[$0])), widths[$0]) }
+        // The rows, by the same rule, copied from the cells' buffer into one of their lines' size at most.
         let columns = widths.count
-        for row in 0..<rowCount {
-            line(columns) { column in
-                let index = row * columns + column
-                let start = index == 0 ? 0 : cells[index - 1].end
-                return (text[start..<cells[index].end], cells[index].width)
+        let lineBound = widths.reduce(0) { $0 + $1 + 2 } + 1
+        return [UInt8](unsafeUninitializedCapacity: head.count + text.count + rowCount * lineBound) { output, initialized in
+            let out = output.baseAddress!
+            head.withUnsafeBufferPointer { out.initialize(from: $0.baseAddress!, count: $0.count) }
+            var position = head.count
+            text.withUnsafeBufferPointer { text in
+                cells.withUnsafeBufferPointer { cells in
+                    for row in 0..<rowCount {
+                        let first = row * columns
+                        func start(_ index: Int) -> Int { index == 0 ? 0 : cells[index - 1].end }
+                        var last = 0
+                        for column in (0..<columns).reversed() where cells[first + column].end > start(first + column) {
+                            last = column
+                            break
+                        }
+                        for column in 0...last {
+                            let index = first + column, begin = start(index)
+                            let length = cells[index].end - begin
+                            if length > 0 { (out + position).initialize(from: text.baseAddress! + begin, count: length) }
+                            position += length
+                            if column < last {
+                                let padding = widths[column] - cells[index].width + 2
+                                (out + position).initialize(repeating: UInt8(ascii: " "), count: padding)
+                                position += padding
+                            }
+                        }
+                        out[position] = UInt8(ascii: "\n")
+                        position += 1
+                    }
+                }
             }
+            initialized = position
         }
-        return bytes
     }
 
     /// A cell as a table prints it, with its display width: printable ASCII as it is, other
@@ -81,7 +107,9 @@ struct TableText {
             return (text, utf8.count)
         }
         let escaped = text.escapingControlCharacters()
-        let cell = clipping ? escaped.clipped(toColumns: maximumCellWidth) : escaped
+        let width = escaped.displayWidth     // measured once: most cells need no cut
+        guard clipping, width > maximumCellWidth else { return (escaped, width) }
+        let cell = escaped.clipped(toColumns: maximumCellWidth)
         return (cell, cell.displayWidth)
     }
 }
