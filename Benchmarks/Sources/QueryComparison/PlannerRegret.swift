@@ -95,9 +95,10 @@ public enum PlannerRegret {
             for position in positions[next..<min(count, next + size)] { buckets[position] = bucket }
             next += size
         }
-        // Scopes: the named ones first, at shuffled positions, the rest over ~0.01 % values.
+        // Scopes: the named ones first, at shuffled positions, the rest over count / 100 values
+        // (about 0.007 % each).
         random.shuffle(&positions)
-        let others = max(1, count / 10_000)
+        let others = max(1, count / 100)
         var scopeValues = (0..<count).map { _ in "S\(random.below(others))" }
         next = 0
         for scope in scopes {

@@ -83,7 +83,7 @@ extension QueryPlanner {
         let counted = try probe.countEntries(condition, limit: Self.probeLimit)
         guard !counted.complete, case .compound(let leading, let next) = condition else { return counted.entries }
         let first = try exactPointRows(probe.fields[0], leading[0])
-            ?? statistics.map { statistics in probe.pointKeys(leading[0]).reduce(0) { $0 + statistics.leadingEntries($1) } }
+            ?? statistics.map { try leadingRows(leading[0], probe: probe, statistics: $0) }
             ?? probe.estimateRows(.points(leading[0]), limit: Self.probeLimit)
         var narrowed = Double(first)
         if let statistics, probe.fields.count == 2, conjuncts.count == 2, case .points(let values) = next {
@@ -93,6 +93,26 @@ extension QueryPlanner {
             if statistics == nil { narrowed = min(narrowed, Double(try probe.estimateRows(condition, limit: Self.probeLimit))) }
         }
         return max(counted.entries, Int(narrowed.rounded(.up)))
+    }
+
+    /// The most entries of one leading value counted in a compound index with statistics, before
+    /// the statistics' average stands in.
+    static var statisticsCountLimit: Int { 1_024 }
+
+    /// The entries of `values` of a compound index's leading field: a frequent value's from the
+    /// statistics; any other value's counted in the index up to ``statisticsCountLimit`` (so a
+    /// rare value is exact, whatever the average), beyond which the statistics' average stands in.
+    func leadingRows(_ values: [QueryValue], probe: IndexProbe, statistics: IndexKeyStatistics) throws -> Int {
+        var rows = 0
+        for (value, key) in Set(values).compactMap({ value in probe.pointKeys([value]).first.map { (value, $0) } }) {
+            if let frequent = statistics.frequent.first(where: { $0.key == key }) {
+                rows += frequent.entries
+                continue
+            }
+            let counted = try probe.countEntries(.points([value]), limit: Self.statisticsCountLimit)
+            rows += counted.complete ? counted.entries : max(counted.entries, statistics.leadingEntries(key))
+        }
+        return rows
     }
 
     /// The statistics of a compound index (``IndexKeyStatistics``) while they are current: taken of

@@ -220,7 +220,7 @@ struct QueryPlanner<Root> {
                 } else if rows >= Self.probeLimit, let statistics = try statistics(of: descriptor, in: database) {
                     // More than the bounded count reached: the statistics see skew that
                     // interpolation cannot.
-                    rows = min(total, max(Self.probeLimit, probe.pointKeys(values).reduce(0) { $0 + statistics.leadingEntries($1) }))
+                    rows = min(total, max(Self.probeLimit, try leadingRows(values, probe: probe, statistics: statistics)))
                 }
             }
             paths.append(Candidate(access: .indexScan(index: descriptor.name, fields: descriptor.fields, condition: condition),
