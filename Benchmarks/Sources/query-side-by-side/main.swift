@@ -63,7 +63,7 @@ if regret {
         let rows = try PlannerRegret.run(count: count, seed: seed, minSeconds: minSeconds, log: log)
         print("""
             Planner regret, \(grouped(Double(count))) records (`RegretRecord`: single-field indexes on bucket, stamp, rank; a compound index on \
-            (scope, stamp), scope skewed: 30 %, 1 % and 0.01 % values beside ~0.01 % ones), seed \(seed). \
+            (scope, stamp), scope skewed: 30 %, 1 % and 0.01 % values beside ones of about 0.007 %), seed \(seed). \
             Each plan's median latency over repetitions for at least \(minSeconds) s; hinted plans: the filter's index, the order's index \
             (rank). Regret = chosen / best hinted; a chosen plan equal to a hinted one shares its timing. Every plan returned the same ids.
 
