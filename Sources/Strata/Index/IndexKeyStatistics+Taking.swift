@@ -29,7 +29,13 @@ extension IndexKeyStatistics {
                     key.removeAll(keepingCapacity: true)
                     stored.appendBytes(to: &key)
                     var end = 0
-                    leading = (try? OrderedKey.queryValue(from: key, at: &end)) != nil ? Array(key[..<end]) : key
+                    if let length = Self.stringLength(key) {
+                        end = length
+                    } else if (try? OrderedKey.queryValue(from: key, at: &end)) == nil {
+                        end = key.count
+                    }
+                    leading.removeAll(keepingCapacity: true)
+                    leading.append(contentsOf: key[..<end])
                     distinctLeading += 1
                     leadingEntries = 0
                 }
@@ -40,6 +46,23 @@ extension IndexKeyStatistics {
         finish()
         return IndexKeyStatistics(fields: fields, entries: total, distinctLeading: distinctLeading, distinctKeys: distinctKeys,
                                frequent: frequent)
+    }
+
+    /// The length of the string a key starts with (its tag, its bytes with `0x00` escaped as
+    /// `0x00 0xFF`, its `0x00 0x00` terminator), found without decoding it; nil when the key does
+    /// not start with a whole string.
+    static func stringLength(_ key: [UInt8]) -> Int? {
+        guard key.first == OrderedKey.stringTag else { return nil }
+        var position = 1
+        while position + 1 < key.count {
+            if key[position] == 0 {
+                if key[position + 1] == 0 { return position + 2 }
+                position += 2   // an escaped 0x00
+            } else {
+                position += 1
+            }
+        }
+        return nil
     }
 
     /// True for the indexes that keep statistics: compound, not multi-value, and led by a field

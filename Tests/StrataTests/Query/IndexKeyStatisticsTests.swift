@@ -93,3 +93,21 @@ struct Ticket: Record, Equatable {
         withExtendedLifetime(dir) {}
     }
 }
+
+extension IndexKeyStatisticsTests {
+    /// The walk finds where a leading string ends without decoding it: escaped zeros inside, the
+    /// terminator, whatever follows; a key cut inside the string has no end.
+    @Test func aLeadingStringsLengthIsFoundWithoutDecodingIt() {
+        for text in ["", "a", "a\u{0}b", "\u{0}\u{0}", "Zürich", String(repeating: "x", count: 300)] {
+            var key: [UInt8] = []
+            text.appendOrderedKey(to: &key)
+            let length = key.count
+            Int(5).appendOrderedKey(to: &key)
+            #expect(IndexKeyStatistics.stringLength(key) == length, "\(text.debugDescription)")
+            #expect(IndexKeyStatistics.stringLength(Array(key[..<(length - 1)])) == nil, "cut: \(text.debugDescription)")
+        }
+        var number: [UInt8] = []
+        Int(5).appendOrderedKey(to: &number)
+        #expect(IndexKeyStatistics.stringLength(number) == nil)
+    }
+}

@@ -114,8 +114,9 @@ struct IndexProbe {
     }
 
     /// Calls `body` with each distinct stored key meeting `condition`, ascending, and its entries
-    /// (`mdb_cursor_count`), until `body` returns false. Reads keys only (`MDB_NEXT_NODUP`).
-    func forEachKey(_ condition: QueryPlan.IndexCondition, _ body: ([UInt8], Int) throws -> Bool) throws {
+    /// (`mdb_cursor_count`; 0 when not `counting`), until `body` returns false. Reads keys only
+    /// (`MDB_NEXT_NODUP`).
+    func forEachKey(_ condition: QueryPlan.IndexCondition, counting: Bool = true, _ body: ([UInt8], Int) throws -> Bool) throws {
         try transaction.lmdb {
             try transaction.withCursor(database) { cursor in
                 let duplicates = database.options.contains(.sortedDuplicates)
@@ -125,7 +126,9 @@ struct IndexProbe {
                         switch cursor.withCurrent({ key, _ in bounds.verdict(key) }) {
                         case .stop: break walking
                         case .skip: break
-                        case .take: guard try body(cursor.key, duplicates ? cursor.duplicateCount() : 1) else { return }
+                        case .take:
+                            let entries = !counting ? 0 : duplicates ? try cursor.duplicateCount() : 1
+                            guard try body(cursor.key, entries) else { return }
                         }
                         more = try cursor.nextKey()
                     }
@@ -137,26 +140,14 @@ struct IndexProbe {
     /// The distinct stored keys meeting `condition`, ascending, or nil when there are more than
     /// `limit`. Each key's entries are primary keys in ascending order (its sorted duplicates, or
     /// the one entry of a unique index), so merging the keys' entries (``IndexMerge``) yields
-    /// the condition's records in primary key order. Reads keys only (`MDB_NEXT_NODUP`).
+    /// the condition's records in primary key order. Reads keys only.
     func distinctKeys(_ condition: QueryPlan.IndexCondition, limit: Int) throws -> [[UInt8]]? {
         var keys: [[UInt8]] = []
-        let complete = try transaction.lmdb {
-            try transaction.withCursor(database) { cursor -> Bool in
-                for bounds in keyBounds(condition) {
-                    var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
-                    walking: while more {
-                        switch cursor.withCurrent({ key, _ in bounds.verdict(key) }) {
-                        case .stop: break walking
-                        case .skip: break
-                        case .take:
-                            guard keys.count < limit else { return false }
-                            keys.append(cursor.key)
-                        }
-                        more = try cursor.nextKey()
-                    }
-                }
-                return true
-            }
+        var complete = true
+        try forEachKey(condition, counting: false) { key, _ in
+            guard keys.count < limit else { complete = false; return false }
+            keys.append(key)
+            return true
         }
         return complete ? keys : nil
     }
