@@ -46,6 +46,8 @@ struct IndexMerge {
     private var last: [UInt8]?
     private let transaction: ReadTransaction
     private let descending: Bool
+    /// Some source is a stretch: entries compare by their ordering part first.
+    private let ordersByStretch: Bool
 
     /// `chunk`: entries read per source at first (the query's offset + limit, say).
     /// `descending`: stretches are walked and merged from their last keys down (ties still in
@@ -57,6 +59,7 @@ struct IndexMerge {
             if case .stretch(_, _, let leading) = source { max(longest, leading) } else { longest }
         }
         let orderLength = max(1, IndexKey.maxLength - longestLeading)
+        ordersByStretch = sources.contains { if case .stretch = $0 { true } else { false } }
         streams = sources.map { Stream(source: $0, chunk: max(chunk, 16), orderLength: orderLength, descending: descending) }
         for index in streams.indices where try streams[index].advance(transaction) { push(index) }
     }
@@ -69,11 +72,12 @@ struct IndexMerge {
     /// transaction's `lmdb` funnel.
     mutating func nextEntry() throws -> Entry? {
         while let top = heap.first {
-            let entry = streams[top].current!
+            let primaryKey = streams[top].currentPrimaryKey
+            let runKey = streams[top].currentIsRun ? streams[top].currentOrder : nil
             if try streams[top].advance(transaction) { siftDown(0) } else { popTop() }
-            if last.map({ !OrderedKey.equal($0, entry.primaryKey) }) ?? true {
-                last = entry.primaryKey
-                return Entry(primaryKey: entry.primaryKey, runKey: entry.isRun ? entry.order : nil)
+            if last.map({ !OrderedKey.equal($0, primaryKey) }) ?? true {
+                last = primaryKey
+                return Entry(primaryKey: primaryKey, runKey: runKey)
             }
         }
         return nil
@@ -82,11 +86,11 @@ struct IndexMerge {
     // MARK: Heap
 
     private func precedes(_ a: Int, _ b: Int) -> Bool {
-        let x = streams[a].current!, y = streams[b].current!
-        if !OrderedKey.equal(x.order, y.order) {
-            return descending ? OrderedKey.precedes(y.order, x.order) : OrderedKey.precedes(x.order, y.order)
+        if ordersByStretch, !OrderedKey.equal(streams[a].currentOrder, streams[b].currentOrder) {
+            return descending ? OrderedKey.precedes(streams[b].currentOrder, streams[a].currentOrder)
+                              : OrderedKey.precedes(streams[a].currentOrder, streams[b].currentOrder)
         }
-        return OrderedKey.precedes(x.primaryKey, y.primaryKey)
+        return OrderedKey.precedes(streams[a].currentPrimaryKey, streams[b].currentPrimaryKey)
     }
 
     private mutating func push(_ stream: Int) {
@@ -121,28 +125,24 @@ struct IndexMerge {
 
     // MARK: Streams
 
-    /// A buffered entry: the part of its key that orders it (empty for primary key sources) and
-    /// its primary key.
-    private struct Buffered {
-        var order: [UInt8]
-        var primaryKey: [UInt8]
-        /// The ordering part reaches the common cut length (``Entry/runKey``).
-        var isRun: Bool
-    }
-
-    /// One source's entries, buffered a chunk at a time.
+    /// One source's entries, buffered a chunk at a time: each entry's ordering part (none for
+    /// primary key sources), primary key, and whether it is a run (``Entry/runKey``).
     private struct Stream {
         let source: Source
         var chunk: Int
         let orderLength: Int
         let descending: Bool
-        var buffer: [Buffered] = []
+        var orders: [[UInt8]] = []
+        var primaryKeys: [[UInt8]] = []
+        var runs: [Bool] = []
         var position = 0
         /// No entries beyond the buffer.
         var drained = false
         /// The last entry read from the index (its whole key and value), where the next chunk resumes.
         var resume: (key: [UInt8], value: [UInt8])?
-        private(set) var current: Buffered?
+        private(set) var currentOrder: [UInt8] = []
+        private(set) var currentPrimaryKey: [UInt8] = []
+        private(set) var currentIsRun = false
 
         init(source: Source, chunk: Int, orderLength: Int, descending: Bool) {
             self.source = source
@@ -150,23 +150,29 @@ struct IndexMerge {
             self.orderLength = orderLength
             self.descending = descending
             if case .keys(let keys) = source {
-                buffer = keys.map { Buffered(order: [], primaryKey: $0, isRun: false) }
+                primaryKeys = keys
                 drained = true
             }
         }
 
         /// Moves to the next entry; false when there is none.
         mutating func advance(_ transaction: ReadTransaction) throws -> Bool {
-            if position == buffer.count, !drained { try refill(transaction) }
-            guard position < buffer.count else { current = nil; return false }
-            current = buffer[position]
+            if position == primaryKeys.count, !drained { try refill(transaction) }
+            guard position < primaryKeys.count else { return false }
+            currentPrimaryKey = primaryKeys[position]
+            if !orders.isEmpty {
+                currentOrder = orders[position]
+                currentIsRun = runs[position]
+            }
             position += 1
             return true
         }
 
         /// Reads the next chunk after the last entry read, doubling the chunk.
         private mutating func refill(_ transaction: ReadTransaction) throws {
-            buffer.removeAll(keepingCapacity: true)
+            orders.removeAll(keepingCapacity: true)
+            primaryKeys.removeAll(keepingCapacity: true)
+            runs.removeAll(keepingCapacity: true)
             position = 0
             switch source {
             case .keys: drained = true
@@ -185,7 +191,8 @@ struct IndexMerge {
         private mutating func readDuplicates(of key: [UInt8], _ database: Database, _ cursor: Cursor) throws -> Bool {
             guard database.options.contains(.sortedDuplicates) else {
                 // A unique index: one primary key under the key.
-                if resume == nil, try cursor.seek(exactly: key) { take(key: key, primaryKey: cursor.value) }
+                if resume == nil, try cursor.seek(exactly: key) { primaryKeys.append(cursor.value) }
+                resume = ([], [])
                 return true
             }
             var more: Bool
@@ -195,10 +202,11 @@ struct IndexMerge {
             } else {
                 more = try cursor.seek(exactly: key)
             }
-            while more, buffer.count < chunk {
-                take(key: key, primaryKey: cursor.value)
+            while more, primaryKeys.count < chunk {
+                primaryKeys.append(cursor.value)
                 more = try cursor.nextDuplicate()
             }
+            if let last = primaryKeys.last { resume = (key, last) }
             return !more
         }
 
@@ -216,7 +224,7 @@ struct IndexMerge {
             } else {
                 more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
             }
-            while more, buffer.count < chunk {
+            while more, primaryKeys.count < chunk {
                 switch cursor.withCurrent({ key, _ in bounds.verdict(key) }) {
                 case .stop: return true
                 case .skip: break
@@ -256,7 +264,7 @@ struct IndexMerge {
                 }
                 if more { more = try firstValue() }
             }
-            while more, buffer.count < chunk {
+            while more, primaryKeys.count < chunk {
                 let key = cursor.key
                 // Keys passed over (an exclusive lower bound) come last going down.
                 guard bounds.backwardVerdict(key) == .take else { return true }
@@ -271,15 +279,10 @@ struct IndexMerge {
         /// `orderLength` (a run when that part reaches the cut, or the key itself was cut).
         private mutating func take(key: [UInt8], value: [UInt8], leading: Int) {
             let rest = max(0, key.count - leading)
-            let order = rest > 0 ? Array(key[leading..<(leading + min(rest, orderLength))]) : []
-            buffer.append(Buffered(order: order, primaryKey: value, isRun: rest >= orderLength || IndexKey.mayBeTruncated(key)))
+            orders.append(rest > 0 ? Array(key[leading..<(leading + min(rest, orderLength))]) : [])
+            primaryKeys.append(value)
+            runs.append(rest >= orderLength || IndexKey.mayBeTruncated(key))
             resume = (key, value)
-        }
-
-        /// Buffers one primary key of a key's duplicates (ordered by itself alone).
-        private mutating func take(key: [UInt8], primaryKey: [UInt8]) {
-            buffer.append(Buffered(order: [], primaryKey: primaryKey, isRun: false))
-            resume = (key, primaryKey)
         }
     }
 }
