@@ -127,3 +127,16 @@ extension OrderedMergeTests {
         withExtendedLifetime(dir) {}
     }
 }
+
+extension OrderedMergeTests {
+    /// The order may start at a field the condition pins: `city IN {…} AND active == true ORDER BY
+    /// active, firstName` merges the stretches of each city under `active = true` by active, then
+    /// firstName.
+    @Test func anOrderFromAPinnedFieldOnMergesTheWholeCombinations() throws {
+        let found = try run("city IN {'Berlin', 'Oslo'} AND active == true", sort: "active desc, firstName desc", limit: 12,
+                            filter: { ["Berlin", "Oslo"].contains($0.city) && $0.active },
+                            order: { a, b in a.firstName != b.firstName ? a.firstName > b.firstName : a.id < b.id })
+        #expect(found.plan.merge == .laterFields(after: 1) && found.plan.sort.isEmpty, "\(found.plan)")
+        #expect(found.ids == found.expected && found.ids.count == 12, "\(found.ids) \(found.expected)")
+    }
+}

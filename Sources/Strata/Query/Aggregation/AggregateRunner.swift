@@ -50,12 +50,19 @@ struct AggregateRunner<Root> {
                 return false
             }
         }
-        try walk.probe.walk(walk.condition, reversed: largest) { key, _ in
+        // True to go on to the next key: this one holds nil.
+        func take(_ key: [UInt8]) -> Bool {
             guard usable else { return false }
             guard let value = walk.value(ofKey: key), !value.isNaN else { usable = false; return false }
             if value == .null { return true }
             found = value
             return false
+        }
+        if largest {
+            try walk.probe.walk(walk.condition, reversed: true) { key, _ in take(key) }
+        } else {
+            // Distinct keys, not entries: the nil values, which come first, are passed a key at a time.
+            try walk.probe.forEachKey(walk.condition, counting: false) { key, _ in take(key) }
         }
         guard usable else { return nil }
         return (found, AggregateSource(kind: .indexEnds, detail: walk.detail))

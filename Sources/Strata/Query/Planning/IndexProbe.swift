@@ -160,29 +160,39 @@ struct IndexProbe {
         return leadingPrefixes(leading).flatMap { keyBounds(next, of: fields[leading.count], under: $0) }
     }
 
-    /// The stretches of keys meeting `condition`, one per combination of values of the index's
-    /// first `fields` fields (each pinned by a point condition: `==` or `IN`), with the length of
-    /// that combination's encoded values: merged by the rest of the key, they yield the order of
-    /// the later fields (``IndexMerge``). Nil when `condition` does not pin the first `fields`
-    /// fields.
+    /// The stretches of keys meeting `condition`, one per combination of the values its points
+    /// pin (`==` or `IN` on the index's first fields), with the length of the encoded values of the
+    /// combination's first `fields` fields: merged by the rest of the key, they yield the order of
+    /// the fields after those (``IndexMerge``). Nil when `condition` does not bound the first
+    /// `fields` fields by points.
     func stretches(_ condition: QueryPlan.IndexCondition, after fields: Int) -> [(bounds: KeyBounds, leadingLength: Int)]? {
         switch condition {
         case .points(let values) where fields == 1:
             return pointKeys(values).map { (.prefix($0), $0.count) }
-        case .compound(let leading, let next) where fields == leading.count || fields == leading.count + 1:
+        case .compound(let leading, let next):
+            let pointed: Int = if case .points = next { leading.count + 1 } else { leading.count }
+            guard fields >= 1, fields <= pointed else { return nil }
             guard leading.count < self.fields.count else { return [] }
-            let prefixes = leadingPrefixes(leading)
-            if fields == leading.count {
-                return prefixes.flatMap { prefix in
-                    keyBounds(next, of: self.fields[leading.count], under: prefix).map { ($0, min(prefix.count, IndexKey.maxLength)) }
+            // Each combination of leading values, with the length of its first `fields` fields.
+            var combinations: [(prefix: [UInt8], length: Int)] = [([], 0)]
+            for (position, (values, field)) in zip(leading, self.fields).enumerated() {
+                let keys = pointKeys(values, of: field)
+                combinations = combinations.flatMap { combination in
+                    keys.map { (combination.prefix + $0, combination.length + (position < fields ? $0.count : 0)) }
+                }
+            }
+            if fields <= leading.count {
+                return combinations.flatMap { combination in
+                    keyBounds(next, of: self.fields[leading.count], under: combination.prefix)
+                        .map { ($0, min(combination.length, IndexKey.maxLength)) }
                 }
             }
             guard case .points(let values) = next else { return nil }
             let keys = pointKeys(values, of: self.fields[leading.count])
-            return prefixes.flatMap { prefix in
+            return combinations.flatMap { combination in
                 keys.map { key in
-                    let stretch = Self.cut(prefix + key)
-                    return (KeyBounds.prefix(stretch), stretch.count)
+                    let stretch = Self.cut(combination.prefix + key)
+                    return (KeyBounds.prefix(stretch), min(combination.length + key.count, stretch.count))
                 }
             }
         default:
