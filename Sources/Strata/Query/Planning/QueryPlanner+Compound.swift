@@ -44,8 +44,7 @@ extension QueryPlanner {
             guard used.count > 1 else { continue }
             let condition = QueryPlan.IndexCondition.compound(leading: leading, next: next)
             let probe = IndexProbe(transaction: transaction, database: database, fields: descriptor.fields)
-            let rows = min(total, try compoundRows(condition, probe: probe, conjuncts: used.map { conjuncts[$0] },
-                                                   statistics: statistics(of: descriptor, in: database)))
+            let rows = min(total, try compoundRows(condition, of: descriptor, probe: probe, conjuncts: used.map { conjuncts[$0] }))
             paths.append(Candidate(access: .indexScan(index: descriptor.name, fields: descriptor.fields, condition: condition),
                                    rows: rows, cost: Double(rows) * Self.lookupCost, used: used.sorted(),
                                    ordered: descriptor.fields, exact: exact))
@@ -73,18 +72,16 @@ extension QueryPlanner {
     }
 
     /// The entries of a compound condition: counted when there are few; otherwise the entries of
-    /// its first field's values (counted exactly by a single-field index on that field when there
-    /// is one, else from the index's statistics, else interpolated) times the selectivity of each
-    /// further conjunct (for equality on the second field of a two-field index with statistics:
-    /// one of a value's keys; otherwise guessed). Without statistics, no more than the
-    /// interpolation of the condition's keys. Never fewer than were counted.
-    private func compoundRows(_ condition: QueryPlan.IndexCondition, probe: IndexProbe, conjuncts: [QueryPredicate],
-                              statistics: IndexKeyStatistics?) throws -> Int {
+    /// its first field's values (``leadingPointRows(_:of:probe:estimated:)``) times the
+    /// selectivity of each further conjunct (for equality on the second field of a two-field
+    /// index with statistics: one of a value's keys; otherwise guessed). Without statistics, no
+    /// more than the interpolation of the condition's keys. Never fewer than were counted.
+    private func compoundRows(_ condition: QueryPlan.IndexCondition, of descriptor: IndexDescriptor, probe: IndexProbe,
+                              conjuncts: [QueryPredicate]) throws -> Int {
         let counted = try probe.countEntries(condition, limit: Self.probeLimit)
         guard !counted.complete, case .compound(let leading, let next) = condition else { return counted.entries }
-        let first = try exactPointRows(probe.fields[0], leading[0])
-            ?? statistics.map { try leadingRows(leading[0], probe: probe, statistics: $0) }
-            ?? probe.estimateRows(.points(leading[0]), limit: Self.probeLimit)
+        let first = try leadingPointRows(leading[0], of: descriptor, probe: probe)
+        let statistics = try statistics(of: descriptor, in: probe.database)
         var narrowed = Double(first)
         if let statistics, probe.fields.count == 2, conjuncts.count == 2, case .points(let values) = next {
             narrowed *= min(1, Double(values.count) * statistics.nextFieldSelectivity)
@@ -93,6 +90,19 @@ extension QueryPlanner {
             if statistics == nil { narrowed = min(narrowed, Double(try probe.estimateRows(condition, limit: Self.probeLimit))) }
         }
         return max(counted.entries, Int(narrowed.rounded(.up)))
+    }
+
+    /// The entries of `values` of a compound index's leading field: counted exactly by a
+    /// single-field index on that field when there is one; else the bounded count or its
+    /// interpolation (`estimated`, when the caller made it), and, when that reached the bound and
+    /// the index has current statistics, ``leadingRows(_:probe:statistics:)``. The statistics are
+    /// looked up only then.
+    func leadingPointRows(_ values: [QueryValue], of descriptor: IndexDescriptor, probe: IndexProbe, estimated: Int? = nil) throws -> Int {
+        if let exact = try exactPointRows(probe.fields[0], values) { return exact }
+        let estimated = try estimated ?? probe.estimateRows(.points(values), limit: Self.probeLimit)
+        guard estimated >= Self.probeLimit, let statistics = try statistics(of: descriptor, in: probe.database) else { return estimated }
+        // The statistics see skew that interpolation cannot.
+        return max(Self.probeLimit, try leadingRows(values, probe: probe, statistics: statistics))
     }
 
     /// The most entries of one leading value counted in a compound index with statistics, before

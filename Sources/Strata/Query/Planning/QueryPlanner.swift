@@ -215,13 +215,7 @@ struct QueryPlanner<Root> {
             // bounded count cannot reach: a single-field index on the field counts them exactly,
             // or else the index's statistics estimate them.
             if descriptor.fields.count > 1, case .points(let values) = condition {
-                if let exact = try exactPointRows(leading, values) {
-                    rows = min(total, exact)
-                } else if rows >= Self.probeLimit, let statistics = try statistics(of: descriptor, in: database) {
-                    // More than the bounded count reached: the statistics see skew that
-                    // interpolation cannot.
-                    rows = min(total, max(Self.probeLimit, try leadingRows(values, probe: probe, statistics: statistics)))
-                }
+                rows = min(total, try leadingPointRows(values, of: descriptor, probe: probe, estimated: rows))
             }
             paths.append(Candidate(access: .indexScan(index: descriptor.name, fields: descriptor.fields, condition: condition),
                                    rows: rows, cost: Double(rows) * Self.lookupCost, used: [],
