@@ -131,9 +131,11 @@ public final class WriteTransaction: ReadTransaction {
         guard !isReplicating else { return }
         for context in contexts.values {
             let schema = context.schema
-            let names = Set(schema.indexes.map(\.name))
-            var statistics = schema.statistics.filter { names.contains($0.key) }
-            for descriptor in schema.indexes where IndexKeyStatistics.kept(for: descriptor, in: schema) {
+            let kept = schema.indexes.filter { IndexKeyStatistics.kept(for: $0, in: schema) }
+            // Most entities: no index keeps statistics and none are stored; nothing to do.
+            if kept.isEmpty, schema.statistics.isEmpty { continue }
+            var statistics = schema.statistics.filter { entry in schema.indexes.contains { $0.name == entry.key } }
+            for descriptor in kept {
                 guard let database = context.indexes[descriptor.name] else { continue }
                 let entries = try entryCount(of: database, entity: context.name)
                 if let current = statistics[descriptor.name], current.fields == descriptor.fields, current.isCurrent(entries: entries) {
