@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataFormat
 
 /// A record with 128-bit integer fields, indexed.
 struct Ledger: Record, Equatable {
