@@ -21,7 +21,7 @@ extension JSONParser {
 
 extension ImportOptions.InputFormat {
     /// The format that names `layout`.
-    init(_ layout: JSONParser.RecordLayout) {
+    init(_ layout: JSONParser.InputLayout) {
         switch layout {
         case .json: self = .json
         case .jsonLines: self = .jsonLines
@@ -30,7 +30,7 @@ extension ImportOptions.InputFormat {
     }
 
     /// How the records of input in this format lie; nil for `.detected`, which is told from the input.
-    var layout: JSONParser.RecordLayout? {
+    var layout: JSONParser.InputLayout? {
         switch self {
         case .detected: nil
         case .json: .json

@@ -1,4 +1,4 @@
-/// The records of an input, one at a time, in each ``JSONParser/RecordLayout``: the elements of
+/// The records of an input, one at a time, in each ``JSONParser/InputLayout``: the elements of
 /// a top-level array (or of the array under a root key), the one top-level object, the members of
 /// keyed objects, the lines of JSON Lines. One state machine hands out every record of every
 /// format, to the importer's pipeline, its batched import and schema inference alike.
@@ -261,7 +261,7 @@ extension JSONParser {
     /// reading it as JSON will refuse, which that reading then names). Reads the first record, or
     /// the whole keyed object a member at a time.
     package static func detectedLayout(of source: any JSONByteSource, rootKey: String?,
-                               limits: JSONLimits) throws(StrataError) -> RecordLayout {
+                               limits: JSONLimits) throws(StrataError) -> InputLayout {
         var parser = JSONParser(source: source, limits: limits)
         try parser.skipWhitespace()
         guard try parser.peek() == UInt8(ascii: "{") else { return .json }

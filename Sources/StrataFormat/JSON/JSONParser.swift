@@ -10,7 +10,7 @@ package struct JSONParser {
     private var source: any JSONByteSource
     let limits: JSONLimits
     /// How the records lie in the input.
-    let layout: RecordLayout
+    let layout: InputLayout
     /// The JSON key keyed objects' member names fill.
     let keyField: String
     /// The current chunk; `index` is the next byte to read in it.
@@ -35,7 +35,7 @@ package struct JSONParser {
 
     /// How the records lie in the input: an import's input format once told from the input (the
     /// importer's `ImportOptions.InputFormat` without `detected`, which the parser never reads by).
-    package enum RecordLayout: Sendable, Equatable {
+    package enum InputLayout: Sendable, Equatable {
         /// A JSON array of records, one record object, or either under a root key.
         case json
         /// JSON Lines: a record object a line.
@@ -61,7 +61,7 @@ package struct JSONParser {
 
     /// A parser of `source` whose records lie as `layout` says; keyed objects' member names fill
     /// `keyField`.
-    package init(source: any JSONByteSource, limits: JSONLimits = JSONLimits(), layout: RecordLayout = .json,
+    package init(source: any JSONByteSource, limits: JSONLimits = JSONLimits(), layout: InputLayout = .json,
          keyField: String = "id") {
         self.source = source
         self.limits = limits
