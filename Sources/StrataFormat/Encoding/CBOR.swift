@@ -31,7 +31,7 @@ import Foundation
 /// still recognised as unchanged. Index keys use the exact reference-date seconds (see ``IndexableValue``).
 package enum CBOR {
     /// The major type: the top three bits of an item's initial byte.
-    package enum Major: UInt8, Sendable {
+    @usableFromInline package enum Major: UInt8, Sendable {
         case unsigned = 0, negative = 1, bytes = 2, text = 3, array = 4, map = 5, tag = 6, simple = 7
     }
 
@@ -101,7 +101,7 @@ package enum CBOR {
 }
 
 /// Why reading an item failed, before the decoder adds entity, key and field path.
-package enum CBORReadFailure: Error {
+@usableFromInline package enum CBORReadFailure: Error {
     /// The bytes are not valid CBOR at `offset`.
     case corrupt(offset: Int, reason: String)
     /// The item at `offset` is valid but not of the expected type.

@@ -3,18 +3,26 @@
 /// Offsets are plain indices into `bytes`; every read advances `offset` past what it consumed and
 /// nothing is allocated from a length before that length has been checked against the bytes that remain.
 package struct CBORReader: Sendable {
-    package let bytes: [UInt8]
+    @usableFromInline package let bytes: [UInt8]
 
     package init(bytes: [UInt8]) { self.bytes = bytes }
 
     /// One item's initial byte split up, with its argument (length, value, tag number or float bits).
-    package struct Head {
+    @usableFromInline package struct Head {
         package var major: CBOR.Major
         package var info: UInt8
         package var argument: UInt64
+
+        @inlinable package init(major: CBOR.Major, info: UInt8, argument: UInt64) {
+            self.major = major
+            self.info = info
+            self.argument = argument
+        }
     }
 
-    @inline(__always)
+    // Inlinable: the upper target reads a head per stored field (the record cursor's callers, the
+    // index keys of a stored record), so its body must be there to inline.
+    @inlinable @inline(__always)
     package func readHead(at offset: inout Int) throws(CBORReadFailure) -> Head {
         guard offset < bytes.count else { throw .corrupt(offset: offset, reason: "unexpected end of data") }
         let initial = bytes[offset]
@@ -59,8 +67,8 @@ package struct CBORReader: Sendable {
         return Head(major: major, info: info, argument: argument)
     }
 
-    @inline(__always)
-    private func be32(at index: Int) -> UInt64 {
+    @inlinable @inline(__always)
+    package func be32(at index: Int) -> UInt64 {
         UInt64(bytes[index]) << 24 | UInt64(bytes[index + 1]) << 16 | UInt64(bytes[index + 2]) << 8 | UInt64(bytes[index + 3])
     }
 

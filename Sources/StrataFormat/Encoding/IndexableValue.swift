@@ -44,10 +44,10 @@ extension IndexableValue {
 package enum OrderedKey {
     package static let nilTag: UInt8 = 0x00
     static let boolTag: UInt8 = 0x10
-    static let wideNegativeTag: UInt8 = 0x1F
-    static let integerTag: UInt8 = 0x20
-    static let largeUnsignedTag: UInt8 = 0x21
-    static let wideUnsignedTag: UInt8 = 0x22
+    @usableFromInline package static let wideNegativeTag: UInt8 = 0x1F
+    @usableFromInline package static let integerTag: UInt8 = 0x20
+    @usableFromInline package static let largeUnsignedTag: UInt8 = 0x21
+    @usableFromInline package static let wideUnsignedTag: UInt8 = 0x22
     static let doubleTag: UInt8 = 0x30
     static let dateTag: UInt8 = 0x40
     package static let stringTag: UInt8 = 0x50
@@ -78,7 +78,7 @@ package enum OrderedKey {
         StrataError(.corruptRecord, "corrupt key at byte \(position): \(reason)")
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func appendBigEndian(_ value: UInt64, to key: inout [UInt8]) {
         var shift = 56
         while shift >= 0 {
@@ -106,7 +106,8 @@ package enum OrderedKey {
         position += 1
     }
 
-    @inline(__always)
+    // Inlinable: generic, and called per index key from the upper target, which specializes it.
+    @inlinable @inline(__always)
     package static func appendInteger<I: FixedWidthInteger>(_ value: I, to key: inout [UInt8]) {
         if let signed = Int64(exactly: value) {
             key.append(integerTag)
@@ -121,7 +122,7 @@ package enum OrderedKey {
 
     /// An integer beyond 64 bits: `0x1F` and its `Int128` bits sign-flipped below `Int64.min`,
     /// `0x22` and its `UInt128` bits above `UInt64.max`.
-    static func appendWideInteger(_ value: WideInteger, to key: inout [UInt8]) {
+    @usableFromInline package static func appendWideInteger(_ value: WideInteger, to key: inout [UInt8]) {
         if let signed = value.exactly(Int64.self) { return appendInteger(signed, to: &key) }
         if let unsigned = value.exactly(UInt64.self) { return appendInteger(unsigned, to: &key) }
         let bits: UInt128
