@@ -232,7 +232,8 @@ struct IndexProbe {
     func pointKeys(_ values: [QueryValue]) -> [[UInt8]] { pointKeys(values, of: field) }
 
     private func pointKeys(_ values: [QueryValue], of field: IndexedField) -> [[UInt8]] {
-        Set(values.compactMap { encoded($0, of: field) }).sorted { $0.lexicographicallyPrecedes($1) }
+        if values.count == 1 { return encoded(values[0], of: field).map { [$0] } ?? [] }
+        return Set(values.compactMap { encoded($0, of: field) }).sorted { $0.lexicographicallyPrecedes($1) }
     }
 
     private func encoded(_ value: QueryValue, of field: IndexedField) -> [UInt8]? {

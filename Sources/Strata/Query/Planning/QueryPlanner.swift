@@ -216,12 +216,15 @@ struct QueryPlanner {
                   let condition = range.map(QueryPlan.IndexCondition.range) ?? Self.condition(for: comparison)
             else { continue }
             let probe = IndexProbe(transaction: transaction, database: database, field: leading)
-            var rows = min(total, try probe.estimateRows(condition, limit: Self.probeLimit))
-            // A compound index's keys under one leading value are many distinct keys, which the
-            // bounded count cannot reach: a single-field index on the field counts them exactly,
-            // or else the index's statistics estimate them.
+            let rows: Int
             if descriptor.fields.count > 1, case .points(let values) = condition {
-                rows = min(total, try leadingPointRows(values, of: descriptor, probe: probe, estimated: rows))
+                // A compound index's keys under one leading value are many distinct keys, which
+                // the bounded count cannot reach: a single-field index on the field counts them
+                // exactly (then nothing is counted here), or else the index's statistics
+                // estimate them.
+                rows = min(total, try leadingPointRows(values, of: descriptor, probe: probe))
+            } else {
+                rows = min(total, try probe.estimateRows(condition, limit: Self.probeLimit))
             }
             paths.append(Candidate(access: .indexScan(index: descriptor.name, fields: descriptor.fields, condition: condition),
                                    rows: rows, cost: Double(rows) * Self.lookupCost, used: [],
