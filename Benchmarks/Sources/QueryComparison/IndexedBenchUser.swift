@@ -27,7 +27,7 @@ extension IndexedUser {
 }
 
 /// `BenchUser` with the indexes a tuned user gives the query shapes (``IndexedUser``), reading and
-/// writing its fields itself (`FieldCodable`), as GRDB's records decode rows by hand
+/// writing its fields itself (`FieldCodable`, through `HandCodedUser`), as GRDB's records decode rows by hand
 /// (`init(row:)`) and SQLite-C's by column. The SQL engines create the same six indexes
 /// (``QueryIndexes``).
 public struct IndexedBenchUser: IndexedUser {
@@ -57,8 +57,8 @@ public struct IndexedBenchUser: IndexedUser {
                   city: user.city, score: user.score, active: user.active, tags: user.tags, createdAt: user.createdAt, updatedAt: user.updatedAt)
     }
 
-    init(id: Int64, firstName: String, lastName: String, email: String, luckyNumber: Int?, city: String,
-         score: Double, active: Bool, tags: [String], createdAt: Date, updatedAt: Date) {
+    public init(id: Int64, firstName: String, lastName: String, email: String, luckyNumber: Int?, city: String,
+                score: Double, active: Bool, tags: [String], createdAt: Date, updatedAt: Date) {
         self.id = id
         self.firstName = firstName
         self.lastName = lastName
@@ -73,39 +73,8 @@ public struct IndexedBenchUser: IndexedUser {
     }
 }
 
-/// Fields read and written directly; the stored bytes are those of the synthesized `Codable`
-/// conformance (the same keys in declaration order, `luckyNumber` omitted when nil).
-extension IndexedBenchUser: FieldCodable {
-    public func encodeFields(to fields: inout FieldWriter) throws {
-        fields.encode(id, forKey: CodingKeys.id)
-        fields.encode(firstName, forKey: CodingKeys.firstName)
-        fields.encode(lastName, forKey: CodingKeys.lastName)
-        fields.encode(email, forKey: CodingKeys.email)
-        fields.encodeIfPresent(luckyNumber, forKey: CodingKeys.luckyNumber)
-        fields.encode(city, forKey: CodingKeys.city)
-        fields.encode(score, forKey: CodingKeys.score)
-        fields.encode(active, forKey: CodingKeys.active)
-        fields.encode(tags, forKey: CodingKeys.tags)
-        fields.encode(createdAt, forKey: CodingKeys.createdAt)
-        fields.encode(updatedAt, forKey: CodingKeys.updatedAt)
-    }
-
-    public init(fields: inout FieldReader) throws {
-        let id = try fields.decode(Int64.self, forKey: CodingKeys.id)
-        let firstName = try fields.decode(String.self, forKey: CodingKeys.firstName)
-        let lastName = try fields.decode(String.self, forKey: CodingKeys.lastName)
-        let email = try fields.decode(String.self, forKey: CodingKeys.email)
-        let luckyNumber = try fields.decodeIfPresent(Int.self, forKey: CodingKeys.luckyNumber)
-        let city = try fields.decode(String.self, forKey: CodingKeys.city)
-        let score = try fields.decode(Double.self, forKey: CodingKeys.score)
-        let active = try fields.decode(Bool.self, forKey: CodingKeys.active)
-        let tags = try fields.decode([String].self, forKey: CodingKeys.tags)
-        let createdAt = try fields.decode(Date.self, forKey: CodingKeys.createdAt)
-        let updatedAt = try fields.decode(Date.self, forKey: CodingKeys.updatedAt)
-        self.init(id: id, firstName: firstName, lastName: lastName, email: email, luckyNumber: luckyNumber, city: city,
-                  score: score, active: active, tags: tags, createdAt: createdAt, updatedAt: updatedAt)
-    }
-}
+/// Fields read and written by hand, as `BenchUser`'s are.
+extension IndexedBenchUser: HandCodedUser {}
 
 /// The same record with its synthesized `Codable` alone: the column "Strata Codable", what the
 /// query shapes cost before a type adopts `FieldCodable`.
