@@ -14,8 +14,8 @@ enum DecodeThreads {
     /// the processors online.
     static let cores = allowedProcessors() ?? ProcessInfo.processInfo.activeProcessorCount
 
-    /// The number of CPUs in this process's affinity mask (`sched_getaffinity`), or nil where
-    /// there is none to read.
+    /// The number of CPUs in the calling thread's affinity mask (`sched_getaffinity`; a process's
+    /// threads inherit its mask, as `taskset` sets it), or nil where there is none to read.
     static func allowedProcessors() -> Int? {
         #if os(Linux)
         // A mask of 1,024 CPUs, the size of glibc's `cpu_set_t`.
