@@ -52,7 +52,7 @@ struct DecodePipeline<T: Record> {
     /// Adds a match's stored key and bytes.
     mutating func append(key: [UInt8], value: [UInt8]) {
         guard executor.threadLimit > 0 else {
-            return decodingHere { [fields, entity] in $0.decode(key: key, value: value, fields: fields, entity: entity) }
+            return decodingHere { $0.decode(key: key, value: value) }
         }
         current.append(key: key, value: value)
         appended()
@@ -62,7 +62,7 @@ struct DecodePipeline<T: Record> {
     /// decoded at once when no worker can take chunks).
     mutating func append(key: [UInt8], value: Span<UInt8>) {
         guard executor.threadLimit > 0 else {
-            return decodingHere { [fields, entity] in $0.decode(key: key, value: value, fields: fields, entity: entity) }
+            return decodingHere { $0.decode(key: key, value: value) }
         }
         current.append(key: key, value: value)
         appended()
@@ -71,7 +71,7 @@ struct DecodePipeline<T: Record> {
     /// Decodes a record on this thread as it is appended (`decode`), the records decoded here
     /// made on first use, and counts it.
     private mutating func decodingHere(_ decode: (inout DecodedHere) -> Void) {
-        if decodedHere == nil { decodedHere = DecodedHere() }
+        if decodedHere == nil { decodedHere = DecodedHere(fields: fields, entity: entity) }
         decode(&decodedHere!)
         count += 1
     }
@@ -94,7 +94,7 @@ struct DecodePipeline<T: Record> {
     mutating func finish(describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
         if let here = decodedHere {
             decodedHere = nil
-            return try here.finish(fields: fields, entity: entity, describeKey: describeKey)
+            return try here.finish(describeKey: describeKey)
         }
         guard let shared else {
             // Fewer results than a chunk: decoded here.
@@ -144,20 +144,27 @@ struct DecodePipeline<T: Record> {
     /// (so a query of a few results allocates room for a few); the first record that fails to
     /// decode is kept, with its key, and the records after it are not decoded.
     private struct DecodedHere {
+        private let fields: FieldTable
+        private let entity: String
         private let decoder = RecordDecoder(for: T.self)
         private var runs: [RecordRun<T>] = []
         private var run = RecordRun<T>(capacity: chunkSize)
         private var bytes: [UInt8] = []
         private var failed: (key: [UInt8], bytes: [UInt8])?
 
-        mutating func decode(key: [UInt8], value: Span<UInt8>, fields: FieldTable, entity: String) {
+        init(fields: FieldTable, entity: String) {
+            self.fields = fields
+            self.entity = entity
+        }
+
+        mutating func decode(key: [UInt8], value: Span<UInt8>) {
             guard failed == nil else { return }
             bytes.removeAll(keepingCapacity: true)
             value.appendBytes(to: &bytes)
-            decode(key: key, value: bytes, fields: fields, entity: entity)
+            decode(key: key, value: bytes)
         }
 
-        mutating func decode(key: [UInt8], value: [UInt8], fields: FieldTable, entity: String) {
+        mutating func decode(key: [UInt8], value: [UInt8]) {
             guard failed == nil else { return }
             do {
                 let record = try decoder.decode(T.self, from: value, fields: fields, entity: entity, key: "")
@@ -172,7 +179,7 @@ struct DecodePipeline<T: Record> {
         }
 
         /// The records in order, or the first failure, thrown with its record's key named.
-        func finish(fields: FieldTable, entity: String, describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
+        func finish(describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
             if let failed {
                 _ = try decoder.decode(T.self, from: failed.bytes, fields: fields, entity: entity, key: describeKey(failed.key))
                 preconditionFailure("a record failed to decode once and decoded the second time")
