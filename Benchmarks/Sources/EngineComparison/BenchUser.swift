@@ -33,45 +33,72 @@ public struct BenchUser: Record, Equatable {
     }
 }
 
-/// Fields read and written directly (``FieldCodable``); the stored bytes are those of the synthesized
-/// `Codable` conformance, which the tests compare.
-extension BenchUser: FieldCodable {
+/// A benchmark user whose fields are read and written by hand (``FieldCodable``): the dataset's
+/// eleven fields, stored as the synthesized `Codable` conformance stores them (the same keys in
+/// declaration order, `luckyNumber` omitted when nil), which the tests compare. `BenchUser` and
+/// `query-side-by-side`'s `IndexedBenchUser` share this one implementation.
+public protocol HandCodedUser: FieldCodable {
+    init(id: Int64, firstName: String, lastName: String, email: String, luckyNumber: Int?, city: String,
+         score: Double, active: Bool, tags: [String], createdAt: Date, updatedAt: Date)
+    var id: Int64 { get }
+    var firstName: String { get }
+    var lastName: String { get }
+    var email: String { get }
+    var luckyNumber: Int? { get }
+    var city: String { get }
+    var score: Double { get }
+    var active: Bool { get }
+    var tags: [String] { get }
+    var createdAt: Date { get }
+    var updatedAt: Date { get }
+}
+
+/// The stored keys of ``HandCodedUser``'s fields: the property names, as synthesized `CodingKeys` name them.
+public enum HandCodedUserKey: String, CodingKey {
+    case id, firstName, lastName, email, luckyNumber, city, score, active, tags, createdAt, updatedAt
+}
+
+extension HandCodedUser {
+    @inlinable
     public func encodeFields(to fields: inout FieldWriter) throws {
-        fields.encode(id, forKey: CodingKeys.id)
-        fields.encode(firstName, forKey: CodingKeys.firstName)
-        fields.encode(lastName, forKey: CodingKeys.lastName)
-        fields.encode(email, forKey: CodingKeys.email)
-        fields.encodeIfPresent(luckyNumber, forKey: CodingKeys.luckyNumber)
-        fields.encode(city, forKey: CodingKeys.city)
-        fields.encode(score, forKey: CodingKeys.score)
-        fields.encode(active, forKey: CodingKeys.active)
-        fields.encode(tags, forKey: CodingKeys.tags)
-        fields.encode(createdAt, forKey: CodingKeys.createdAt)
-        fields.encode(updatedAt, forKey: CodingKeys.updatedAt)
+        fields.encode(id, forKey: HandCodedUserKey.id)
+        fields.encode(firstName, forKey: HandCodedUserKey.firstName)
+        fields.encode(lastName, forKey: HandCodedUserKey.lastName)
+        fields.encode(email, forKey: HandCodedUserKey.email)
+        fields.encodeIfPresent(luckyNumber, forKey: HandCodedUserKey.luckyNumber)
+        fields.encode(city, forKey: HandCodedUserKey.city)
+        fields.encode(score, forKey: HandCodedUserKey.score)
+        fields.encode(active, forKey: HandCodedUserKey.active)
+        fields.encode(tags, forKey: HandCodedUserKey.tags)
+        fields.encode(createdAt, forKey: HandCodedUserKey.createdAt)
+        fields.encode(updatedAt, forKey: HandCodedUserKey.updatedAt)
     }
 
+    @inlinable
     public init(fields: inout FieldReader) throws {
         // Read into locals, then initialize `self` at once: assigned one `try` at a time, the
         // compiler builds the record aside and copies it out (retaining and releasing every field).
-        let id = try fields.decode(Int64.self, forKey: CodingKeys.id)
-        let firstName = try fields.decode(String.self, forKey: CodingKeys.firstName)
-        let lastName = try fields.decode(String.self, forKey: CodingKeys.lastName)
-        let email = try fields.decode(String.self, forKey: CodingKeys.email)
-        let luckyNumber = try fields.decodeIfPresent(Int.self, forKey: CodingKeys.luckyNumber)
-        let city = try fields.decode(String.self, forKey: CodingKeys.city)
-        let score = try fields.decode(Double.self, forKey: CodingKeys.score)
-        let active = try fields.decode(Bool.self, forKey: CodingKeys.active)
-        let tags = try fields.decode([String].self, forKey: CodingKeys.tags)
-        let createdAt = try fields.decode(Date.self, forKey: CodingKeys.createdAt)
-        let updatedAt = try fields.decode(Date.self, forKey: CodingKeys.updatedAt)
+        let id = try fields.decode(Int64.self, forKey: HandCodedUserKey.id)
+        let firstName = try fields.decode(String.self, forKey: HandCodedUserKey.firstName)
+        let lastName = try fields.decode(String.self, forKey: HandCodedUserKey.lastName)
+        let email = try fields.decode(String.self, forKey: HandCodedUserKey.email)
+        let luckyNumber = try fields.decodeIfPresent(Int.self, forKey: HandCodedUserKey.luckyNumber)
+        let city = try fields.decode(String.self, forKey: HandCodedUserKey.city)
+        let score = try fields.decode(Double.self, forKey: HandCodedUserKey.score)
+        let active = try fields.decode(Bool.self, forKey: HandCodedUserKey.active)
+        let tags = try fields.decode([String].self, forKey: HandCodedUserKey.tags)
+        let createdAt = try fields.decode(Date.self, forKey: HandCodedUserKey.createdAt)
+        let updatedAt = try fields.decode(Date.self, forKey: HandCodedUserKey.updatedAt)
         self.init(id: id, firstName: firstName, lastName: lastName, email: email, luckyNumber: luckyNumber, city: city,
                   score: score, active: active, tags: tags, createdAt: createdAt, updatedAt: updatedAt)
     }
 }
 
+extension BenchUser: HandCodedUser {}
+
 extension BenchUser {
     /// Every field (the memberwise initializer, which the `GeneratedUser` one suppresses).
-    init(id: Int64, firstName: String, lastName: String, email: String, luckyNumber: Int?, city: String,
+    public init(id: Int64, firstName: String, lastName: String, email: String, luckyNumber: Int?, city: String,
          score: Double, active: Bool, tags: [String], createdAt: Date, updatedAt: Date) {
         self.id = id
         self.firstName = firstName

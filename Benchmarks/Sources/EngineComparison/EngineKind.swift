@@ -7,6 +7,9 @@
 public enum EngineKind: String, CaseIterable, Sendable {
     /// Strata with its defaults (durable commits).
     case strata
+    /// Strata with a record type that has only its synthesized `Codable` (no `FieldCodable`):
+    /// what a record costs before its type adopts the fast form (`query-side-by-side` only).
+    case strataCodable = "strata-codable"
     /// SQLite through its C API: WAL, synchronous=NORMAL, a large page cache, statements prepared once.
     case sqlite = "sqlite-c"
     /// GRDB's `DatabasePool` (WAL) as GRDB sets it up: synchronous=NORMAL.
@@ -20,6 +23,7 @@ public enum EngineKind: String, CaseIterable, Sendable {
     public var name: String {
         switch self {
         case .strata: "Strata"
+        case .strataCodable: "Strata Codable"
         case .sqlite: "SQLite-C"
         case .grdbNormal: "GRDB pool NORMAL"
         case .grdbFull: "GRDB pool FULL"
@@ -34,12 +38,16 @@ public enum EngineKind: String, CaseIterable, Sendable {
     public func make(workload: Workload) throws -> any ComparedEngine {
         switch self {
         case .strata: try StrataEngine(workload: workload)
+        case .strataCodable: throw ComparisonError("'\(rawValue)' runs only in query-side-by-side")
         case .sqlite: try SQLiteEngine(workload: workload)
         case .grdbNormal: try GRDBEngine(workload: workload, synchronous: .normal)
         case .grdbFull: try GRDBEngine(workload: workload, synchronous: .full)
         case .lmdb: try RawLMDBEngine(workload: workload)
         }
     }
+
+    /// The engines `side-by-side` runs (every one that measures its workload).
+    public static let sideBySideEngines: [EngineKind] = allCases.filter { $0 != .strataCodable }
 
     /// Parses a comma-separated list of raw values (`strata,sqlite-c`), or "all".
     public static func list(_ text: String) -> [EngineKind]? {

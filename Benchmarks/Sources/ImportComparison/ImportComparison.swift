@@ -38,25 +38,25 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 }
 
-/// Strata: `importJSON(contentsOf:as:)` streaming the file into `IndexedBenchUser` (its six
+/// Strata: `importJSON(contentsOf:as:)` streaming the file into `IndexedCodableUser` (its six
 /// indexes, ``QueryIndexes``), one write transaction, durable commit.
 public func measureStrataImport(file: URL, records: Int) throws -> ImportMeasurement {
     let directory = try ScratchDirectory(prefix: "strata-import-bench")
     defer { directory.remove() }
     let store = try Store(path: directory.url.appendingPathComponent("store").path)
     var first: ImportReport?
-    let firstSeconds = try seconds { first = try store.importJSON(contentsOf: file, as: IndexedBenchUser.self) }
+    let firstSeconds = try seconds { first = try store.importJSON(contentsOf: file, as: IndexedCodableUser.self) }
     let peakAfterFirst = peakResidentBytes()
     guard first?.inserted == records else { throw ComparisonError("Strata: first import \(String(describing: first)), expected \(records) inserted") }
     var again: ImportReport?
-    let againSeconds = try seconds { again = try store.importJSON(contentsOf: file, as: IndexedBenchUser.self) }
+    let againSeconds = try seconds { again = try store.importJSON(contentsOf: file, as: IndexedCodableUser.self) }
     guard again?.unchanged == records else { throw ComparisonError("Strata: second import \(String(describing: again)), expected all unchanged") }
-    let verification = try store.read { tx in try tx.verifyIndexes(entity: "IndexedBenchUser") }
+    let verification = try store.read { tx in try tx.verifyIndexes(entity: "IndexedCodableUser") }
     guard verification.isConsistent else { throw ComparisonError("Strata: indexes inconsistent: \(verification.problems.prefix(3))") }
     return ImportMeasurement(engine: "Strata", records: records, fileBytes: fileSize(file), firstSeconds: firstSeconds,
                              againSeconds: againSeconds, peakAfterFirst: peakAfterFirst, peakAfterAgain: peakResidentBytes(),
                              note: "second import: \(again.map(String.init(describing:)) ?? "")",
-                             settings: StrataEngine.settingsLine(records: "`IndexedBenchUser` through its synthesized `Codable`", indexes: QueryIndexes.description) + "; `importJSON(contentsOf:as:)`")
+                             settings: StrataEngine.settingsLine(records: "`IndexedCodableUser` through its synthesized `Codable`", indexes: QueryIndexes.description) + "; `importJSON(contentsOf:as:)`")
 }
 
 /// GRDB as its users import JSON: read the file, `JSONDecoder` (snake_case keys, ISO 8601 dates)

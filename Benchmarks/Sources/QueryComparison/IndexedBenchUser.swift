@@ -3,10 +3,34 @@ import EngineComparison
 import Foundation
 import Strata
 
-/// `BenchUser` with the indexes a tuned user gives the query shapes: single-field on lastName,
-/// luckyNumber, createdAt, and compound (lastName, luckyNumber), (lastName, createdAt), (city, active).
-/// The SQL engines create the same six (``QueryIndexes``).
-public struct IndexedBenchUser: Strata.Record, Equatable {
+/// What `query-side-by-side`'s Strata engines need of their record type: the users converted,
+/// the six indexes, and the key paths of the fields the query shapes use (made where the type's
+/// stored properties are known, so that Strata names them).
+public protocol IndexedUser: Strata.Record, Equatable where PrimaryKey == Int64 {
+    init(_ user: GeneratedUser)
+    var id: Int64 { get }
+    static var lastNamePath: KeyPath<Self, String> & Sendable { get }
+    static var firstNamePath: KeyPath<Self, String> & Sendable { get }
+    static var luckyNumberPath: KeyPath<Self, Int?> & Sendable { get }
+    static var cityPath: KeyPath<Self, String> & Sendable { get }
+    static var activePath: KeyPath<Self, Bool> & Sendable { get }
+    static var createdAtPath: KeyPath<Self, Date> & Sendable { get }
+}
+
+extension IndexedUser {
+    /// Single-field on lastName, luckyNumber, createdAt, and compound (lastName, luckyNumber),
+    /// (lastName, createdAt), (city, active): the indexes a tuned user gives the query shapes.
+    static var queryIndexes: [IndexDefinition<Self>] {
+        [.index(lastNamePath), .index(luckyNumberPath), .index(createdAtPath),
+         .index(lastNamePath, luckyNumberPath), .index(lastNamePath, createdAtPath), .index(cityPath, activePath)]
+    }
+}
+
+/// `BenchUser` with the indexes a tuned user gives the query shapes (``IndexedUser``), reading and
+/// writing its fields itself (`FieldCodable`, through `HandCodedUser`), as GRDB's records decode rows by hand
+/// (`init(row:)`) and SQLite-C's by column. The SQL engines create the same six indexes
+/// (``QueryIndexes``).
+public struct IndexedBenchUser: IndexedUser {
     public var id: Int64
     public var firstName: String
     public var lastName: String
@@ -20,10 +44,61 @@ public struct IndexedBenchUser: Strata.Record, Equatable {
     public var updatedAt: Date
 
     public static let primaryKey = \IndexedBenchUser.id
-    public static let indexes: [IndexDefinition<IndexedBenchUser>] = [
-        .index(\.lastName), .index(\.luckyNumber), .index(\.createdAt),
-        .index(\.lastName, \.luckyNumber), .index(\.lastName, \.createdAt), .index(\.city, \.active),
-    ]
+    public static let indexes = queryIndexes
+    public static var lastNamePath: KeyPath<Self, String> & Sendable { \.lastName }
+    public static var firstNamePath: KeyPath<Self, String> & Sendable { \.firstName }
+    public static var luckyNumberPath: KeyPath<Self, Int?> & Sendable { \.luckyNumber }
+    public static var cityPath: KeyPath<Self, String> & Sendable { \.city }
+    public static var activePath: KeyPath<Self, Bool> & Sendable { \.active }
+    public static var createdAtPath: KeyPath<Self, Date> & Sendable { \.createdAt }
+
+    public init(_ user: GeneratedUser) {
+        self.init(id: user.id, firstName: user.firstName, lastName: user.lastName, email: user.email, luckyNumber: user.luckyNumber,
+                  city: user.city, score: user.score, active: user.active, tags: user.tags, createdAt: user.createdAt, updatedAt: user.updatedAt)
+    }
+
+    public init(id: Int64, firstName: String, lastName: String, email: String, luckyNumber: Int?, city: String,
+                score: Double, active: Bool, tags: [String], createdAt: Date, updatedAt: Date) {
+        self.id = id
+        self.firstName = firstName
+        self.lastName = lastName
+        self.email = email
+        self.luckyNumber = luckyNumber
+        self.city = city
+        self.score = score
+        self.active = active
+        self.tags = tags
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// Fields read and written by hand, as `BenchUser`'s are.
+extension IndexedBenchUser: HandCodedUser {}
+
+/// The same record with its synthesized `Codable` alone: the column "Strata Codable", what the
+/// query shapes cost before a type adopts `FieldCodable`.
+public struct IndexedCodableUser: IndexedUser {
+    public var id: Int64
+    public var firstName: String
+    public var lastName: String
+    public var email: String
+    public var luckyNumber: Int?
+    public var city: String
+    public var score: Double
+    public var active: Bool
+    public var tags: [String]
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public static let primaryKey = \IndexedCodableUser.id
+    public static let indexes = queryIndexes
+    public static var lastNamePath: KeyPath<Self, String> & Sendable { \.lastName }
+    public static var firstNamePath: KeyPath<Self, String> & Sendable { \.firstName }
+    public static var luckyNumberPath: KeyPath<Self, Int?> & Sendable { \.luckyNumber }
+    public static var cityPath: KeyPath<Self, String> & Sendable { \.city }
+    public static var activePath: KeyPath<Self, Bool> & Sendable { \.active }
+    public static var createdAtPath: KeyPath<Self, Date> & Sendable { \.createdAt }
 
     public init(_ user: GeneratedUser) {
         id = user.id

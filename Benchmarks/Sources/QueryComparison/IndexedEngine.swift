@@ -30,7 +30,8 @@ extension EngineKind {
     /// This engine with the query indexes (raw LMDB has no query engine).
     public func makeIndexed() throws -> any IndexedEngine {
         switch self {
-        case .strata: try IndexedStrataEngine()
+        case .strata: try IndexedStrataEngine<IndexedBenchUser>(kind: .strata, records: "`IndexedBenchUser` through `FieldCodable` (its fields read and written by hand)")
+        case .strataCodable: try IndexedStrataEngine<IndexedCodableUser>(kind: .strataCodable, records: "`IndexedCodableUser` through its synthesized `Codable`")
         case .sqlite: try IndexedSQLiteEngine()
         case .grdbNormal: try IndexedGRDBEngine(synchronous: .normal)
         case .grdbFull: try IndexedGRDBEngine(synchronous: .full)
@@ -39,24 +40,27 @@ extension EngineKind {
     }
 
     /// The engines `query-side-by-side` runs by default, in table order.
-    public static let queryEngines: [EngineKind] = [.strata, .sqlite, .grdbNormal, .grdbFull]
+    public static let queryEngines: [EngineKind] = [.strata, .strataCodable, .sqlite, .grdbNormal, .grdbFull]
 }
 
-/// Strata with its defaults (LMDB, durable commits) and `IndexedBenchUser`, queried through its
+/// Strata with its defaults (LMDB, durable commits) and a record type of ``IndexedUser``
+/// (`IndexedBenchUser`, or `IndexedCodableUser` for the Codable column), queried through its
 /// public query API (key paths; a format string for `BEGINSWITH`), `all()` and `count()`.
-public final class IndexedStrataEngine: IndexedEngine {
-    public let name = EngineKind.strata.name
-    public let settings = StrataEngine.settingsLine(records: "`IndexedBenchUser` through its synthesized `Codable`", indexes: QueryIndexes.description)
+public final class IndexedStrataEngine<User: IndexedUser>: IndexedEngine {
+    public let name: String
+    public let settings: String
     let directory: ScratchDirectory
     public let store: Store
-    var records: [IndexedBenchUser] = []
+    var records: [User] = []
 
-    public init() throws {
+    public init(kind: EngineKind, records: String) throws {
+        name = kind.name
+        settings = StrataEngine.settingsLine(records: records, indexes: QueryIndexes.description)
         directory = try ScratchDirectory(prefix: "strata-query-bench")
         store = try Store(path: directory.url.appendingPathComponent("store").path)
     }
 
-    public func load(_ users: [GeneratedUser]) { records = users.map(IndexedBenchUser.init) }
+    public func load(_ users: [GeneratedUser]) { records = users.map(User.init) }
 
     public func upsertAll() throws {
         try store.write { tx in _ = try tx.upsert(records) }
@@ -64,46 +68,46 @@ public final class IndexedStrataEngine: IndexedEngine {
 
     public func finishLoading() throws {
         defer { records = [] }
-        let count = try store.read { tx in try tx.count(IndexedBenchUser.self) }
-        guard count == records.count else { throw ComparisonError("Strata: \(count) records after upsert, expected \(records.count)") }
+        let count = try store.read { tx in try tx.count(User.self) }
+        guard count == records.count else { throw ComparisonError("\(name): \(count) records after upsert, expected \(records.count)") }
         let probe = records[records.count / 2]
-        guard try store.read({ tx in try tx.get(IndexedBenchUser.self, key: probe.id) }) == probe else {
-            throw ComparisonError("Strata: a record read back differs from the one written")
+        guard try store.read({ tx in try tx.get(User.self, key: probe.id) }) == probe else {
+            throw ComparisonError("\(name): a record read back differs from the one written")
         }
     }
 
     /// The query for `shape` with `p`, not yet run.
-    func request(_ shape: QueryShape, _ p: QueryParameters, _ tx: ReadTransaction) throws -> QueryRequest<IndexedBenchUser> {
-        let q = tx.query(IndexedBenchUser.self)
+    func request(_ shape: QueryShape, _ p: QueryParameters, _ tx: ReadTransaction) throws -> QueryRequest<User> {
+        let q = tx.query(User.self)
         switch shape {
         case .equalityLimit:
-            return q.where(\.lastName == p.lastName).limit(100)
+            return q.where(User.lastNamePath == p.lastName).limit(100)
         case .rangeSortedLimit:
-            return q.where(\.createdAt >= p.from && \.createdAt < p.to).sorted(by: \.createdAt).limit(50)
+            return q.where(User.createdAtPath >= p.from && User.createdAtPath < p.to).sorted(by: User.createdAtPath).limit(50)
         case .equalitySortedDescLimit:
-            return q.where(\.lastName == p.lastName).sorted(by: \.luckyNumber, .descending).limit(10)
+            return q.where(User.lastNamePath == p.lastName).sorted(by: User.luckyNumberPath, .descending).limit(10)
         case .prefixSortedLimit:
-            return try q.where("lastName BEGINSWITH %@", p.prefix).sorted(by: \.lastName).limit(100)
+            return try q.where("lastName BEGINSWITH %@", p.prefix).sorted(by: User.lastNamePath).limit(100)
         case .rangeCount:
-            return q.where(\.createdAt >= p.from && \.createdAt < p.to)
+            return q.where(User.createdAtPath >= p.from && User.createdAtPath < p.to)
         case .inListLimit:
-            return q.where(.in(\.luckyNumber, p.luckyNumbers.map { Optional($0) })).limit(100)
+            return q.where(.in(User.luckyNumberPath, p.luckyNumbers.map { Optional($0) })).limit(100)
         case .orLimit:
-            return q.where(\.lastName == p.otherLastName || \.luckyNumber == p.luckyNumber).limit(100)
+            return q.where(User.lastNamePath == p.otherLastName || User.luckyNumberPath == p.luckyNumber).limit(100)
         case .cityLimit:
-            return q.where(\.city == p.city).limit(100)
+            return q.where(User.cityPath == p.city).limit(100)
         case .compoundEquality:
-            return q.where(\.lastName == p.lastName && \.luckyNumber == p.luckyNumber)
+            return q.where(User.lastNamePath == p.lastName && User.luckyNumberPath == p.luckyNumber)
         case .compoundRangeSortedLimit:
-            return q.where(\.lastName == p.lastName && \.createdAt >= p.from && \.createdAt < p.to).sorted(by: \.createdAt).limit(50)
+            return q.where(User.lastNamePath == p.lastName && User.createdAtPath >= p.from && User.createdAtPath < p.to).sorted(by: User.createdAtPath).limit(50)
         case .inListSortedLimit:
-            return q.where(.in(\.lastName, p.lastNames)).sorted(by: \.luckyNumber).limit(10)
+            return q.where(.in(User.lastNamePath, p.lastNames)).sorted(by: User.luckyNumberPath).limit(10)
         case .compoundRangeCount:
-            return q.where(\.lastName == p.lastName && \.luckyNumber >= p.luckyLow && \.luckyNumber <= p.luckyHigh)
+            return q.where(User.lastNamePath == p.lastName && User.luckyNumberPath >= p.luckyLow && User.luckyNumberPath <= p.luckyHigh)
         case .compoundBoolLimit:
-            return q.where(\.city == p.city && \.active == true).limit(100)
+            return q.where(User.cityPath == p.city && User.activePath == true).limit(100)
         case .unindexedLimit:
-            return q.where(\.firstName == p.firstName).limit(100)
+            return q.where(User.firstNamePath == p.firstName).limit(100)
         }
     }
 
@@ -111,7 +115,7 @@ public final class IndexedStrataEngine: IndexedEngine {
     func run(_ shape: QueryShape, _ p: QueryParameters, _ tx: ReadTransaction) throws -> [Int64] {
         let query = try request(shape, p, tx)
         if shape.isCount { return [Int64(try query.count())] }
-        return try query.all().map(\.id)
+        return try query.all().map { $0.id }
     }
 
     public func withReader<R>(_ body: (_ run: (QueryShape, QueryParameters) throws -> [Int64]) throws -> R) throws -> R {
@@ -123,7 +127,7 @@ public final class IndexedStrataEngine: IndexedEngine {
     }
 
     /// The plan the shape runs: `count()`'s own for the counts.
-    private func plan(_ shape: QueryShape, _ request: QueryRequest<IndexedBenchUser>) throws -> QueryPlan {
+    private func plan(_ shape: QueryShape, _ request: QueryRequest<User>) throws -> QueryPlan {
         shape.isCount ? try request.explainCount() : try request.explain()
     }
 

@@ -123,7 +123,7 @@ public func runQueryComparison(
             case .sqlite: shapeResult.sqlitePlan = try engine.explain(shape, parameters[0])
             case .grdbNormal, .grdbFull:
                 if shapeResult.grdbPlan.isEmpty { shapeResult.grdbPlan = try engine.explain(shape, parameters[0]) }
-            case .lmdb: break
+            case .strataCodable, .lmdb: break
             }
         }
 
@@ -158,7 +158,7 @@ public func runQueryComparison(
             shapeResult.timedQueries[kind] = latencies.count
             shapeResult.queriesPerSecond[kind] = Double(latencies.count) / latencies.reduce(0, +)
             shapeResult.medianSeconds[kind] = median(latencies)
-            if let strata = engine as? IndexedStrataEngine {
+            if kind == .strata, let strata = engine as? IndexedStrataEngine<IndexedBenchUser> {
                 shapeResult.strataPlanningSeconds = try strata.planningSeconds(shape, parameters)
             }
         }

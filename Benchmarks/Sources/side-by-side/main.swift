@@ -8,11 +8,11 @@ import Foundation
 
 func fail(_ message: String) -> Never { benchmarkFailure("side-by-side", message) }
 
-let engineNames = EngineKind.allCases.map(\.rawValue).joined(separator: ",")
+let engineNames = EngineKind.sideBySideEngines.map(\.rawValue).joined(separator: ",")
 var count = 1_000_000
 var seed: UInt64 = 42
 var perCallReads = 100_000
-var engines = EngineKind.allCases
+var engines = EngineKind.sideBySideEngines
 var arguments = BenchmarkArguments(tool: "side-by-side")
 while let flag = arguments.next() {
     switch flag {
@@ -21,7 +21,7 @@ while let flag = arguments.next() {
     case "--per-call-reads": perCallReads = arguments.positiveInteger(for: flag)
     case "--engines", "--engine":
         let value = arguments.value(for: flag)
-        guard let list = EngineKind.list(value) else { fail("\(flag) takes 'all' or a comma-separated list of \(engineNames)") }
+        guard let list = value == "all" ? EngineKind.sideBySideEngines : EngineKind.list(value), !list.contains(.strataCodable) else { fail("\(flag) takes 'all' or a comma-separated list of \(engineNames)") }
         engines = list
     case "--help", "-h":
         print("usage: side-by-side [--count N (1000000)] [--seed S (42)] [--per-call-reads N (100000)] [--engines all|LIST of \(engineNames)]")

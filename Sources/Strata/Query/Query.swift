@@ -38,6 +38,20 @@ public struct Query<Root>: Sendable, Hashable {
     /// A query with no predicate, orderings, limit or offset: every record in primary key order.
     public init() {}
 
+    /// The same query with another root type. The planner takes queries as `Query<Void>`: it
+    /// needs no record type, and so runs as concrete code whatever the caller's type.
+    func retyped<Other>(as other: Other.Type = Other.self) -> Query<Other> {
+        var copy = Query<Other>()
+        copy.predicate = predicate
+        copy.orderings = orderings
+        copy.limit = limit
+        copy.offset = offset
+        copy.indexHint = indexHint
+        copy.anyOrder = anyOrder
+        copy.keysOnly = keysOnly
+        return copy
+    }
+
     /// This query with `predicate` added to its condition (AND).
     public func filtered(by predicate: QueryPredicate) -> Self {
         var copy = self

@@ -6,7 +6,7 @@ extension QueryRequest {
                              orderFromAccess: true, offset: query.offset, limit: query.limit, estimatedRows: 0)
         }
         let prepared = try prepare(context)
-        var plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(prepared.query)
+        var plan = try QueryPlanner(transaction: transaction, context: context).plan(prepared.query)
         plan.semiJoins = prepared.joins
         return plan
     }
@@ -34,7 +34,7 @@ extension QueryRequest {
     public func explainCount() throws -> QueryPlan {
         guard let context = try resolvedContext() else { return try explain() }
         let prepared = try prepare(context, countQuery)
-        var plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(prepared.query)
+        var plan = try QueryPlanner(transaction: transaction, context: context).plan(prepared.query)
         plan.semiJoins = prepared.joins
         return plan
     }
@@ -57,7 +57,7 @@ extension QueryRequest {
             let query = try prepare(context, self.query).query
             var counted = countQuery
             counted.predicate = query.predicate
-            let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(counted)
+            let plan = try QueryPlanner(transaction: transaction, context: context).plan(counted)
             let answer = try QueryExecutor(transaction: transaction, context: context, plan: plan, predicate: query.predicate, timeout: timeLimit)
                 .countResults()
             return (answer.count, answer.source, plan)
@@ -71,7 +71,7 @@ extension QueryRequest {
         let budget = QueryBudget.make(entity: context.name, timeout: timeLimit, transaction: transaction)
         try QueryBudget.run(budget) {
             let query = try prepare(context, query).query
-            let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
+            let plan = try QueryPlanner(transaction: transaction, context: context).plan(query)
             try QueryExecutor(transaction: transaction, context: context, plan: plan, predicate: query.predicate, timeout: timeLimit)
                 .forEachResultKey(body)
         }
@@ -97,7 +97,7 @@ extension QueryRequest {
     /// Returns the plan it ran.
     @discardableResult
     func execute(_ query: Query<Root>, context: EntityContext, _ body: (QueryExecutor.Match) throws -> Bool) throws -> QueryPlan {
-        let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
+        let plan = try QueryPlanner(transaction: transaction, context: context).plan(query)
         try QueryExecutor(transaction: transaction, context: context, plan: plan, predicate: query.predicate, timeout: timeLimit)
             .forEachResult(body)
         return plan
@@ -133,7 +133,7 @@ extension QueryRequest where Root: Record {
         precondition(query.limit == nil && query.offset == 0, "last(_:) counts from the end of all matches; drop limit and offset")
         var reversed = query
         let primaryKey = (try resolvedContext())?.schema.primaryKey ?? transaction.store.primaryKeyName(of: Root.self)
-        reversed.orderings = QueryPlanner<Root>.significant(query.orderings, primaryKey: primaryKey).map { ordering in
+        reversed.orderings = QueryPlanner.significant(query.orderings, primaryKey: primaryKey).map { ordering in
             var flipped = ordering
             flipped.ascending.toggle()
             return flipped

@@ -202,7 +202,8 @@ struct DecodedRecords<T> {
 /// thread that empties it: never used by two threads at once, hence `@unchecked Sendable`.
 final class RecordRun<T>: @unchecked Sendable {
     private let base: UnsafeMutablePointer<T>
-    private let capacity: Int
+    /// The most records the run holds.
+    let capacity: Int
     /// The records not yet moved out are those at `start..<end`; the memory elsewhere is uninitialized.
     private var start = 0
     private var end = 0

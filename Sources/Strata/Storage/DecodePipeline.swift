@@ -12,6 +12,10 @@ import LMDB
 /// the last match is found. Fewer than `chunkSize × startAfter` results are decoded on the
 /// calling thread alone: the hand-off would cost more.
 ///
+/// With no worker to hand chunks to (an executor of no threads: one core, or a process pinned to
+/// one CPU), each record is decoded as it is appended, from the transaction's bytes, instead of
+/// being copied into a chunk first.
+///
 /// Only copied bytes cross threads (``RawBatch``); the transaction stays on the calling thread.
 /// If any record fails to decode, every chunk is decoded again on the calling thread through
 /// ``BatchDecoder``, whose error names the first failing record's key, in result order.
@@ -36,6 +40,8 @@ struct DecodePipeline<T: Record> {
     private var ticket: DecodeTicket?
     /// Records appended so far.
     private(set) var count = 0
+    /// The records decoded as they were appended, when no worker can take chunks.
+    private var decodedHere: DecodedHere?
 
     init(fields: FieldTable, entity: String, executor: DecodeExecutor) {
         self.fields = fields
@@ -45,14 +51,29 @@ struct DecodePipeline<T: Record> {
 
     /// Adds a match's stored key and bytes.
     mutating func append(key: [UInt8], value: [UInt8]) {
+        guard executor.threadLimit > 0 else {
+            return decodingHere { $0.decode(key: key, value: value) }
+        }
         current.append(key: key, value: value)
         appended()
     }
 
-    /// Adds a record's stored key and bytes lent by the transaction (copied once, into the chunk).
+    /// Adds a record's stored key and bytes lent by the transaction (copied once, into the chunk;
+    /// decoded at once when no worker can take chunks).
     mutating func append(key: [UInt8], value: Span<UInt8>) {
+        guard executor.threadLimit > 0 else {
+            return decodingHere { $0.decode(key: key, value: value) }
+        }
         current.append(key: key, value: value)
         appended()
+    }
+
+    /// Decodes a record on this thread as it is appended (`decode`), the records decoded here
+    /// made on first use, and counts it.
+    private mutating func decodingHere(_ decode: (inout DecodedHere) -> Void) {
+        if decodedHere == nil { decodedHere = DecodedHere(fields: fields, entity: entity) }
+        decode(&decodedHere!)
+        count += 1
     }
 
     /// Counts the record just added to `current`; hands `current` over once it is full.
@@ -71,6 +92,10 @@ struct DecodePipeline<T: Record> {
     /// Every record, in the order appended. Decodes what is left on this thread, then waits for
     /// the chunk a worker is still decoding.
     mutating func finish(describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
+        if let here = decodedHere {
+            decodedHere = nil
+            return try here.finish(describeKey: describeKey)
+        }
         guard let shared else {
             // Fewer results than a chunk: decoded here.
             return try BatchDecoder<T>(fields: fields, entity: entity, executor: executor).decodeInOrder(current, describeKey: describeKey)
@@ -109,8 +134,59 @@ struct DecodePipeline<T: Record> {
         if let ticket, ticket.reclaim() { shared?.jobTakenBack() }
     }
 
+    /// Whether the records appended since the last drain were decoded as they came (no workers).
+    var decodesAsAppended: Bool { decodedHere != nil }
+
     /// Whether a job was offered and has not ended (or been taken back) yet.
     var helperIsRunning: Bool { shared?.helperIsRunning ?? false }
+
+    /// Records decoded on the calling thread as they are appended, in runs that double in size
+    /// (so a query of a few results allocates room for a few); the first record that fails to
+    /// decode is kept, with its key, and the records after it are not decoded.
+    private struct DecodedHere {
+        private let fields: FieldTable
+        private let entity: String
+        private let decoder = RecordDecoder(for: T.self)
+        private var runs: [RecordRun<T>] = []
+        private var run = RecordRun<T>(capacity: chunkSize)
+        private var bytes: [UInt8] = []
+        private var failed: (key: [UInt8], bytes: [UInt8])?
+
+        init(fields: FieldTable, entity: String) {
+            self.fields = fields
+            self.entity = entity
+        }
+
+        mutating func decode(key: [UInt8], value: Span<UInt8>) {
+            guard failed == nil else { return }
+            bytes.removeAll(keepingCapacity: true)
+            value.appendBytes(to: &bytes)
+            decode(key: key, value: bytes)
+        }
+
+        mutating func decode(key: [UInt8], value: [UInt8]) {
+            guard failed == nil else { return }
+            do {
+                let record = try decoder.decode(T.self, from: value, fields: fields, entity: entity, key: "")
+                if run.count == run.capacity {
+                    runs.append(run)
+                    run = RecordRun<T>(capacity: min(run.capacity * 2, BatchDecoder<T>.batchSize))
+                }
+                run.append(record)
+            } catch {
+                failed = (key, value)
+            }
+        }
+
+        /// The records in order, or the first failure, thrown with its record's key named.
+        func finish(describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
+            if let failed {
+                _ = try decoder.decode(T.self, from: failed.bytes, fields: fields, entity: entity, key: describeKey(failed.key))
+                preconditionFailure("a record failed to decode once and decoded the second time")
+            }
+            return DecodedRecords(runs + [run])
+        }
+    }
 
     /// The chunks, the order they are taken in, and their results; shared by both threads.
     private final class Shared: Sendable {

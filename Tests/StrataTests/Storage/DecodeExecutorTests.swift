@@ -20,6 +20,35 @@ import TestSupport
         func open() { state.withLock { $0.open = true } }
     }
 
+    #if os(Linux)
+    /// The cores a store's executor counts are those the process may run on: the CPUs of
+    /// `/proc/self/status`'s `Cpus_allowed_list`, and one for a thread pinned to one CPU (as
+    /// `taskset -c 0` pins a process), which then starts no worker to share that CPU.
+    @Test func coresAreTheCPUsThisThreadMayRunOn() throws {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") })
+        let allowed = line.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces)
+            .split(separator: ",").reduce(0) { count, range in
+                let bounds = range.split(separator: "-").compactMap { Int($0) }
+                return count + (bounds.count == 2 ? bounds[1] - bounds[0] + 1 : 1)
+            }
+        #expect(DecodeThreads.allowedProcessors() == allowed)
+
+        var saved = [UInt64](repeating: 0, count: 16)
+        let read = saved.withUnsafeMutableBytes { getAffinity(0, $0.count, $0.baseAddress!) }
+        try #require(read == 0)
+        let first = try #require(saved.indices.lazy.compactMap { word in
+            saved[word] == 0 ? nil : word * 64 + saved[word].trailingZeroBitCount
+        }.first)
+        var pinned = [UInt64](repeating: 0, count: 16)
+        pinned[first / 64] = 1 << UInt64(first % 64)
+        let pinning = pinned.withUnsafeMutableBytes { setAffinity(0, $0.count, $0.baseAddress!) }
+        try #require(pinning == 0)
+        defer { _ = saved.withUnsafeMutableBytes { setAffinity(0, $0.count, $0.baseAddress!) } }
+        #expect(DecodeThreads.allowedProcessors() == 1)
+    }
+    #endif
+
     @Test func workersNeverOutnumberTheLimitHoweverManyThreadsOffer() {
         let executor = DecodeExecutor(threads: 2)
         let seen = ConditionLock((inside: 0, most: 0, threads: Set<UInt>(), ran: 0))
@@ -216,3 +245,10 @@ import TestSupport
         #expect(store.decodeExecutor.pool.runningThreads <= store.decodeExecutor.threadLimit)
     }
 }
+
+#if os(Linux)
+@_silgen_name("sched_getaffinity")
+private func getAffinity(_ pid: Int32, _ size: Int, _ mask: UnsafeMutableRawPointer) -> Int32
+@_silgen_name("sched_setaffinity")
+private func setAffinity(_ pid: Int32, _ size: Int, _ mask: UnsafeMutableRawPointer) -> Int32
+#endif

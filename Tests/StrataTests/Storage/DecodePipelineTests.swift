@@ -95,4 +95,40 @@ import TestSupport
             #expect(!pipeline.helperIsRunning, cancels ? "after cancel()" : "after finish")
         }
     }
+
+    /// With no worker (an executor of no threads, as on one CPU), records are decoded as they are
+    /// appended, from arrays and from spans alike: every size comes back in order, drained and
+    /// appended again, and the first corrupt record is named, whatever follows it.
+    @Test(arguments: [0, 1, 7, 8, 9, 100, 300])
+    func withoutWorkersRecordsAreDecodedAsAppended(count: Int) throws {
+        var fields = FieldTable()
+        let records = try (0..<Int64(count)).map { id in (id.orderedKey, try CodecHarness.encode(User.sample(id + 1), fields: &fields)) }
+        let executor = DecodeExecutor(threads: 0)
+        var pipeline = DecodePipeline<User>(fields: fields, entity: "User", executor: executor)
+        var ids: [Int64] = []
+        for (position, (key, bytes)) in records.enumerated() {
+            if position.isMultiple(of: 2) {
+                pipeline.append(key: key, value: bytes)
+            } else {
+                bytes.withUnsafeBufferPointer { buffer in pipeline.append(key: key, value: buffer.span) }
+            }
+            if pipeline.count == 50 { try pipeline.drain(describeKey: { _ in "" }) { ids.append($0.id) } }
+        }
+        #expect(pipeline.decodesAsAppended == (count % 50 != 0))
+        try pipeline.drain(describeKey: { _ in "" }) { ids.append($0.id) }
+        #expect(ids == (0..<Int64(count)).map { $0 + 1 })
+        #expect(!pipeline.helperIsRunning)
+
+        guard count > 1 else { return }
+        let bad = count / 2
+        var corrupt = DecodePipeline<User>(fields: fields, entity: "User", executor: executor)
+        for (position, (key, bytes)) in records.enumerated() {
+            corrupt.append(key: key, value: position == bad || position == count - 1 ? [0xFF, 0x00] : bytes)
+        }
+        let error = try #require(throws: StrataError.self) {
+            _ = try corrupt.finish(describeKey: { key in "record \(key)" })
+        }
+        #expect(error.code == .corruptRecord)
+        #expect(error.message.contains("record \(records[bad].0)"), "\(error.message)")
+    }
 }

@@ -26,7 +26,7 @@ struct AggregateRunner<Root> {
     func forEachRecord(_ body: (StoredFieldValues) throws -> Void) throws -> AggregateSource {
         var query = self.query
         if isUnwindowed { query.orderings = [] }   // order cannot change an aggregate of all matches
-        let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(query)
+        let plan = try QueryPlanner(transaction: transaction, context: context).plan(query)
         try QueryExecutor(transaction: transaction, context: context, plan: plan, predicate: query.predicate, timeout: timeout)
             .forEachResult { match in
                 try body(try StoredFieldValues(bytes: match.bytes, fields: context.schema.fields, entity: context.name))
@@ -123,12 +123,12 @@ struct AggregateRunner<Root> {
         var keysOnly = query
         keysOnly.orderings = []
         keysOnly.keysOnly = true
-        let plan = try QueryPlanner<Root>(transaction: transaction, context: context).plan(keysOnly)
+        let plan = try QueryPlanner(transaction: transaction, context: context).plan(keysOnly)
         guard plan.exactAccess, plan.residual == .constant(true), plan.semiJoins.isEmpty,
               case .indexScan(let name, let fields, let condition) = plan.access,
               let descriptor = context.schema.indexes.first(where: { $0.name == name }), !descriptor.isMultiValue,
               let database = context.indexes[name] else { return nil }
-        let position = QueryPlanner<Root>.pinnedFields(condition)
+        let position = QueryPlanner.pinnedFields(condition)
         guard position < fields.count, fields[position].path == field, fields[position].kind != .other,
               fields[position].kind != .string || fields[position].collation.options.isEmpty else { return nil }
         return KeyWalk(probe: IndexProbe(transaction: transaction, database: database, fields: fields),

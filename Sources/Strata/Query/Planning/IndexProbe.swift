@@ -157,7 +157,7 @@ struct IndexProbe {
     func keyBounds(_ condition: QueryPlan.IndexCondition) -> [KeyBounds] {
         guard case .compound(let leading, let next) = condition else { return keyBounds(condition, of: field, under: []) }
         guard leading.count < fields.count else { return [] }
-        return leadingPrefixes(leading).flatMap { keyBounds(next, of: fields[leading.count], under: $0) }
+        return leadingPrefixes(leading).flatMap { keyBounds(next, of: fields[leading.count], under: $0.prefix) }
     }
 
     /// The stretches of keys meeting `condition`, one per combination of the values its points
@@ -173,14 +173,7 @@ struct IndexProbe {
             let pointed: Int = if case .points = next { leading.count + 1 } else { leading.count }
             guard fields >= 1, fields <= pointed else { return nil }
             guard leading.count < self.fields.count else { return [] }
-            // Each combination of leading values, with the length of its first `fields` fields.
-            var combinations: [(prefix: [UInt8], length: Int)] = [([], 0)]
-            for (position, (values, field)) in zip(leading, self.fields).enumerated() {
-                let keys = pointKeys(values, of: field)
-                combinations = combinations.flatMap { combination in
-                    keys.map { (combination.prefix + $0, combination.length + (position < fields ? $0.count : 0)) }
-                }
-            }
+            let combinations = leadingPrefixes(leading, measuring: fields)
             if fields <= leading.count {
                 return combinations.flatMap { combination in
                     keyBounds(next, of: self.fields[leading.count], under: combination.prefix)
@@ -218,21 +211,25 @@ struct IndexProbe {
         }
     }
 
-    /// The encoded values of each combination of `leading` values of the first fields, in key order.
-    private func leadingPrefixes(_ leading: [[QueryValue]]) -> [[UInt8]] {
-        var prefixes: [[UInt8]] = [[]]
-        for (values, field) in zip(leading, fields) {
+    /// The encoded values of each combination of `leading` values of the first fields, in key
+    /// order, with the length of the encoded values of its first `measured` fields.
+    private func leadingPrefixes(_ leading: [[QueryValue]], measuring measured: Int = 0) -> [(prefix: [UInt8], length: Int)] {
+        var combinations: [(prefix: [UInt8], length: Int)] = [([], 0)]
+        for (position, (values, field)) in zip(leading, fields).enumerated() {
             let keys = pointKeys(values, of: field)
-            prefixes = prefixes.flatMap { prefix in keys.map { prefix + $0 } }
+            combinations = combinations.flatMap { combination in
+                keys.map { (combination.prefix + $0, combination.length + (position < measured ? $0.count : 0)) }
+            }
         }
-        return prefixes
+        return combinations
     }
 
     /// The distinct stored keys of `values` in the leading field (cut as stored), ascending.
     func pointKeys(_ values: [QueryValue]) -> [[UInt8]] { pointKeys(values, of: field) }
 
     private func pointKeys(_ values: [QueryValue], of field: IndexedField) -> [[UInt8]] {
-        Set(values.compactMap { encoded($0, of: field) }).sorted { $0.lexicographicallyPrecedes($1) }
+        if values.count == 1 { return encoded(values[0], of: field).map { [$0] } ?? [] }
+        return Set(values.compactMap { encoded($0, of: field) }).sorted { $0.lexicographicallyPrecedes($1) }
     }
 
     private func encoded(_ value: QueryValue, of field: IndexedField) -> [UInt8]? {

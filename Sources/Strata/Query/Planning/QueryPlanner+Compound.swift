@@ -72,7 +72,7 @@ extension QueryPlanner {
     }
 
     /// The entries of a compound condition: counted when there are few; otherwise the entries of
-    /// its first field's values (``leadingPointRows(_:of:probe:estimated:)``) times the
+    /// its first field's values (``leadingPointRows(_:of:probe:)``) times the
     /// selectivity of each further conjunct (for equality on the second field of a two-field
     /// index with statistics: one of a value's keys; otherwise guessed). Without statistics, no
     /// more than the interpolation of the condition's keys. Never fewer than were counted.
@@ -94,12 +94,11 @@ extension QueryPlanner {
 
     /// The entries of `values` of a compound index's leading field: counted exactly by a
     /// single-field index on that field when there is one; else the bounded count or its
-    /// interpolation (`estimated`, when the caller made it), and, when that reached the bound and
-    /// the index has current statistics, ``leadingRows(_:probe:statistics:)``. The statistics are
-    /// looked up only then.
-    func leadingPointRows(_ values: [QueryValue], of descriptor: IndexDescriptor, probe: IndexProbe, estimated: Int? = nil) throws -> Int {
+    /// interpolation, and, when that reached the bound and the index has current statistics,
+    /// ``leadingRows(_:probe:statistics:)``. The statistics are looked up only then.
+    func leadingPointRows(_ values: [QueryValue], of descriptor: IndexDescriptor, probe: IndexProbe) throws -> Int {
         if let exact = try exactPointRows(probe.fields[0], values) { return exact }
-        let estimated = try estimated ?? probe.estimateRows(.points(values), limit: Self.probeLimit)
+        let estimated = try probe.estimateRows(.points(values), limit: Self.probeLimit)
         guard estimated >= Self.probeLimit, let statistics = try statistics(of: descriptor, in: probe.database) else { return estimated }
         // The statistics see skew that interpolation cannot.
         return max(Self.probeLimit, try leadingRows(values, probe: probe, statistics: statistics))

@@ -5,7 +5,7 @@ extension QueryPlanner {
     ///
     /// Every query is ordered: by its orderings, then by primary key, so that any plan returns
     /// the same records in the same order.
-    func chooseOrder(_ plan: inout QueryPlan, query: Query<Root>, total: Int, matches: Double, cost: Double) throws {
+    func chooseOrder(_ plan: inout QueryPlan, query: Query<Void>, total: Int, matches: Double, cost: Double) throws {
         let orderings = Self.significant(query.orderings, primaryKey: context.schema.primaryKey)
         if orderings.isEmpty, query.anyOrder {
             // Any order will do: the access path's own, unsorted, unmerged.

@@ -10,7 +10,7 @@ import LMDB
 /// which the span of keys is interpolated between the index's first and last keys
 /// (``KeySpace``). The cost of an access path is its estimated rows, times ``lookupCost`` when
 /// each row costs a second B-tree lookup.
-struct QueryPlanner<Root> {
+struct QueryPlanner {
     let transaction: ReadTransaction
     let context: EntityContext
 
@@ -21,7 +21,13 @@ struct QueryPlanner<Root> {
     /// What reading one index entry costs relative to reading a record in a scan.
     static var entryCost: Double { 0.2 }
 
-    func plan(_ query: Query<Root>) throws -> QueryPlan {
+    /// The plan for `query`.
+    func plan<Root>(_ query: Query<Root>) throws -> QueryPlan {
+        try plan(query.retyped(as: Void.self))
+    }
+
+    /// The plan for `query`, as concrete code (no generic record type).
+    private func plan(_ query: Query<Void>) throws -> QueryPlan {
         try PatternMatching.validatePatterns(of: query.predicate, entity: context.name)
         let total = try transaction.recordCount(context)
         let conjuncts: [QueryPredicate]
@@ -95,7 +101,7 @@ struct QueryPlanner<Root> {
     /// requested order (or any order, when none is asked for) stops after `offset + limit`
     /// matches, about `(offset + limit) / (matches / rows)` of its rows; one that does not must
     /// read all its rows and sort the matches.
-    private func costed(_ candidate: Candidate, matches: Double, orderings: [QueryOrdering], query: Query<Root>) throws -> Candidate {
+    private func costed(_ candidate: Candidate, matches: Double, orderings: [QueryOrdering], query: Query<Void>) throws -> Candidate {
         var candidate = candidate
         let rows = Double(max(candidate.rows, 1))
         let kept = min(matches, rows)
@@ -210,12 +216,15 @@ struct QueryPlanner<Root> {
                   let condition = range.map(QueryPlan.IndexCondition.range) ?? Self.condition(for: comparison)
             else { continue }
             let probe = IndexProbe(transaction: transaction, database: database, field: leading)
-            var rows = min(total, try probe.estimateRows(condition, limit: Self.probeLimit))
-            // A compound index's keys under one leading value are many distinct keys, which the
-            // bounded count cannot reach: a single-field index on the field counts them exactly,
-            // or else the index's statistics estimate them.
+            let rows: Int
             if descriptor.fields.count > 1, case .points(let values) = condition {
-                rows = min(total, try leadingPointRows(values, of: descriptor, probe: probe, estimated: rows))
+                // A compound index's keys under one leading value are many distinct keys, which
+                // the bounded count cannot reach: a single-field index on the field counts them
+                // exactly (then nothing is counted here), or else the index's statistics
+                // estimate them.
+                rows = min(total, try leadingPointRows(values, of: descriptor, probe: probe))
+            } else {
+                rows = min(total, try probe.estimateRows(condition, limit: Self.probeLimit))
             }
             paths.append(Candidate(access: .indexScan(index: descriptor.name, fields: descriptor.fields, condition: condition),
                                    rows: rows, cost: Double(rows) * Self.lookupCost, used: [],
