@@ -1,3 +1,5 @@
+@_spi(Format) import StrataFormat
+
 extension SingleFieldCoding {
     /// Reads stored value bytes as JSON (``StoredRecord``'s mapping).
     static func jsonValue(from bytes: [UInt8]) throws(CBORReadFailure) -> JSONValue {

@@ -29,9 +29,9 @@ import Foundation
 /// so a fractional date may come back up to one ulp (about 0.1 µs today) away, as with JSONEncoder's
 /// `.secondsSince1970`. The decoded date then re-encodes to the same bytes, so an unchanged record is
 /// still recognised as unchanged. Index keys use the exact reference-date seconds (see ``IndexableValue``).
-package enum CBOR {
+@_spi(Format) public enum CBOR {
     /// The major type: the top three bits of an item's initial byte.
-    @usableFromInline package enum Major: UInt8, Sendable {
+    public enum Major: UInt8, Sendable {
         case unsigned = 0, negative = 1, bytes = 2, text = 3, array = 4, map = 5, tag = 6, simple = 7
     }
 

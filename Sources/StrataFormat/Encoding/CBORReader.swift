@@ -2,18 +2,18 @@
 ///
 /// Offsets are plain indices into `bytes`; every read advances `offset` past what it consumed and
 /// nothing is allocated from a length before that length has been checked against the bytes that remain.
-package struct CBORReader: Sendable {
+@_spi(Format) public struct CBORReader: Sendable {
     @usableFromInline package let bytes: [UInt8]
 
     package init(bytes: [UInt8]) { self.bytes = bytes }
 
     /// One item's initial byte split up, with its argument (length, value, tag number or float bits).
-    @usableFromInline package struct Head {
-        package var major: CBOR.Major
-        package var info: UInt8
-        package var argument: UInt64
+    public struct Head {
+        public var major: CBOR.Major
+        public var info: UInt8
+        public var argument: UInt64
 
-        @inlinable package init(major: CBOR.Major, info: UInt8, argument: UInt64) {
+        @inlinable public init(major: CBOR.Major, info: UInt8, argument: UInt64) {
             self.major = major
             self.info = info
             self.argument = argument
@@ -75,7 +75,7 @@ package struct CBORReader: Sendable {
     /// The number of payload bytes or child items a string, array or map head announces, checked
     /// against the bytes that remain (`perItem` is the least size of one announced unit).
     @inline(__always)
-    package func checkedLength(_ head: Head, at offset: Int, start: Int, perItem: Int) throws(CBORReadFailure) -> Int {
+    @usableFromInline package func checkedLength(_ head: Head, at offset: Int, start: Int, perItem: Int) throws(CBORReadFailure) -> Int {
         let remaining = bytes.count - offset
         guard head.argument <= UInt64(remaining / perItem) else {
             throw .corrupt(offset: start, reason: "length \(head.argument) exceeds the \(remaining) bytes that remain")
@@ -86,7 +86,7 @@ package struct CBORReader: Sendable {
     /// `skipItem` with the common items handled inline: small integers, strings (up to 65,535 bytes), floats, simple
     /// values, each optionally behind small tags (dates, URLs), and short arrays of such items.
     @inline(__always)
-    func skipItemQuickly(at offset: inout Int) throws(CBORReadFailure) {
+    @usableFromInline func skipItemQuickly(at offset: inout Int) throws(CBORReadFailure) {
         var position = offset
         var items = 1
         while items > 0, position < bytes.count {
@@ -273,7 +273,7 @@ package struct CBORReader: Sendable {
     }
 
     /// A short phrase for error messages naming the item stored at `offset`.
-    func describeItem(at offset: Int) -> String {
+    @usableFromInline func describeItem(at offset: Int) -> String {
         var position = offset
         guard let head = try? readHead(at: &position) else { return "corrupt data" }
         switch head.major {

@@ -41,7 +41,7 @@ extension IndexableValue {
 }
 
 /// The tag bytes and shared payload helpers of ``IndexableValue`` encodings.
-package enum OrderedKey {
+@_spi(Format) public enum OrderedKey {
     package static let nilTag: UInt8 = 0x00
     static let boolTag: UInt8 = 0x10
     @usableFromInline package static let wideNegativeTag: UInt8 = 0x1F

@@ -18,19 +18,19 @@ import Foundation
 /// key must be an unsigned integer, every value is skipped with its lengths checked, and failures are
 /// ``CBORReadFailure``s with the byte offset, which callers turn into `.corruptRecord` errors naming
 /// the entity and the key.
-package struct RecordCursor {
+@_spi(Format) public struct RecordCursor {
     /// Where the next entry's key starts; after ``nextField(in:)``, where that entry's value starts.
-    package var position: Int
+    @usableFromInline package var position: Int
     /// The entries after the one ``nextField(in:)`` returned last.
-    private(set) var remaining: Int
+    @usableFromInline private(set) var remaining: Int
     /// Where the map's first entry starts.
-    let entriesStart: Int
+    @usableFromInline let entriesStart: Int
     /// How many entries the map head announces.
-    package let count: Int
+    @usableFromInline package let count: Int
 
     /// A cursor before the first entry of the record in `reader`'s bytes; throws when they do not
     /// start with a map head whose count the bytes can hold.
-    @inline(__always)
+    @inlinable @inline(__always)
     package init(_ reader: CBORReader) throws(CBORReadFailure) {
         var offset = 0
         let head = try reader.readHead(at: &offset)
@@ -59,7 +59,7 @@ package struct RecordCursor {
 
     /// Reads the next entry's field id and moves ``position`` to its value; nil when no entry is
     /// left. Throws when the key is not an unsigned integer.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func nextField(in reader: CBORReader) throws(CBORReadFailure) -> Int? {
         guard remaining > 0 else { return nil }
         let start = position
@@ -72,7 +72,7 @@ package struct RecordCursor {
     }
 
     /// Moves ``position`` past the value at it and returns the value's byte range.
-    @inline(__always)
+    @inlinable @inline(__always)
     @discardableResult
     package mutating func skipValue(in reader: CBORReader) throws(CBORReadFailure) -> Range<Int> {
         let start = position
@@ -144,7 +144,7 @@ package struct RecordCursor {
     /// first, if the record holds it twice), or stays -1 when the record does not hold it. Stops
     /// once `stored` slots are filled (the selected fields that have an id), so a record's tail is
     /// not read when the fields it needs come first.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func locate(_ reader: CBORReader, slots: [Int], offsets: inout [Int], stored: Int) throws(CBORReadFailure) {
         var missing = stored
         while missing > 0, let id = try nextField(in: reader) {
@@ -161,7 +161,7 @@ package struct RecordCursor {
 
     /// Moves past the entries before the first one of field `id` and returns the offset of its
     /// value (``position``, at which the value is left unread); nil when no entry left is field `id`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func find(id: Int, in reader: CBORReader) throws(CBORReadFailure) -> Int? {
         while let stored = try nextField(in: reader) {
             if stored == id { return position }

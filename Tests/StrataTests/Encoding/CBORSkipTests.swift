@@ -1,3 +1,5 @@
+@_spi(Format) import StrataFormat
+
 import Testing
 @testable import Strata
 @testable import StrataFormat
