@@ -24,10 +24,13 @@ let package = Package(
         // The bottom layer: values, the CBOR record codec, the field table, schema descriptions,
         // index and primary key encoding, JSON. No LMDB: the compiler refuses any reference to a layer above.
         .target(name: "StrataFormat"),
+        // Full-text search without storage: the tokenizer, the query grammar, the postings codec,
+        // BM25 ranking and top-k over posting cursors, highlights and snippets. On StrataFormat alone.
+        .target(name: "StrataText", dependencies: ["StrataFormat"]),
         // Storage, indexes, queries, import, migration, replication, inspection; re-exports StrataFormat.
         .target(
             name: "Strata",
-            dependencies: ["StrataFormat", "LMDB", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["StrataFormat", "StrataText", "LMDB", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "StrataCommand",
@@ -37,6 +40,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(name: "StrataFormatTests", dependencies: ["StrataFormat", "TestSupport"]),
+        .testTarget(name: "StrataTextTests", dependencies: ["StrataText", "StrataFormat", "TestSupport"]),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataFormat", "LMDB", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrataCommandTests", dependencies: ["StrataCommand", "Strata", "LMDB", "TestSupport"]),
     ],
