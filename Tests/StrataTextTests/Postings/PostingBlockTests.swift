@@ -1,0 +1,134 @@
+import Testing
+import TestSupport
+@testable import StrataText
+
+/// Posting blocks and the index's small entries: round trips of random contents, and damaged
+/// bytes (cut at every length, single bytes changed, handmade breaks of each rule), which throw
+/// `PostingsFormatError` naming an offset inside the bytes and never trap.
+@Suite struct PostingBlockTests {
+    static func randomPostings(_ random: inout SeededGenerator, fields: Int, positions: Bool) -> [Posting] {
+        var document = DocumentID.random(in: 1...1_000_000, using: &random)
+        return (0..<Int.random(in: 1...PostingBlock.maximumDocuments, using: &random)).map { index in
+            if index > 0 { document += [1, 2, 127, 128, 100_000].randomElement(using: &random)! }
+            var frequencies = (0..<fields).map { _ in UInt32([0, 1, 1, 2, 200].randomElement(using: &random)!) }
+            if !frequencies.contains(where: { $0 > 0 }) { frequencies[Int.random(in: 0..<fields, using: &random)] = 1 }
+            let lists = frequencies.map { frequency -> [UInt32] in
+                var position = UInt32.random(in: 0...1_000, using: &random)
+                return (0..<frequency).map { _ in
+                    defer { position += UInt32.random(in: 1...300, using: &random) }
+                    return position
+                }
+            }
+            return Posting(document: document, frequencies: frequencies, positions: positions ? lists : nil,
+                           length: UInt32.random(in: 1...100_000, using: &random))
+        }
+    }
+
+    /// Everything a block says, read back.
+    static func read(_ bytes: [UInt8]) throws(PostingsFormatError) -> ([DocumentID], [UInt32], [UInt32]?) {
+        let block = try PostingBlock(bytes: bytes)
+        let (ids, frequencies) = try block.documents()
+        return (ids, frequencies, block.hasPositions ? try block.positions(frequencies: frequencies) : nil)
+    }
+
+    @Test func randomBlocksReadBackAsWritten() throws {
+        var random = SeededGenerator(seed: 6)
+        for round in 0..<300 {
+            let fields = [1, 1, 2, 3, 64][round % 5]
+            let keeps = round % 3 != 0
+            let postings = Self.randomPostings(&random, fields: fields, positions: keeps)
+            let bytes = PostingBlock.encode(postings, fieldCount: fields, keepsPositions: keeps)
+            let block = try PostingBlock(bytes: bytes)
+            #expect(block.header.firstDocument == postings.first!.document && block.header.lastDocument == postings.last!.document)
+            #expect(block.header.minimumLength == postings.map(\.length).min())
+            #expect(block.header.maximumFrequencies == (0..<fields).map { field in postings.map { $0.frequencies[field] }.max()! })
+            let (ids, frequencies, positions) = try Self.read(bytes)
+            #expect(ids == postings.map(\.document))
+            #expect(frequencies == postings.flatMap(\.frequencies))
+            #expect(positions == (keeps ? postings.flatMap { $0.positions!.joined() } : nil))
+        }
+    }
+
+    @Test func cutAndChangedBytesThrowWithAnOffsetInsideTheBlock() throws {
+        var random = SeededGenerator(seed: 7)
+        var thrown = 0
+        for round in 0..<60 {
+            let fields = round % 2 + 1
+            let postings = Self.randomPostings(&random, fields: fields, positions: true)
+            let bytes = PostingBlock.encode(Array(postings.prefix(12)), fieldCount: fields, keepsPositions: true)
+            for length in 0..<bytes.count {
+                #expect(throws: PostingsFormatError.self) { try Self.read(Array(bytes[..<length])) }
+            }
+            for _ in 0..<200 {
+                var damaged = bytes
+                damaged[Int.random(in: 0..<damaged.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+                do {
+                    _ = try Self.read(damaged)
+                } catch {
+                    thrown += 1
+                    #expect(error.offset >= 0 && error.offset <= damaged.count, "\(error)")
+                }
+            }
+        }
+        #expect(thrown > 1_000)
+    }
+
+    @Test func eachRuleOfTheLayoutIsChecked() throws {
+        let postings = [Posting(document: 5, frequencies: [2], positions: [[1, 4]], length: 9),
+                        Posting(document: 9, frequencies: [1], positions: [[0]], length: 3)]
+        let bytes = PostingBlock.encode(postings, fieldCount: 1, keepsPositions: true)
+        // version, F, n, first, span, max, min length, D, P, then documents and positions.
+        #expect(bytes == [1, 1, 2, 5, 4, 2, 3, 4, 3, 0, 2, 4, 1, 1, 3, 0])
+        func failure(_ change: (inout [UInt8]) -> Void) -> PostingsFormatError? {
+            var damaged = bytes
+            change(&damaged)
+            do { _ = try Self.read(damaged); return nil } catch { return error }
+        }
+        #expect(failure { $0[0] = 2 }?.offset == 0)                                   // a newer version
+        #expect(failure { $0[2] = 0 }?.offset == 2)                                   // no documents
+        #expect(failure { $0[4] = 9 }?.reason.contains("last document") == true)      // the span lies
+        #expect(failure { $0[5] = 1 }?.reason.contains("frequency") == true)           // a frequency above the header's
+        #expect(failure { $0[5] = 3 }?.reason.contains("highest frequencies") == true) // the header's maximum lies
+        #expect(failure { $0[6] = 0 }?.offset == 6)                                   // length 0
+        #expect(failure { $0[9] = 1 }?.offset == 9)                                   // first delta not 0
+        #expect(failure { $0[14] = 0 }?.reason.contains("gap 0") == true)              // positions not ascending
+        #expect(failure { $0.append(0) }?.reason.contains("end") == true)             // bytes after the block
+        #expect(failure { $0[3] = 0x80; $0.insert(0x00, at: 4) } != nil)             // a needless zero group
+        #expect(failure { $0[11] = 5 }?.reason.contains("past the last document") == true)
+    }
+
+    @Test func hugeCountsInDamagedBytesAreRefusedBeforeAnythingIsAllocated() {
+        var bytes: [UInt8] = [1, 1, 1, 1, 0]
+        PostingVarint.append(UInt64(UInt32.max), to: &bytes)     // highest frequency
+        bytes += [1, 2, 1, 0]                                    // min length, D = 2, P = 1, first delta
+        PostingVarint.append(UInt64(UInt32.max), to: &bytes)     // a frequency of 4 billion
+        #expect(throws: PostingsFormatError.self) { try Self.read(bytes) }
+        #expect(throws: PostingsFormatError.self) { try Self.read([1, 1, 1, 1, 0, 1, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]) }
+        #expect(throws: PostingsFormatError.self) {
+            try Self.read([1, 1, 1, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F])
+        }
+    }
+
+    @Test func entriesReadBackAndRefuseDamage() throws {
+        let entry = DocumentEntry(fieldLengths: [3, 0, 200], primaryKey: [0x20, 0x80, 0, 0, 0, 0, 0, 0, 1])
+        #expect(try DocumentEntry(bytes: entry.bytes) == entry)
+        #expect(entry.length == 203)
+        let statistics = TextIndexStatistics(documentCount: 7, totalFieldLengths: [30, 1 << 40], nextDocument: 12)
+        #expect(try TextIndexStatistics(bytes: statistics.bytes) == statistics)
+        let summary = TermSummary(documentCount: 300, blockCount: 3, maximumFrequencies: [4, 0], minimumLength: 2)
+        #expect(try TermSummary(bytes: summary.bytes) == summary)
+        for length in 0..<entry.bytes.count {
+            #expect(throws: PostingsFormatError.self) { try DocumentEntry(bytes: Array(entry.bytes[..<length])) }
+        }
+        for length in 0..<statistics.bytes.count {
+            #expect(throws: PostingsFormatError.self) { try TextIndexStatistics(bytes: Array(statistics.bytes[..<length])) }
+        }
+        for length in 0..<summary.bytes.count {
+            #expect(throws: PostingsFormatError.self) { try TermSummary(bytes: Array(summary.bytes[..<length])) }
+        }
+        #expect(throws: PostingsFormatError.self) { try DocumentEntry(bytes: entry.bytes + [0]) }
+        #expect(throws: PostingsFormatError.self) {
+            try TermSummary(bytes: TermSummary(documentCount: 300, blockCount: 2, maximumFrequencies: [1], minimumLength: 1).bytes)
+        }
+    }
+}
