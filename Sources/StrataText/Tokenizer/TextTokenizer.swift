@@ -35,6 +35,9 @@ package struct TextTokenizer: Sendable, Hashable, Codable {
     /// 1: UAX #29 words of Unicode 15.0, `[cd]` folding, CJK bigrams, Porter2 (Snowball 3.1).
     package static let rulesVersion = 1
 
+    /// The folding of terms: the `[cd]` collation's.
+    static let folding: StringComparisonOptions = [.caseInsensitive, .diacriticInsensitive]
+
     /// The most UTF-8 bytes of a term; longer words are cut to it.
     package static let maximumTermLength = 128
 
@@ -88,11 +91,11 @@ package struct TextTokenizer: Sendable, Hashable, Codable {
     }
 
     /// The indexed form of a whole word already cut out of a text (`utf8`, valid UTF-8): folded,
-    /// cut to length, and stemmed when it is a plain word; nil for a stop word.
-    func term(of utf8: UnsafeBufferPointer<UInt8>, stemmable: Bool, pictographic: Bool) -> String? {
-        var folded: [UInt8] = []
-        folded.reserveCapacity(utf8.count)
-        Collation.appendFolded(utf8, [.caseInsensitive, .diacriticInsensitive], to: &folded)
+    /// cut to length, and stemmed when it is a plain word; nil for a stop word. `folded` is a
+    /// buffer to fold into, reused from word to word.
+    func term(of utf8: UnsafeBufferPointer<UInt8>, stemmable: Bool, pictographic: Bool, scratch folded: inout [UInt8]) -> String? {
+        folded.removeAll(keepingCapacity: true)
+        Collation.appendFolded(utf8, Self.folding, to: &folded)
         Self.normalize(&folded, pictographic: pictographic)
         if let apostrophe = folded.firstIndex(of: 0x27), apostrophe <= 6, apostrophe + 1 < folded.count,
            Self.elisions.contains(String(decoding: folded[..<apostrophe], as: UTF8.self)) {

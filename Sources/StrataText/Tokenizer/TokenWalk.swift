@@ -14,6 +14,8 @@ struct TokenWalk {
     private var cjkRun: [Range<Int>] = []
     /// The scalars of the Southeast Asian run being gathered.
     private var complexRun: Range<Int>?
+    /// Folded bytes, reused from word to word.
+    private var scratch: [UInt8] = []
 
     init(tokenizer: TextTokenizer, mode: TextTokenizer.Mode, utf8: UnsafeBufferPointer<UInt8>,
          body: @escaping (TextToken) -> Void) {
@@ -35,9 +37,14 @@ struct TokenWalk {
     }
 
     mutating func run() {
-        var segments: [Range<Int>] = []
-        segmenter.forEachSegment { segments.append($0) }
-        for segment in segments { take(segment) }
+        let count = segmenter.count
+        guard count > 0 else { return }
+        var start = 0
+        for index in 1..<max(count, 1) where segmenter.isBoundary(before: index) {
+            take(start..<index)
+            start = index
+        }
+        take(start..<count)
         flushRuns()
     }
 
@@ -45,7 +52,7 @@ struct TokenWalk {
         var kind = SegmentKind()
         for index in segment {
             let info = segmenter.infos[index]
-            let property = info.property
+            let property = segmenter.property(index)
             if property.isIgnorable { continue }
             kind.hasBase = true
             if !info.isCJK { kind.allCJK = false }
@@ -89,7 +96,8 @@ struct TokenWalk {
     private mutating func emitWord(_ scalars: Range<Int>, stemmable: Bool, pictographic: Bool) {
         let range = bytes(scalars)
         let slice = UnsafeBufferPointer(rebasing: utf8[range])
-        if let term = tokenizer.term(of: slice, stemmable: stemmable, pictographic: pictographic), !term.isEmpty {
+        if let term = tokenizer.term(of: slice, stemmable: stemmable, pictographic: pictographic, scratch: &scratch),
+           !term.isEmpty {
             body(TextToken(term: term, position: position, byteRange: range))
         }
         position += 1
@@ -108,7 +116,7 @@ struct TokenWalk {
         for character in characters {
             var bytes: [UInt8] = []
             Collation.appendFolded(UnsafeBufferPointer(rebasing: utf8[self.bytes(character)]),
-                                   [.caseInsensitive, .diacriticInsensitive], to: &bytes)
+                                   TextTokenizer.folding, to: &bytes)
             folded.append(bytes)
         }
         let count = characters.count

@@ -4,11 +4,20 @@ enum WordBreakProperty: UInt8, Sendable {
          singleQuote, doubleQuote, midNumLet, midLetter, midNum, numeric, extendNumLet, wSegSpace
 
     /// Extend, Format and ZWJ: rule WB4 attaches them to the character before.
-    var isIgnorable: Bool { self == .extend || self == .format || self == .zwj }
+    var isIgnorable: Bool { isIn(1 << 4 | 1 << 5 | 1 << 7) }
     /// ALetter or Hebrew_Letter (AHLetter in the rules).
-    var isLetter: Bool { self == .aLetter || self == .hebrewLetter }
+    var isLetter: Bool { isIn(1 << 9 | 1 << 10) }
     /// CR, LF or Newline: rules WB3a and WB3b break around them.
-    var isNewline: Bool { self == .cr || self == .lf || self == .newline }
+    var isNewline: Bool { isIn(1 << 1 | 1 << 2 | 1 << 3) }
+    /// MidNumLet or Single_Quote (MidNumLetQ in the rules).
+    var isMidNumLetQ: Bool { isIn(1 << 11 | 1 << 13) }
+
+    /// Compares raw values (the comparison the rules make per scalar; stated so that no generic
+    /// `RawRepresentable` comparison is chosen).
+    @inline(__always) static func == (a: WordBreakProperty, b: WordBreakProperty) -> Bool { a.rawValue == b.rawValue }
+
+    /// True when the property's bit is in `set` (a bit per raw value).
+    @inline(__always) func isIn(_ set: UInt32) -> Bool { (1 << UInt32(rawValue)) & set != 0 }
 
     /// What the tokenizer knows of one code point, unpacked from ``WordBreakTable``'s byte.
     struct Scalar: Sendable {
@@ -27,13 +36,17 @@ enum WordBreakProperty: UInt8, Sendable {
         var isComplexContext: Bool { packed & 0x80 != 0 }
 
         /// The scalar `value`'s entry: a direct lookup below U+10000, a binary search above.
-        static func of(_ value: UInt32) -> Scalar {
-            if value < 0x10000 { return Scalar(packed: basicPlane[Int(value)]) }
+        static func of(_ value: UInt32) -> Scalar { of(value, plane: basicPlane) }
+
+        /// The entry of `value`, given ``basicPlane`` (read once by a caller that looks up many).
+        @inline(__always)
+        static func of(_ value: UInt32, plane: [UInt8]) -> Scalar {
+            if value < 0x10000 { return Scalar(packed: plane[Int(value)]) }
             return Scalar(packed: search(value))
         }
 
         /// The Basic Multilingual Plane expanded from the boundaries once (64 KiB).
-        private static let basicPlane: [UInt8] = {
+        static let basicPlane: [UInt8] = {
             var plane = [UInt8](repeating: 0, count: 0x10000)
             let boundaries = WordBreakTable.boundaries
             for (index, boundary) in boundaries.enumerated() {
@@ -45,7 +58,7 @@ enum WordBreakProperty: UInt8, Sendable {
             return plane
         }()
 
-        private static func search(_ value: UInt32) -> UInt8 {
+        static func search(_ value: UInt32) -> UInt8 {
             let boundaries = WordBreakTable.boundaries
             var low = 0, high = boundaries.count
             while high - low > 1 {

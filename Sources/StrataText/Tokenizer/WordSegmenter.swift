@@ -7,16 +7,19 @@
 struct WordSegmenter {
     /// The byte offset of each scalar in the text, and the text's length after the last.
     private(set) var offsets: [Int] = []
-    /// Each scalar's value.
-    private(set) var values: [UInt32] = []
     /// Each scalar's entry of the table.
     private(set) var infos: [WordBreakProperty.Scalar] = []
+    /// Each scalar's Word_Break property (unpacked once: the rules read it many times).
+    private(set) var properties: [WordBreakProperty] = []
+    /// The pair table, read once rather than through its lazy global at every pair.
+    private let pairs = Self.pairTable
 
     /// The segmenter of the valid UTF-8 text `utf8`.
     init(utf8: UnsafeBufferPointer<UInt8>) {
         offsets.reserveCapacity(utf8.count + 1)
-        values.reserveCapacity(utf8.count)
         infos.reserveCapacity(utf8.count)
+        properties.reserveCapacity(utf8.count)
+        let plane = WordBreakProperty.Scalar.basicPlane
         var index = 0
         while index < utf8.count {
             let lead = utf8[index]
@@ -28,19 +31,20 @@ struct WordSegmenter {
                 value &= lead < 0xE0 ? 0x1F : lead < 0xF0 ? 0x0F : 0x07
                 for offset in 1..<max(length, 1) { value = value << 6 | UInt32(utf8[index + offset] & 0x3F) }
             }
+            let info = WordBreakProperty.Scalar.of(value, plane: plane)
             offsets.append(index)
-            values.append(value)
-            infos.append(.of(value))
+            infos.append(info)
+            properties.append(info.property)
             index += length
         }
         offsets.append(utf8.count)
     }
 
     /// The number of scalars.
-    var count: Int { values.count }
+    var count: Int { properties.count }
 
     /// The property of the scalar at `index`.
-    func property(_ index: Int) -> WordBreakProperty { infos[index].property }
+    @inline(__always) func property(_ index: Int) -> WordBreakProperty { properties[index] }
 
     /// Calls `body` with each segment between two boundaries, as a range of scalar indices.
     func forEachSegment(_ body: (Range<Int>) -> Void) {
@@ -61,31 +65,33 @@ struct WordSegmenter {
         if left == .zwj && infos[index].isPictographic { return false }                    // WB3c
         if left == .wSegSpace && right == .wSegSpace { return false }                      // WB3d
         if right.isIgnorable { return false }                                              // WB4
-        let before = effectiveIndex(atOrBefore: index - 1)
+        let before = left.isIgnorable ? effectiveIndex(atOrBefore: index - 1) : index - 1
         let l = property(before)
-        let r = right
+        // Most pairs are settled by the two properties alone (the pair table, made from the
+        // rules below); the others look one character further.
+        let pair = pairs[Int(l.rawValue)], bit: UInt32 = 1 << UInt32(right.rawValue)
+        if pair.joined & bit != 0 { return false }
+        if pair.contextual & bit == 0 { return true }
+        return isBoundaryInContext(l: l, r: right, before: before, index: index)
+    }
+
+    /// Rules WB5–WB16 for a pair whose answer depends on the characters around it.
+    private func isBoundaryInContext(l: WordBreakProperty, r: WordBreakProperty, before: Int, index: Int) -> Bool {
         if l.isLetter && r.isLetter { return false }                                       // WB5
-        let after = nextIndex(after: index)
-        let rr = after.map(property)
-        let ll = before > 0 && !property(before).isIgnorable ? previousProperty(before: before) : nil
-        if l.isLetter && (r == .midLetter || r == .midNumLet || r == .singleQuote) && rr?.isLetter == true {
-            return false                                                                   // WB6
-        }
-        if ll?.isLetter == true && (l == .midLetter || l == .midNumLet || l == .singleQuote) && r.isLetter {
-            return false                                                                   // WB7
-        }
+        // The characters after the right one and before the left one; Other (which no rule
+        // names) where there is none.
+        let rr = nextIndex(after: index).map(property) ?? .other
+        let ll = before > 0 && !property(before).isIgnorable ? previousProperty(before: before) : .other
+        if l.isLetter && (r == .midLetter || r.isMidNumLetQ) && rr.isLetter { return false }          // WB6
+        if ll.isLetter && (l == .midLetter || l.isMidNumLetQ) && r.isLetter { return false }          // WB7
         if l == .hebrewLetter && r == .singleQuote { return false }                        // WB7a
         if l == .hebrewLetter && r == .doubleQuote && rr == .hebrewLetter { return false } // WB7b
         if ll == .hebrewLetter && l == .doubleQuote && r == .hebrewLetter { return false } // WB7c
         if l == .numeric && r == .numeric { return false }                                 // WB8
         if l.isLetter && r == .numeric { return false }                                    // WB9
         if l == .numeric && r.isLetter { return false }                                    // WB10
-        if ll == .numeric && (l == .midNum || l == .midNumLet || l == .singleQuote) && r == .numeric {
-            return false                                                                   // WB11
-        }
-        if l == .numeric && (r == .midNum || r == .midNumLet || r == .singleQuote) && rr == .numeric {
-            return false                                                                   // WB12
-        }
+        if ll == .numeric && (l == .midNum || l.isMidNumLetQ) && r == .numeric { return false }      // WB11
+        if l == .numeric && (r == .midNum || r.isMidNumLetQ) && rr == .numeric { return false }      // WB12
         if l == .katakana && r == .katakana { return false }                               // WB13
         if (l.isLetter || l == .numeric || l == .katakana || l == .extendNumLet) && r == .extendNumLet {
             return false                                                                   // WB13a
@@ -105,6 +111,30 @@ struct WordSegmenter {
         return true                                                                        // WB999
     }
 
+    /// Per left property (by raw value), the right properties (a bit per raw value) after which
+    /// WB5–WB13b never break, and those for which rules WB6, WB7, WB7b, WB7c, WB11, WB12, WB15
+    /// and WB16 need the characters around the pair.
+    private static let pairTable: [(joined: UInt32, contextual: UInt32)] = (0...WordBreakProperty.wSegSpace.rawValue).map { raw in
+        let l = WordBreakProperty(rawValue: raw)!
+        var joined: UInt32 = 0, contextual: UInt32 = 0
+        for rightRaw in 0...WordBreakProperty.wSegSpace.rawValue {
+            let r = WordBreakProperty(rawValue: rightRaw)!, bit: UInt32 = 1 << UInt32(rightRaw)
+            let alphanumeric = r.isLetter || r == .numeric || r == .katakana
+            if (l.isLetter && r.isLetter) || (l == .hebrewLetter && r == .singleQuote) || (l == .numeric && r == .numeric)
+                || (l.isLetter && r == .numeric) || (l == .numeric && r.isLetter) || (l == .katakana && r == .katakana)
+                || ((l.isLetter || l == .numeric || l == .katakana || l == .extendNumLet) && r == .extendNumLet)
+                || (l == .extendNumLet && alphanumeric) {
+                joined |= bit
+            } else if (l.isLetter && (r == .midLetter || r.isMidNumLetQ)) || ((l == .midLetter || l.isMidNumLetQ) && r.isLetter)
+                        || (l == .hebrewLetter && r == .doubleQuote) || (l == .doubleQuote && r == .hebrewLetter)
+                        || ((l == .midNum || l.isMidNumLetQ) && r == .numeric) || (l == .numeric && (r == .midNum || r.isMidNumLetQ))
+                        || (l == .regionalIndicator && r == .regionalIndicator) {
+                contextual |= bit
+            }
+        }
+        return (joined, contextual)
+    }
+
     /// The index of the character that the scalar at `index` belongs to under rule WB4: the first
     /// scalar at or before it that is not Extend, Format or ZWJ, unless the run of those reaches
     /// the start of the text or follows a line break, where its first scalar stands for itself.
@@ -115,8 +145,8 @@ struct WordSegmenter {
     }
 
     /// The property of the character before the one at `index` (itself a character's first scalar).
-    private func previousProperty(before index: Int) -> WordBreakProperty? {
-        guard index > 0 else { return nil }
+    private func previousProperty(before index: Int) -> WordBreakProperty {
+        guard index > 0 else { return .other }
         return property(effectiveIndex(atOrBefore: index - 1))
     }
 
