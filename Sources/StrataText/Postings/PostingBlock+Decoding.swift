@@ -103,8 +103,10 @@ extension PostingBlock {
                 let start = reader.offset
                 let value = try reader.varint()
                 guard occurrence == 0 || value >= 1 else { throw reader.failure("position gap 0", at: start) }
+                guard value <= UInt64(UInt32.max) - (occurrence == 0 ? 0 : position) else {
+                    throw reader.failure("position beyond 32 bits", at: start)
+                }
                 position = occurrence == 0 ? value : position + value
-                guard position <= UInt64(UInt32.max) else { throw reader.failure("position \(position) beyond 32 bits", at: start) }
                 positions.append(UInt32(position))
             }
         }

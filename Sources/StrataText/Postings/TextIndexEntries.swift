@@ -142,7 +142,7 @@ package struct TermSummary: Sendable, Hashable {
         let blocksStart = reader.offset
         blockCount = try reader.varint(in: 1...(UInt64.max - 1), "block count")
         guard blockCount <= documentCount,
-              documentCount <= blockCount * UInt64(PostingBlock.maximumDocuments) else {
+              (documentCount - 1) / UInt64(PostingBlock.maximumDocuments) < blockCount else {
             throw reader.failure("\(blockCount) blocks cannot hold \(documentCount) documents", at: blocksStart)
         }
         let count = try reader.varint(in: 1...UInt64(PostingBlock.maximumFields), "field count")

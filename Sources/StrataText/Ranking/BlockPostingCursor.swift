@@ -3,10 +3,13 @@
 /// asked for, its positions when positions are.
 ///
 /// Documents for which `isDeleted` is true (deleted or replaced documents whose postings a merge
-/// has not removed yet) are stepped over.
+/// has not removed yet) are stepped over. A block or summary of another field count than the
+/// index's is damage, and throws.
 package final class BlockPostingCursor<Source: PostingBlockSource>: PostingCursor {
     let source: Source
     let isDeleted: (@Sendable (DocumentID) -> Bool)?
+    /// The index's field count, which every block must have.
+    let fieldCount: Int
     package let documentFrequency: Int
     package let globalBounds: PostingBounds
     package private(set) var document: DocumentID = 0
@@ -19,17 +22,20 @@ package final class BlockPostingCursor<Source: PostingBlockSource>: PostingCurso
     private var allPositions: [UInt32] = []
     private var index = 0
 
-    /// A cursor over `source`'s blocks.
-    package init(source: Source, isDeleted: (@Sendable (DocumentID) -> Bool)? = nil) {
+    /// A cursor over `source`'s blocks, those of a term of an index of `fieldCount` fields.
+    package init(source: Source, fieldCount: Int, isDeleted: (@Sendable (DocumentID) -> Bool)? = nil) throws(PostingsFormatError) {
         self.source = source
         self.isDeleted = isDeleted
+        self.fieldCount = fieldCount
         let summary = source.summary
+        guard summary.maximumFrequencies.count == fieldCount else {
+            throw PostingsFormatError("term summary", offset: 0,
+                                      "\(summary.maximumFrequencies.count) fields, the index has \(fieldCount)")
+        }
         documentFrequency = Int(clamping: summary.documentCount)
         globalBounds = PostingBounds(maximumFrequencies: summary.maximumFrequencies, minimumLength: summary.minimumLength,
                                      lastDocument: .max)
     }
-
-    private var fieldCount: Int { block?.header.fieldCount ?? 1 }
 
     package func advance(to target: DocumentID) throws {
         guard document != .max, target > document || document == 0 else { return }
@@ -69,6 +75,10 @@ package final class BlockPostingCursor<Source: PostingBlockSource>: PostingCurso
     }
 
     private func load(_ next: PostingBlock) throws {
+        guard next.header.fieldCount == fieldCount else {
+            throw PostingsFormatError(PostingBlock.structure, offset: 1,
+                                      "\(next.header.fieldCount) fields, the index has \(fieldCount)")
+        }
         block = next
         (ids, allFrequencies) = try next.documents()
         positionStarts = nil

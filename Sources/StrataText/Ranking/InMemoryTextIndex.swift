@@ -87,7 +87,7 @@ package final class InMemoryTextIndex: TextIndexReader {
         let deleted = deleted
         var isDeleted: (@Sendable (DocumentID) -> Bool)?
         if !deleted.isEmpty { isDeleted = { deleted.contains($0) } }
-        return BlockPostingCursor<Run>(source: run, isDeleted: isDeleted)
+        return try BlockPostingCursor<Run>(source: run, fieldCount: fieldCount, isDeleted: isDeleted)
     }
 
     package func walkTerms(from start: [UInt8], _ visit: ([UInt8]) throws -> TermWalkStep) throws {

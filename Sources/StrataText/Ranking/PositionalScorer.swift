@@ -109,20 +109,24 @@ final class PositionalScorer: Scorer {
         }
     }
 
-    /// How many places start a group with one occurrence of each item (starting at `starts`,
-    /// spanning `lengths`) whose span, less the items' lengths, is at most `distance`: for each
-    /// start of any item, each item's first occurrence from there.
+    /// How many places start a group with one occurrence of each item (starting at `starts`, each
+    /// ascending, spanning `lengths`) whose span, less the items' lengths, is at most `distance`: for
+    /// each start of any item, each item's first occurrence from there (a pointer per item that only
+    /// moves forward, so the walk is linear in the occurrences).
     static func nearStarts(_ starts: [[Int]], lengths: [Int], distance: Int) -> Int {
         let total = lengths.reduce(0, +)
+        var next = [Int](repeating: 0, count: starts.count)
         var count = 0
-        for left in Set(starts.joined()).sorted() {
+        var previous = Int.min
+        for left in starts.joined().sorted() where left != previous {
+            previous = left
             var end = left
-            var complete = true
             for (item, list) in starts.enumerated() {
-                guard let first = list.first(where: { $0 >= left }) else { complete = false; break }
-                end = max(end, first + lengths[item])
+                while next[item] < list.count && list[next[item]] < left { next[item] += 1 }
+                guard next[item] < list.count else { return count }
+                end = max(end, list[next[item]] + lengths[item])
             }
-            if complete && end - left - total <= distance { count += 1 }
+            if end - left - total <= distance { count += 1 }
         }
         return count
     }

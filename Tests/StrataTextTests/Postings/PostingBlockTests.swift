@@ -92,6 +92,8 @@ import TestSupport
         #expect(failure { $0[6] = 0 }?.offset == 6)                                   // length 0
         #expect(failure { $0[9] = 1 }?.offset == 9)                                   // first delta not 0
         #expect(failure { $0[14] = 0 }?.reason.contains("gap 0") == true)              // positions not ascending
+        #expect(failure { $0[14] = 0xFF; $0.insert(contentsOf: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01], at: 15); $0[8] = 12 }?
+                    .reason.contains("32 bits") == true)                                 // a gap beyond 32 bits
         #expect(failure { $0.append(0) }?.reason.contains("end") == true)             // bytes after the block
         #expect(failure { $0[3] = 0x80; $0.insert(0x00, at: 4) } != nil)             // a needless zero group
         #expect(failure { $0[11] = 5 }?.reason.contains("past the last document") == true)
@@ -130,5 +132,39 @@ import TestSupport
         #expect(throws: PostingsFormatError.self) {
             try TermSummary(bytes: TermSummary(documentCount: 300, blockCount: 2, maximumFrequencies: [1], minimumLength: 1).bytes)
         }
+        // Counts near 2^64 are compared without a multiplication that would overflow.
+        let huge = TermSummary(documentCount: .max - 1, blockCount: 1 << 60, maximumFrequencies: [1], minimumLength: 1)
+        #expect(try TermSummary(bytes: huge.bytes) == huge)
+        #expect(throws: PostingsFormatError.self) {
+            try TermSummary(bytes: TermSummary(documentCount: .max - 1, blockCount: 3, maximumFrequencies: [1], minimumLength: 1).bytes)
+        }
+    }
+
+    /// A source of fixed blocks, to feed a cursor damaged input.
+    struct FixedSource: PostingBlockSource {
+        var summary: TermSummary
+        var blocks: [[UInt8]]
+        func block(holding target: DocumentID) -> [UInt8]? { blocks.first }
+        func block(after document: DocumentID) -> [UInt8]? { blocks.dropFirst().first }
+    }
+
+    @Test func aCursorRefusesBlocksOfAnotherFieldCountAndBlocksOutOfOrder() throws {
+        let two = PostingBlock.encode([Posting(document: 3, frequencies: [1, 0], positions: [[0], []], length: 2)],
+                                      fieldCount: 2, keepsPositions: true)
+        let one = TermSummary(documentCount: 1, blockCount: 1, maximumFrequencies: [1], minimumLength: 2)
+        let cursor = try BlockPostingCursor(source: FixedSource(summary: one, blocks: [two]), fieldCount: 1)
+        #expect(throws: PostingsFormatError.self) { try cursor.advance(to: 1) }
+        #expect(throws: PostingsFormatError.self) { try BlockPostingCursor(source: FixedSource(summary: one, blocks: [two]), fieldCount: 2) }
+        // The block after the first one starts before the first one ends.
+        let first = PostingBlock.encode([Posting(document: 5, frequencies: [1], positions: [[0]], length: 1),
+                                         Posting(document: 9, frequencies: [1], positions: [[0]], length: 1)],
+                                        fieldCount: 1, keepsPositions: true)
+        let overlapping = PostingBlock.encode([Posting(document: 7, frequencies: [1], positions: [[0]], length: 1)],
+                                              fieldCount: 1, keepsPositions: true)
+        let summary = TermSummary(documentCount: 3, blockCount: 2, maximumFrequencies: [1], minimumLength: 1)
+        let walk = try BlockPostingCursor(source: FixedSource(summary: summary, blocks: [first, overlapping]), fieldCount: 1)
+        try walk.advance(to: 1)
+        #expect(walk.document == 5)
+        #expect(throws: PostingsFormatError.self) { try walk.advance(to: 10) }
     }
 }
