@@ -167,4 +167,45 @@ import TestSupport
         #expect(walk.document == 5)
         #expect(throws: PostingsFormatError.self) { try walk.advance(to: 10) }
     }
+
+    /// Bytes made of random varints (small, at the limits, near 2^64) behind a version byte: every
+    /// reader throws or reads them, a cursor over them throws or walks them, none traps.
+    @Test func randomVarintsNeverTrapAReaderOrACursor() {
+        var random = SeededGenerator(seed: 64)
+        let values: [UInt64] = [0, 1, 2, 3, 127, 128, 255, 16_384, UInt64(UInt32.max), UInt64(UInt32.max) + 1, .max - 1, .max]
+        // A valid block of two fields as its varints, for mutants that get past the header.
+        let valid = PostingBlock.encode(Self.randomPostings(&random, fields: 2, positions: true).prefix(6).map { $0 },
+                                        fieldCount: 2, keepsPositions: true)
+        var reader = PostingBytesReader(valid, structure: "test", offset: 1)
+        var parts: [UInt64] = []
+        while !reader.isAtEnd { parts.append(try! reader.varint()) }
+        var readable = 0
+        for round in 0..<20_000 {
+            var bytes: [UInt8] = [1]
+            if round % 2 == 0 {
+                var mutant = parts
+                mutant[Int.random(in: 0..<mutant.count, using: &random)] = values.randomElement(using: &random)!
+                for value in mutant { PostingVarint.append(value, to: &bytes) }
+            } else {
+                for _ in 0..<Int.random(in: 0...24, using: &random) {
+                    PostingVarint.append(Bool.random(using: &random) ? values.randomElement(using: &random)!
+                                         : UInt64.random(in: 0...300, using: &random), to: &bytes)
+                }
+            }
+            if (try? Self.read(bytes)) != nil { readable += 1 }
+            _ = try? DocumentEntry(bytes: bytes)
+            _ = try? TextIndexStatistics(bytes: bytes)
+            _ = try? TermSummary(bytes: bytes)
+            let summary = TermSummary(documentCount: 1, blockCount: 1, maximumFrequencies: [1, 1], minimumLength: 1)
+            if let cursor = try? BlockPostingCursor(source: FixedSource(summary: summary, blocks: [bytes, bytes]), fieldCount: 2) {
+                _ = try? cursor.advance(to: 1)
+                if cursor.document != .max && cursor.document != 0 {
+                    _ = cursor.frequencies
+                    _ = try? cursor.positions(in: 1)
+                    _ = try? cursor.advance(to: cursor.document + 1)
+                }
+            }
+        }
+        #expect(readable > 0 && readable < 20_000)
+    }
 }
