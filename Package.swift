@@ -12,7 +12,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -21,9 +20,13 @@ let package = Package(
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
         .target(name: "LMDB", dependencies: ["CLMDB"]),
+        // The bottom layer: values, the CBOR record codec, the field table, schema descriptions,
+        // index and primary key encoding, JSON. No LMDB: the compiler refuses any reference to a layer above.
+        .target(name: "StrataFormat"),
+        // Storage, indexes, queries, import, migration, replication, inspection; re-exports StrataFormat.
         .target(
             name: "Strata",
-            dependencies: ["LMDB", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["StrataFormat", "LMDB", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "StrataCommand",
@@ -32,7 +35,8 @@ let package = Package(
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "LMDB", "TestSupport", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "StrataFormatTests", dependencies: ["StrataFormat", "TestSupport"]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataFormat", "LMDB", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrataCommandTests", dependencies: ["StrataCommand", "Strata", "LMDB", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import LMDB
 
 /// Writes mapped records of one entity in an import's write transaction: merges each with the

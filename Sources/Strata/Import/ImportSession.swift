@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import LMDB
 
 /// The state of an import inside one write transaction: the writing half of the pipeline. It

@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import Foundation
 
 /// The index keys of a stored record: the one place that turns a record's fields into index keys.

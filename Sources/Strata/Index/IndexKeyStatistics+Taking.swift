@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import LMDB
 
 extension IndexKeyStatistics {

@@ -49,12 +49,3 @@ extension ReadTransaction {
         }
     }
 }
-
-extension IndexDescription {
-    /// The schema-file form of a built index.
-    init(_ descriptor: IndexDescriptor) {
-        self.init(fields: descriptor.fields.map { $0.path.joined(separator: ".") },
-                  collation: descriptor.fields.first { $0.collation != .binary }?.collation ?? .binary,
-                  unique: descriptor.isUnique, multiValue: descriptor.isMultiValue)
-    }
-}

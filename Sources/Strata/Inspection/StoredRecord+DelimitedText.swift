@@ -1,3 +1,5 @@
+@_spi(Format) import StrataFormat
+
 /// Delimited text (RFC 4180: CSV, or TSV with tabs), the one writer of it: what `strata query`
 /// and `export` print with `--format csv|tsv`, header lines and aggregate rows included.
 ///

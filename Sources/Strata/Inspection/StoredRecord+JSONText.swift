@@ -1,3 +1,5 @@
+@_spi(Format) import StrataFormat
+
 /// Stored records written straight to JSON text, without building ``StoredRecord`` values: what
 /// `strata query` and `export` print as JSON, at the speed of the bytes. The text is the
 /// ``StoredRecord/jsonObject(renaming:)`` of the same record, byte for byte.

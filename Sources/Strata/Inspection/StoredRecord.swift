@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import Foundation
 
 /// A record read without its Swift type: its primary key and its fields by stored name, each

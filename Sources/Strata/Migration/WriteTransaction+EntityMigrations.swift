@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import Foundation
 
 /// Entity and whole-record operations of migrations (``Migrator``), usable in any write

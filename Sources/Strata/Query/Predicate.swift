@@ -78,47 +78,10 @@ public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
     case matches = "MATCHES"
 }
 
-/// How strings compare: `[c]` ignores case, `[d]` ignores diacritics, both as Foundation's
-/// `folding(options:locale:)` with no locale folds them.
-public struct StringComparisonOptions: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-    /// `[c]`: letters compare without case.
-    public static let caseInsensitive = StringComparisonOptions(rawValue: 1)
-    /// `[d]`: letters compare without diacritics.
-    public static let diacriticInsensitive = StringComparisonOptions(rawValue: 2)
-}
-
 /// How a comparison applies to the elements of an array field.
 public enum Quantifier: String, Sendable, Hashable {
     /// Some element (`ANY`), every element (`ALL`), or no element (`NONE`) of the array meets the comparison.
     case any = "ANY", all = "ALL", none = "NONE"
-}
-
-/// A value in a predicate: what literals and arguments become.
-public enum QueryValue: Sendable, Hashable {
-    /// nil (`nil`, `NULL`).
-    case null
-    /// A Boolean.
-    case bool(Bool)
-    /// A signed integer that fits `Int64`.
-    case int(Int64)
-    /// Unsigned values above `Int64.max`.
-    case uint(UInt64)
-    /// Integers beyond 64 bits (`Int128` and `UInt128` values below `Int64.min` or above `UInt64.max`).
-    case wideInt(WideInteger)
-    /// A floating-point number.
-    case double(Double)
-    /// A string.
-    case string(String)
-    /// A date.
-    case date(Date)
-    /// A UUID.
-    case uuid(UUID)
-    /// Bytes (`Data`).
-    case data(Data)
-    /// A list of values: the right-hand side of `IN` and `BETWEEN`, or a compound primary key's values.
-    case list([QueryValue])
 }
 
 /// One sort key: a field and a direction, optionally compared by a collation.

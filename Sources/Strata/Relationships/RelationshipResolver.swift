@@ -1,3 +1,5 @@
+@_spi(Format) import StrataFormat
+
 /// Turns relationship conditions into conditions on the queried entity's own fields, by running a
 /// query of the related entity first (a semi-join):
 ///

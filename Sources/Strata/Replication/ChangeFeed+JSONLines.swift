@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import Foundation
 
 /// The change feed as JSON Lines: one change per line, what `strata changes` writes and

@@ -54,6 +54,9 @@ final class EntityContext {
     /// Decodes this entity's records for single reads, made for the record type last read.
     // Exclusivity: read and assigned whole, never passed inout, so accesses cannot overlap.
     @exclusivity(unchecked) var decoder = RecordDecoder()
+    /// Encodes this entity's records in a write transaction, made for the record type last written.
+    // Exclusivity: read and assigned whole, never passed inout, so accesses cannot overlap.
+    @exclusivity(unchecked) var encoder = RecordEncoder()
     /// The primary key kind read from the first stored key, for entities whose catalog entry
     /// predates ``EntitySchema/primaryKeyKind``.
     var observedKeyKind: ValueKind?

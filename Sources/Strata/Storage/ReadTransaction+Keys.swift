@@ -1,3 +1,5 @@
+@_spi(Format) import StrataFormat
+
 /// Primary keys as stored: their kind, their value, their text in messages, and the stored key of
 /// a value given loosely (as a command line gives it).
 ///

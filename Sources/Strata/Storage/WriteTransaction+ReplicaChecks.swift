@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import Foundation
 
 /// What a replica checks of each change before it applies it: the same things a local write

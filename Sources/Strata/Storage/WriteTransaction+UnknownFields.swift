@@ -1,3 +1,5 @@
+@_spi(Format) import StrataFormat
+
 /// Typed writes keep what their type does not know: a stored record's values of fields that a
 /// newer type, an import or a migration (``WriteTransaction/addField(_:to:default:)``) gave the
 /// entity survive an upsert or update by a type without them, as an import keeps the stored

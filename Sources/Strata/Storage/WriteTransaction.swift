@@ -16,7 +16,6 @@ public final class WriteTransaction: ReadTransaction {
         case unchanged
     }
 
-    private let encoder = { var encoder = RecordEncoder(); encoder.refusesUnstorableDates = true; return encoder }()
     /// What this transaction changed, for observers (see ``ChangeSet``), noted by the record writer.
     // Exclusivity: every access is a short one made by this transaction's own code (a note, a
     // merge of a savepoint's changes, a read at the commit), none spanning a call into other code,
@@ -117,7 +116,12 @@ public final class WriteTransaction: ReadTransaction {
     /// Encodes `record`, noting new field ids in the entity's schema.
     private func encode<T: Record>(_ record: T, _ context: EntityContext) throws -> [UInt8] {
         let known = context.schema.fields.count
-        let bytes = try encoder.encode(record, fields: &context.schema.fields, entity: context.name)
+        if !context.encoder.isMade(for: T.self) {
+            var encoder = RecordEncoder(for: T.self)
+            encoder.refusesUnstorableDates = true
+            context.encoder = encoder
+        }
+        let bytes = try context.encoder.encode(record, fields: &context.schema.fields, entity: context.name)
         if context.schema.fields.count != known { context.needsSaving = true }
         return bytes
     }

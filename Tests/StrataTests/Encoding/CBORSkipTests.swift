@@ -1,5 +1,8 @@
+@_spi(Format) import StrataFormat
+
 import Testing
 @testable import Strata
+@testable import StrataFormat
 
 /// `CBORReader.skipItemQuickly` handles common items inline and falls back to `skipItem` for the
 /// rest: it must land where `skipItem` lands, and fail where it fails, for every item and every cut.

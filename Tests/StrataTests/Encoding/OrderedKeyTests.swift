@@ -1,3 +1,5 @@
+@_spi(Format) import StrataFormat
+
 import Foundation
 import TestSupport
 import Testing

@@ -1,7 +1,10 @@
+@_spi(Format) import StrataFormat
+
 import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataFormat
 
 /// The one walk over a stored record's top-level map (`RecordCursor`) and the readers built on it
 /// (`FieldSelection`/`StoredFieldValues`, `StoredRecord`, the unchanged check), each against the

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataFormat
 
 private struct Gauge: Record, Equatable {
     var id: Int64

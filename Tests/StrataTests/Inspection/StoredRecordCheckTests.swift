@@ -1,6 +1,9 @@
+@_spi(Format) import StrataFormat
+
 import Foundation
 import Testing
 @testable import Strata
+@testable import StrataFormat
 
 /// ``StoredRecord/check(key:bytes:fields:entity:)``, the replica's reading of a record that makes
 /// no values, holds to the reader it stands for (``StoredRecord/init(key:bytes:fields:entity:)``):

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataFormat
 
 /// A record whose `scope` is skewed: "I" holds 30 % of the records, "R" one in a thousand, and
 /// eleven other scopes share the rest (about 6 % each).

@@ -1,7 +1,10 @@
+@_spi(Format) import StrataFormat
+
 import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataFormat
 
 /// A record with 128-bit integer fields, indexed.
 struct Ledger: Record, Equatable {

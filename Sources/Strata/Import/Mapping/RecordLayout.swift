@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import Foundation
 
 /// The stored layout of an entity's records: merges mapped records with stored ones. A value, so

@@ -1,3 +1,5 @@
+@_spi(Format) import StrataFormat
+
 /// Mapping a record straight from the parser's bytes: the import pipeline's fast path.
 ///
 /// ``RecordMapper/map(_:maximumKeySize:)`` takes a parsed ``JSONValue`` tree, with a `String` for

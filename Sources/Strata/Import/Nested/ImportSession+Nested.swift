@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import LMDB
 
 /// Writing nested JSON: related records are upserted by their own primary keys and linked.

@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import Foundation
 
 /// Running state of one aggregate over the values of one field, fed value by value. Nil values

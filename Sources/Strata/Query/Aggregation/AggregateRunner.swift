@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import LMDB
 
 /// Computes aggregates of one query: from index keys alone when an index holds the exact answer,

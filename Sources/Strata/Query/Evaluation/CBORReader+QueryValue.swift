@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import Foundation
 
 /// Query values read straight from CBOR bytes: the part of ``StoredFieldValues`` (and of

@@ -1,3 +1,5 @@
+@_spi(Format) import StrataFormat
+
 /// The top-level fields one reader of stored records needs (a query's predicate and orderings, an
 /// index's fields, an aggregate), resolved to field ids once, so that reading a record costs one
 /// ``RecordCursor`` pass over the head of its top-level map: no dictionary, no field names read,

@@ -1,3 +1,5 @@
+@_spi(Format) import StrataFormat
+
 /// A stored record's selected fields (``FieldSelection``) as query values, read straight from its
 /// CBOR bytes on demand: filtering, sorting, index maintenance, aggregates and exports need a few
 /// fields, not the whole record, so they skip the Codable decoder.

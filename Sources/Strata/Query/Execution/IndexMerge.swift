@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import LMDB
 
 /// Sorted streams of index entries merged into one ordered stream without repeats (a k-way merge

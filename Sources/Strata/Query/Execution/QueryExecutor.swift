@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import LMDB
 
 /// Runs a ``QueryPlan``: walks its access path, checks the whole predicate on each candidate's

@@ -1,0 +1,101 @@
+import Foundation
+
+/// How an index compares strings.
+public enum IndexCollation: String, Sendable, Codable, Hashable {
+    /// Bytewise UTF-8: Unicode code point order.
+    case binary
+    /// Case folded (`[c]`), by Unicode full case mapping, not ASCII only.
+    case caseInsensitive
+    /// Case and diacritics folded (`[cd]`) as Foundation folds them: "Fünke" matches "funke",
+    /// "ÉLAN" matches "elan", "Ørsted" does not match "orsted" (see `Collation`).
+    case caseAndDiacriticInsensitive
+
+    /// The string comparison options this collation answers.
+    public var options: StringComparisonOptions {
+        switch self {
+        case .binary: []
+        case .caseInsensitive: [.caseInsensitive]
+        case .caseAndDiacriticInsensitive: [.caseInsensitive, .diacriticInsensitive]
+        }
+    }
+
+    /// The marker in index names and explain output: "", "[c]", "[cd]".
+    public var marker: String {
+        switch self {
+        case .binary: ""
+        case .caseInsensitive: "[c]"
+        case .caseAndDiacriticInsensitive: "[cd]"
+        }
+    }
+}
+
+/// One field of an index.
+public struct IndexedField: Sendable, Codable, Hashable, CustomStringConvertible {
+    /// The stored field path, e.g. `["address", "city"]`.
+    public var path: [String]
+    /// How the field's strings compare in the index.
+    public var collation: IndexCollation
+    /// The kind of value the keys hold, so the planner uses the index only for values of that kind.
+    public var kind: ValueKind
+
+    package init(path: [String], collation: IndexCollation, kind: ValueKind) {
+        self.path = path
+        self.collation = collation
+        self.kind = kind
+    }
+
+    init<Root, Value>(_ keyPath: KeyPath<Root, Value>, _ collation: IndexCollation, element: Any.Type? = nil) {
+        self.path = FieldPath.components(of: keyPath)
+        self.collation = collation
+        self.kind = ValueKind(element ?? Value.self)
+    }
+
+    public var description: String { path.joined(separator: ".") + collation.marker }
+}
+
+/// What the catalog keeps of an index definition.
+package struct IndexDescriptor: Sendable, Codable, Hashable {
+    package var name: String
+    package var fields: [IndexedField]
+    package var isUnique: Bool
+    package var isMultiValue: Bool
+    /// The ``Collation/rulesVersion`` the keys of a folded index were made with, nil for an index
+    /// without folded fields. Descriptors compare unequal across versions, so a declared index
+    /// is rebuilt by the ordinary migration when the folding rules change (see
+    /// IndexDescriptor+Folding.swift for stored ones).
+    package var foldingVersion: Int?
+
+    package init(name: String, fields: [IndexedField], isUnique: Bool, isMultiValue: Bool) {
+        self.name = name
+        self.fields = fields
+        self.isUnique = isUnique
+        self.isMultiValue = isMultiValue
+        foldingVersion = fields.contains { $0.collation != .binary } ? Collation.rulesVersion : nil
+    }
+
+    private enum CodingKeys: String, CodingKey { case name, fields, isUnique, isMultiValue, foldingVersion }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        fields = try container.decode([IndexedField].self, forKey: .fields)
+        isUnique = try container.decode(Bool.self, forKey: .isUnique)
+        isMultiValue = try container.decode(Bool.self, forKey: .isMultiValue)
+        // Catalogs written before versions were recorded folded by the first rules.
+        let folded = fields.contains { $0.collation != .binary }
+        foldingVersion = try container.decodeIfPresent(Int.self, forKey: .foldingVersion) ?? (folded ? 1 : nil)
+    }
+}
+
+/// Stored field names of key paths.
+package enum FieldPath {
+    /// The stored field path of `keyPath`: `\User.address.city` → `["address", "city"]`.
+    package static func components<Root, Value>(of keyPath: KeyPath<Root, Value>) -> [String] {
+        let text = String(describing: keyPath)                    // "\User.address.city"
+        let root = "\\" + String(describing: Root.self) + "."
+        let rest = text.hasPrefix(root) ? String(text.dropFirst(root.count)) : String(text.split(separator: ".", maxSplits: 1).last ?? "")
+        // Optional chaining shows as "?" in descriptions ("address?.city"); the stored path has no "?".
+        return rest.replacingOccurrences(of: "?", with: "").replacingOccurrences(of: "!", with: "")
+            .split(separator: ".").map(String.init)
+    }
+}
