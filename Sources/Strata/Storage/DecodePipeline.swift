@@ -15,9 +15,10 @@ import LMDB
 /// With no worker to hand chunks to (an executor of no threads: one core, or a process pinned to
 /// one CPU), or when the caller expects at most ``decodedHereUpTo`` records (a query's limit or its
 /// plan's estimate), each record is decoded as it is appended, from the transaction's bytes,
-/// instead of being copied into a chunk first: for so few records the hand-offs cost more than
-/// the second core saves. The expectation holds until the first ``drain(describeKey:_:)``: a
-/// query that finds more records than it expected hands the rest to the workers.
+/// instead of being copied into a chunk first: for so few records a hand-off saves little, and
+/// costs a wait when the worker's core is busy. The expectation holds until the first
+/// ``drain(describeKey:_:)``: a query that finds more records than it expected hands the rest to
+/// the workers.
 ///
 /// Only copied bytes cross threads (``RawBatch``); the transaction stays on the calling thread.
 /// If any record fails to decode, every chunk is decoded again on the calling thread through
