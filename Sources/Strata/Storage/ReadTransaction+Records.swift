@@ -34,8 +34,8 @@ extension ReadTransaction {
     /// (a key given twice gives its record twice).
     ///
     /// The lookups run on this thread while the records found are decoded on a second one
-    /// (the decode pipeline), so this is the fast way to read many records by key; a few keys'
-    /// records (at most the pipeline's `decodedHereUpTo`) are decoded here as they are found.
+    /// (the decode pipeline), so this is the fast way to read many records by key; the records
+    /// of a few keys (up to 256) are decoded on this thread as they are found.
     public func get<T: Record>(_ type: T.Type, keys: some Sequence<T.PrimaryKey>) throws -> [T] {
         guard let context = try context(for: type) else { return [] }
         let entity = context.name, database = context.records
