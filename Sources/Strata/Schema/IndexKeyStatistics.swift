@@ -10,7 +10,7 @@
 /// (``isCurrent(entries:)``), before it commits: the writes keep them, no command is needed.
 /// Only compound indexes whose leading field has no single-field index of its own have them
 /// (that index counts a value's entries exactly), and only from ``minimumEntries`` entries on.
-struct IndexKeyStatistics: Codable, Equatable, Sendable {
+struct IndexKeyStatistics: Encodable, Equatable, Sendable {
     /// The index's fields (paths and collations) when taken: an index redefined under the same
     /// name does not inherit them.
     var fields: [IndexedField]
@@ -24,7 +24,7 @@ struct IndexKeyStatistics: Codable, Equatable, Sendable {
     /// ``frequentLimit``: their stored keys (the leading field's part) and entries.
     var frequent: [Frequent]
 
-    struct Frequent: Codable, Equatable, Sendable {
+    struct Frequent: Encodable, Equatable, Sendable {
         var key: [UInt8]
         var entries: Int
     }
