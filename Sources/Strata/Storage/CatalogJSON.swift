@@ -13,20 +13,23 @@
 struct CatalogValue {
     /// The value as parsed.
     let json: JSONValue
+    /// Where it is in its entry, made into text (``path``) only when it is needed.
+    private let place: CatalogPlace
+
     /// Where it is in its entry, for messages: `fields`, `indexes[2].name`; empty at the top.
-    let path: String
+    var path: String { place.text }
 
     /// The whole JSON document `bytes` (nothing but whitespace after its value).
     init(document bytes: [UInt8]) throws {
         var parser = JSONParser(source: InMemoryByteSource(bytes))
         json = try parser.parseValue(depth: 0)
         try parser.expectEnd()
-        path = ""
+        place = CatalogPlace(container: "", member: "", index: 0)   // the top: no path
     }
 
-    init(_ json: JSONValue, path: String) {
+    init(_ json: JSONValue, _ place: CatalogPlace) {
         self.json = json
-        self.path = path
+        self.place = place
     }
 
     /// An error saying that the value here is not `expected`.
@@ -86,8 +89,9 @@ struct CatalogValue {
         guard case .array(let values) = json else { throw mismatch("an array") }
         var elements: [Element] = []
         elements.reserveCapacity(values.count)
+        let container = path
         for (index, value) in values.enumerated() {
-            elements.append(try element(CatalogValue(value, path: "\(path)[\(index)]")))
+            elements.append(try element(CatalogValue(value, CatalogPlace(container: container, member: nil, index: index))))
         }
         return elements
     }
@@ -95,8 +99,9 @@ struct CatalogValue {
     /// An object read as a dictionary keyed by its member names (the first of a repeated name).
     func dictionary<Value>(_ element: (CatalogValue) throws -> Value) throws -> [String: Value] {
         var dictionary: [String: Value] = [:]
+        let container = path
         for member in try object().distinctMembers {
-            dictionary[member.key] = try element(CatalogValue(member.value, path: CatalogObject.path(path, member.key)))
+            dictionary[member.key] = try element(CatalogValue(member.value, CatalogPlace(container: container, member: member.key, index: 0)))
         }
         return dictionary
     }
@@ -117,8 +122,10 @@ struct CatalogValue {
             return .array(try array { try $0.anyValue() })
         case .object:
             var members: [JSONMember] = []
+            let container = path
             for member in try object().distinctMembers {
-                members.append(JSONMember(key: member.key, value: try CatalogValue(member.value, path: CatalogObject.path(path, member.key)).anyValue()))
+                let place = CatalogPlace(container: container, member: member.key, index: 0)
+                members.append(JSONMember(key: member.key, value: try CatalogValue(member.value, place).anyValue()))
             }
             return .object(members.sorted { $0.key < $1.key })
         }
@@ -131,7 +138,7 @@ struct CatalogObject {
     let path: String
 
     /// The path of the member `key` of the object at `path`.
-    static func path(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    static func path(_ path: String, _ key: String) -> String { CatalogPlace(container: path, member: key, index: 0).text }
 
     /// The members, the first of each name only.
     var distinctMembers: [JSONMember] {
@@ -143,7 +150,7 @@ struct CatalogObject {
     func member(_ key: String) -> CatalogValue? {
         guard let found = members.first(where: { $0.key == key }) else { return nil }
         if case .null = found.value { return nil }
-        return CatalogValue(found.value, path: Self.path(path, key))
+        return CatalogValue(found.value, CatalogPlace(container: path, member: key, index: 0))
     }
 
     /// The member `key` read by `read`; an error when it is absent or `null`.
@@ -159,5 +166,19 @@ struct CatalogObject {
     func optional<Value>(_ key: String, _ read: (CatalogValue) throws -> Value) throws -> Value? {
         guard let value = member(key) else { return nil }
         return try read(value)
+    }
+}
+
+/// Where a value is in its entry: the member `member`, or the element `index`, of the container
+/// at the path `container`.
+struct CatalogPlace {
+    let container: String
+    let member: String?
+    let index: Int
+
+    /// `container.member` or `container[index]` (`member` alone at the top).
+    var text: String {
+        guard let member else { return "\(container)[\(index)]" }
+        return container.isEmpty ? member : "\(container).\(member)"
     }
 }
