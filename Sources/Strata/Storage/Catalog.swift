@@ -20,7 +20,17 @@ enum Catalog {
     static func entityKey(_ name: String) -> [UInt8] { Array("entity/\(name)".utf8) }
 
     /// The `format` entry: written by `JSONEncoder`, read by ``init(catalogEntry:)``.
-    struct Format: Encodable { var version: Int }
+    struct Format: Encodable {
+        var version: Int
+
+        /// The `format` entry `bytes`, read as the entities' entries are (``CatalogValue``).
+        init(catalogEntry bytes: [UInt8]) throws {
+            let entry = try CatalogValue(document: bytes).object()
+            self.init(version: try entry.required("version") { try $0.int() })
+        }
+
+        init(version: Int) { self.version = version }
+    }
 
     /// True when the store has a catalog with a format version (it was initialized before).
     static func isInitialized(in txn: LMDB.Transaction) throws -> Bool {

@@ -22,14 +22,6 @@ extension EntitySchema {
     }
 }
 
-extension Catalog.Format {
-    /// The catalog's `format` entry `bytes`.
-    init(catalogEntry bytes: [UInt8]) throws {
-        let entry = try CatalogValue(document: bytes).object()
-        self.init(version: try entry.required("version") { try $0.int() })
-    }
-}
-
 extension FieldTable {
     /// `{"fields": {"1": "id", "2": "name"}}`: names by positive integer ids.
     fileprivate init(catalog table: CatalogObject) throws {
