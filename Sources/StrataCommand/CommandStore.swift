@@ -11,7 +11,7 @@ extension Store.Configuration {
     static func command() throws -> Store.Configuration {
         var configuration = Store.Configuration()
         configuration.logger = Logger(label: "strata") { _ in WarningsToStandardError() }
-        if let text = ProcessInfo.processInfo.environment["STRATA_WRITE_LOCK_TIMEOUT"] {
+        if let text = environmentVariable("STRATA_WRITE_LOCK_TIMEOUT") {
             guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds >= 0 else {
                 throw CommandFailure(message: "STRATA_WRITE_LOCK_TIMEOUT must be a number of seconds, 0 or more ('inf' waits without limit); it is '\(text.prefix(40))'")
             }
@@ -19,6 +19,21 @@ extension Store.Configuration {
         }
         return configuration
     }
+}
+
+/// The value of the environment variable `name` as `ProcessInfo.processInfo.environment` gives
+/// it (the last of repeated definitions, invalid UTF-8 repaired), read from `environ` without
+/// making that dictionary of every variable at each command's start.
+func environmentVariable(_ name: String) -> String? {
+    let prefix = name + "="
+    let length = prefix.utf8.count
+    var value: String?
+    var entry = environ
+    while let definition = entry.pointee {
+        if strncmp(definition, prefix, length) == 0 { value = String(cString: definition + length) }
+        entry += 1
+    }
+    return value
 }
 
 extension Store {
@@ -50,9 +65,10 @@ extension Store {
 /// whether given or not (``Store/reading(_:_:)``); the flag lets a script say so, and commands
 /// that write do not take it.
 struct ReadOnlyFlag: ParsableArguments {
-    @Flag(name: .customLong("read-only"),
-          help: "Open the store read-only, as this command always does: it works on read-only media and on stores you may read but not write, and creates no file in the store's directory.")
-    var readOnly = false
+    @Flag(name: .customLong("read-only"), help: ReadOnlyFlag.help) var readOnly = false
+
+    /// The flag's help, also that of `get`, which declares the flag itself (see `GetCommand`).
+    static let help: ArgumentHelp = "Open the store read-only, as this command always does: it works on read-only media and on stores you may read but not write, and creates no file in the store's directory."
 }
 
 /// Prints warnings and errors a store logs as `warning: MESSAGE` lines on standard error; the

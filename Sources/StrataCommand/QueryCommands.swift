@@ -207,7 +207,10 @@ struct GetCommand: ParsableCommand {
               help: ArgumentHelp("The primary key value; a compound key's values in key order (a negative number needs no --).", valueName: "key"))
     var keys: [String] = []
     @Option(help: "json (default), jsonl (one line) or table.") var format: OutputFormat = .json
-    @OptionGroup var access: ReadOnlyFlag
+    /// ``ReadOnlyFlag``'s flag, declared here rather than as an `@OptionGroup`: a group costs
+    /// argument-parser a reflection of its type at every parse, and `get` is the command run
+    /// once per look-up (start-up measurements: Benchmarks/Results).
+    @Flag(name: .customLong("read-only"), help: ReadOnlyFlag.help) var readOnly = false
 
     func validate() throws {
         if keys.isEmpty { throw ValidationError("Missing expected argument '<key>'") }

@@ -4,7 +4,10 @@ import Strata
 
 /// How records and reports are printed: the one `--format` option of every command that prints
 /// them (each accepts the formats that fit it, ``OutputFormat/check(_:allowed:)``).
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+///
+/// Not `CaseIterable`: argument-parser asks whether a default value's type is (a conformance
+/// look-up through every record of the program at each parse), and nothing here lists the cases.
+enum OutputFormat: String, ExpressibleByArgument {
     /// Columns for people, measured by display width.
     case table
     /// One JSON array (records) or object (a report).
@@ -20,6 +23,9 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     /// None: each command's `--format` help names the formats that command takes, where the
     /// values of the type would list all five on commands that refuse most of them.
     static var allValueStrings: [String] { [] }
+
+    /// An empty list, what argument-parser gives a `CaseIterable` type whose values it is not told.
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 
     /// `table` when a person reads standard output, `json` otherwise.
     static var automatic: OutputFormat { Terminal.outputIsTerminal ? .table : .json }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 @testable import LMDB
@@ -23,6 +24,29 @@ import TestSupport
         bytes[node] = 0xFF; bytes[node + 1] = 0xFF; bytes[node + 2] = 0xFF; bytes[node + 3] = 0x7F
         try bytes.write(to: URL(fileURLWithPath: path))
         return dir
+    }
+
+    /// The map's address read from `/proc/self/maps` as bytes is the one its lines give as text,
+    /// for a path with spaces and non-ASCII letters too.
+    @Test func theMapAddressIsTheStartOfTheDataFilesMappingFromOffsetZero() throws {
+        let (environment, dir) = try makeEnvironment("map bounds Ø", mapSize: 1 << 22)
+        // Many more mappings than the first read of /proc/self/maps takes (alternately writable, so
+        // that the system does not merge them).
+        let pages = (0..<4_000).map { mmap(nil, 4096, $0 % 2 == 0 ? PROT_READ : PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) }
+        defer { for page in pages { munmap(page, 4096) } }
+        let address = MapBounds.mapAddress(of: dir.path + "/data.mdb")
+        #expect(address != 0)
+        #expect(environment.mapAddress.load(ordering: .acquiring) == address)
+        let resolved = try #require(realpath(dir.path + "/data.mdb", nil))
+        defer { free(resolved) }
+        let path = String(cString: resolved)
+        // Read to the end: `String(contentsOfFile:)` stops at 4 KiB of a /proc file (a test process has more).
+        let maps = try #require(FileHandle(forReadingAtPath: "/proc/self/maps")).readDataToEndOfFile()
+        let lines = String(decoding: maps, as: UTF8.self).split(separator: "\n")
+        let mapping = try #require(lines.first { $0.hasSuffix(" " + path) && $0.split(separator: " ")[2] == "00000000" })
+        #expect(UInt(mapping.prefix { $0 != "-" }, radix: 16) == address)
+        #expect(MapBounds.mapAddress(of: dir.path + "/missing.mdb") == 0)
+        withExtendedLifetime(environment) {}
     }
 
     @Test func aValueRunningPastTheDataFileIsAnErrorWhenReadByKeyOrByCursor() throws {

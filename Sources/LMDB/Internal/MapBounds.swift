@@ -65,23 +65,77 @@ struct MapBounds {
 
     /// Where this process maps `dataFile` (`/proc/self/maps`: LMDB's API does not say, as
     /// `me_mapaddr` is only the address asked for with `MDB_FIXEDMAP`); 0 where it cannot tell.
+    /// The file is read whole and its lines compared as bytes: no text is made for the lines that
+    /// do not name the data file (every opening of a store reads it, start-up included).
     static func mapAddress(of dataFile: String) -> UInt {
         guard let resolved = realpath(dataFile, nil) else { return 0 }
-        let path = String(cString: resolved)
-        free(resolved)
-        guard let maps = fopen("/proc/self/maps", "r") else { return 0 }
-        defer { fclose(maps) }
-        var line = [CChar](repeating: 0, count: 4096)
-        while fgets(&line, Int32(line.count), maps) != nil {
-            let text = String(decoding: line.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let parts = text.split(separator: " ", omittingEmptySubsequences: true)
-            // start-end perms offset device inode path
-            guard parts.count >= 6, parts[2] == "00000000",
-                  parts[5...].joined(separator: " ") == path,
-                  let dash = parts[0].firstIndex(of: "-"),
-                  let address = UInt(parts[0][..<dash], radix: 16) else { continue }
-            return address
+        let path = UnsafeBufferPointer(start: UnsafeRawPointer(resolved).assumingMemoryBound(to: UInt8.self), count: strlen(resolved))
+        defer { free(resolved) }
+        guard let maps = readWhole("/proc/self/maps") else { return 0 }
+        return maps.withUnsafeBufferPointer { bytes -> UInt in
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
+                if let address = mappedAddress(line: UnsafeBufferPointer(start: bytes.baseAddress! + start, count: end - start), path: path) {
+                    return address
+                }
+                start = end + 1
+            }
+            return 0
         }
-        return 0
+    }
+
+    /// The start address of a `/proc/self/maps` line (`start-end perms offset device inode path`)
+    /// that maps `path` from offset 0; nil for any other line. Index loops only: no slices or
+    /// arrays whose generic types the runtime would look up.
+    private static func mappedAddress(line: UnsafeBufferPointer<UInt8>, path: UnsafeBufferPointer<UInt8>) -> UInt? {
+        // The five fields before the path, each ended by spaces; the path is the rest of the line.
+        var position = 0
+        var offsetStart = 0, offsetEnd = 0
+        for field in 0..<5 {
+            while position < line.count, line[position] == UInt8(ascii: " ") { position += 1 }
+            let fieldStart = position
+            while position < line.count, line[position] != UInt8(ascii: " ") { position += 1 }
+            guard position > fieldStart else { return nil }
+            if field == 2 { (offsetStart, offsetEnd) = (fieldStart, position) }
+        }
+        while position < line.count, line[position] == UInt8(ascii: " ") { position += 1 }
+        var pathEnd = line.count
+        while pathEnd > position, line[pathEnd - 1] == UInt8(ascii: " ") { pathEnd -= 1 }
+        guard offsetEnd - offsetStart == 8, pathEnd - position == path.count else { return nil }
+        for index in offsetStart..<offsetEnd where line[index] != UInt8(ascii: "0") { return nil }
+        for index in 0..<path.count where line[position + index] != path[index] { return nil }
+        var address: UInt = 0
+        for index in 0..<line.count {
+            let digit = line[index]
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): address = address << 4 | UInt(digit - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): address = address << 4 | (UInt(digit - UInt8(ascii: "a")) + 10)
+            case UInt8(ascii: "-"): return address
+            default: return nil
+            }
+        }
+        return nil
+    }
+
+    /// The whole of a file that does not say its size (a `/proc` file), or nil where it cannot be read.
+    private static func readWhole(_ path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 16_384)
+        var used = 0
+        while true {
+            if used == bytes.count { bytes += [UInt8](repeating: 0, count: bytes.count) }
+            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + used, $0.count - used) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 {
+                bytes.removeLast(bytes.count - used)
+                return bytes
+            }
+            used += count
+        }
     }
 }

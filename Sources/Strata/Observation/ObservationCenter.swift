@@ -89,8 +89,8 @@ final class ObservationCenter: Sendable {
     /// thread, in commit order.
     private let queue = DispatchQueue(label: "strata.observers", qos: .userInitiated)
     /// Observed conditions, one object per distinct (entity, predicate, fields), so that a commit
-    /// evaluates a condition shared by many observers once.
-    private let conditions = ConditionLock<[ConditionSignature: [ObservedCondition]]>([:])
+    /// evaluates a condition shared by many observers once (a struct: see ``ConditionTable``).
+    private let conditions = ConditionLock(ConditionTable())
 
     init(environment: Environment) {
         self.environment = environment
@@ -164,8 +164,8 @@ final class ObservationCenter: Sendable {
     /// The shared condition object for `predicate` on `entity`'s records decoded with `fields`.
     func condition(entity: String, predicate: QueryPredicate, fields: FieldTable) -> ObservedCondition {
         let signature = ConditionSignature(entity: entity, predicate: predicate)
-        return conditions.withLock { table in
-            var bucket = table.removeValue(forKey: signature) ?? []
+        return conditions.withLock { conditions in
+            var bucket = conditions.table.removeValue(forKey: signature) ?? []
             Self.dropUnused(&bucket)
             let condition: ObservedCondition
             if let shared = bucket.first(where: { $0.fields == fields }) {
@@ -174,12 +174,12 @@ final class ObservationCenter: Sendable {
                 condition = ObservedCondition(entity: entity, predicate: predicate, fields: fields)
                 bucket.append(condition)
             }
-            table[signature] = bucket
-            if table.count > 256 {
-                for key in Array(table.keys) {
-                    var others = table.removeValue(forKey: key) ?? []
+            conditions.table[signature] = bucket
+            if conditions.table.count > 256 {
+                for key in Array(conditions.table.keys) {
+                    var others = conditions.table.removeValue(forKey: key) ?? []
                     Self.dropUnused(&others)
-                    if !others.isEmpty { table[key] = others }
+                    if !others.isEmpty { conditions.table[key] = others }
                 }
             }
             return condition
@@ -281,6 +281,10 @@ final class ObservedCondition: Sendable {
         return false
     }
 }
+
+/// The shared conditions by signature; a struct, so that opening a store makes no dictionary type keyed by
+/// signatures (its first use costs the runtime a look-up of `ConditionSignature: Hashable` in every conformance record).
+private struct ConditionTable { var table: [ConditionSignature: [ObservedCondition]] = [:] }
 
 private struct ConditionSignature: Hashable, Sendable {
     let entity: String

@@ -77,13 +77,15 @@ extension QueryRequest {
         }
     }
 
-    /// Runs `query`, passing each match's stored key and bytes to `body` until it returns false.
-    func execute(_ query: Query<Root>, _ body: (QueryExecutor.Match) throws -> Bool) throws {
+    /// Runs `query`, passing each match's stored key and bytes to `body` until it returns false;
+    /// `planned` sees the plan before the first match.
+    func execute(_ query: Query<Root>, planned: (QueryPlan) -> Void = { _ in },
+                 _ body: (QueryExecutor.Match) throws -> Bool) throws {
         guard let context = try resolvedContext() else { return }
         // One budget for the semi-joins of relationship conditions and the query itself.
         let budget = QueryBudget.make(entity: context.name, timeout: timeLimit, transaction: transaction)
         try QueryBudget.run(budget) {
-            try execute(try prepare(context, query).query, context: context, body)
+            try execute(try prepare(context, query).query, context: context, planned: planned, body)
         }
     }
 
@@ -96,8 +98,10 @@ extension QueryRequest {
     /// Runs a query whose relationship conditions are resolved, on `context`'s entity.
     /// Returns the plan it ran.
     @discardableResult
-    func execute(_ query: Query<Root>, context: EntityContext, _ body: (QueryExecutor.Match) throws -> Bool) throws -> QueryPlan {
+    func execute(_ query: Query<Root>, context: EntityContext, planned: (QueryPlan) -> Void = { _ in },
+                 _ body: (QueryExecutor.Match) throws -> Bool) throws -> QueryPlan {
         let plan = try QueryPlanner(transaction: transaction, context: context).plan(query)
+        planned(plan)
         try QueryExecutor(transaction: transaction, context: context, plan: plan, predicate: query.predicate, timeout: timeLimit)
             .forEachResult(body)
         return plan
@@ -159,14 +163,16 @@ extension QueryRequest where Root: Record {
 
     /// Runs `query` and passes the results on in order, each moved out of its batch rather than
     /// copied. Results are decoded while they are found, on the store's workers (``DecodePipeline``),
-    /// in segments of ``BatchDecoder/batchSize``, so memory stays bounded on any result count.
+    /// in segments of ``BatchDecoder/batchSize``, so memory stays bounded on any result count; a
+    /// query whose limit or estimate promises few results decodes them on this thread.
     private func run(_ query: Query<Root>, _ body: (consuming Root) throws -> Void) throws {
         guard let context = try resolvedContext() else { return }
         var pipeline = DecodePipeline<Root>(fields: context.schema.fields, entity: context.name, executor: transaction.store.decodeExecutor)
         // A query that throws stops the pipeline's decoding job.
         defer { pipeline.cancel() }
         let describe = { (key: [UInt8]) in transaction.describeStoredKey(key, of: Root.self) }
-        try execute(query) { match in
+        // No more results than the limit, nor than the access path's candidates, as estimated.
+        try execute(query, planned: { plan in pipeline.expect(Swift.min(plan.limit ?? .max, plan.estimatedRows)) }) { match in
             pipeline.append(key: match.key, value: match.bytes)
             if pipeline.count >= BatchDecoder<Root>.batchSize { try pipeline.drain(describeKey: describe, body) }
             return true

@@ -19,7 +19,18 @@ enum Catalog {
 
     static func entityKey(_ name: String) -> [UInt8] { Array("entity/\(name)".utf8) }
 
-    struct Format: Codable { var version: Int }
+    /// The `format` entry: written by `JSONEncoder`, read by ``init(catalogEntry:)``.
+    struct Format: Encodable {
+        var version: Int
+
+        /// The `format` entry `bytes`, read as the entities' entries are (``CatalogValue``).
+        init(catalogEntry bytes: [UInt8]) throws {
+            let entry = try CatalogValue(document: bytes).object()
+            self.init(version: try entry.required("version") { try $0.int() })
+        }
+
+        init(version: Int) { self.version = version }
+    }
 
     /// True when the store has a catalog with a format version (it was initialized before).
     static func isInitialized(in txn: LMDB.Transaction) throws -> Bool {
@@ -34,7 +45,7 @@ enum Catalog {
         }
         if let bytes = try txn.value(forKey: formatKey, in: catalog) {
             let format: Format
-            do { format = try JSONDecoder().decode(Format.self, from: Data(bytes)) } catch {
+            do { format = try Format(catalogEntry: bytes) } catch {
                 throw StrataError(.incompatibleStore, "the catalog of \(path) has an unreadable format entry", cause: error)
             }
             guard format.version <= formatVersion else {
@@ -68,7 +79,7 @@ enum Catalog {
                 let key = cursor.key
                 guard key.starts(with: prefix) else { break }
                 do {
-                    let schema = try JSONDecoder().decode(EntitySchema.self, from: Data(cursor.value))
+                    let schema = try EntitySchema(catalogEntry: cursor.value)
                     entities[schema.name] = schema
                 } catch {
                     let name = String(decoding: key.dropFirst(prefix.count), as: UTF8.self)

@@ -13,8 +13,12 @@ import LMDB
 /// calling thread alone: the hand-off would cost more.
 ///
 /// With no worker to hand chunks to (an executor of no threads: one core, or a process pinned to
-/// one CPU), each record is decoded as it is appended, from the transaction's bytes, instead of
-/// being copied into a chunk first.
+/// one CPU), or when the caller expects at most ``decodedHereUpTo`` records (a query's limit or its
+/// plan's estimate), each record is decoded as it is appended, from the transaction's bytes,
+/// instead of being copied into a chunk first: for so few records a hand-off saves little, and
+/// costs a wait when the worker's core is busy. The expectation holds until the first
+/// ``drain(describeKey:_:)``: a query that finds more records than it expected hands the rest to
+/// the workers.
 ///
 /// Only copied bytes cross threads (``RawBatch``); the transaction stays on the calling thread.
 /// If any record fails to decode, every chunk is decoded again on the calling thread through
@@ -27,6 +31,10 @@ struct DecodePipeline<T: Record> {
     static var chunkSize: Int { 8 }
     /// Chunks handed over before the first job is offered.
     static var startAfter: Int { 3 }
+    /// The most records a caller may expect for them to be decoded on its thread as they are
+    /// appended, though workers could take them (the results file of the query benchmark
+    /// measures both ways).
+    static var decodedHereUpTo: Int { 256 }
 
     private let fields: FieldTable
     private let entity: String
@@ -42,16 +50,28 @@ struct DecodePipeline<T: Record> {
     private(set) var count = 0
     /// The records decoded as they were appended, when no worker can take chunks.
     private var decodedHere: DecodedHere?
+    /// Whether records are decoded as they are appended: no worker, or few records expected.
+    private var decodesHere: Bool
 
-    init(fields: FieldTable, entity: String, executor: DecodeExecutor) {
+    /// A pipeline for records of `entity`; `expectedCount`, when the caller knows it, is about how
+    /// many records it will append (at most ``decodedHereUpTo``: all are decoded on this thread).
+    init(fields: FieldTable, entity: String, executor: DecodeExecutor, expectedCount: Int? = nil) {
         self.fields = fields
         self.entity = entity
         self.executor = executor
+        decodesHere = executor.threadLimit == 0
+        if let expectedCount { expect(expectedCount) }
+    }
+
+    /// Tells the pipeline, before the first record is appended, how many records to expect.
+    mutating func expect(_ count: Int) {
+        precondition(self.count == 0, "a pipeline is told what to expect before the first record")
+        decodesHere = executor.threadLimit == 0 || count <= Self.decodedHereUpTo
     }
 
     /// Adds a match's stored key and bytes.
     mutating func append(key: [UInt8], value: [UInt8]) {
-        guard executor.threadLimit > 0 else {
+        guard !decodesHere else {
             return decodingHere { $0.decode(key: key, value: value) }
         }
         current.append(key: key, value: value)
@@ -59,9 +79,9 @@ struct DecodePipeline<T: Record> {
     }
 
     /// Adds a record's stored key and bytes lent by the transaction (copied once, into the chunk;
-    /// decoded at once when no worker can take chunks).
+    /// decoded at once when they are decoded as appended).
     mutating func append(key: [UInt8], value: Span<UInt8>) {
-        guard executor.threadLimit > 0 else {
+        guard !decodesHere else {
             return decodingHere { $0.decode(key: key, value: value) }
         }
         current.append(key: key, value: value)

@@ -34,11 +34,14 @@ extension ReadTransaction {
     /// (a key given twice gives its record twice).
     ///
     /// The lookups run on this thread while the records found are decoded on a second one
-    /// (the decode pipeline), so this is the fast way to read many records by key.
+    /// (the decode pipeline), so this is the fast way to read many records by key; the records
+    /// of a few keys (up to 256) are decoded on this thread as they are found.
     public func get<T: Record>(_ type: T.Type, keys: some Sequence<T.PrimaryKey>) throws -> [T] {
         guard let context = try context(for: type) else { return [] }
         let entity = context.name, database = context.records
-        var pipeline = DecodePipeline<T>(fields: context.schema.fields, entity: entity, executor: store.decodeExecutor)
+        let expected = keys.underestimatedCount
+        var pipeline = DecodePipeline<T>(fields: context.schema.fields, entity: entity, executor: store.decodeExecutor,
+                                         expectedCount: expected > 0 ? expected : nil)
         // A lookup that throws stops the pipeline's decoding job.
         defer { pipeline.cancel() }
         let describe = { (key: [UInt8]) in self.describeStoredKey(key, of: type) }

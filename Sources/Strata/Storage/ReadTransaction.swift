@@ -79,7 +79,7 @@ public class ReadTransaction {
         } else {
             // First use in this process, or another process changed the schema since.
             let schema: EntitySchema
-            do { schema = try JSONDecoder().decode(EntitySchema.self, from: Data(stored)) } catch {
+            do { schema = try EntitySchema(catalogEntry: stored) } catch {
                 throw StrataError(.incompatibleStore, "\(name): the catalog entry is unreadable", entity: name, cause: error)
             }
             guard let records = try lmdb(entity: name, { try raw.openDatabase(schema.recordsDatabase) }) else {

@@ -232,7 +232,7 @@ extension WriteTransaction {
         guard !entries.isEmpty else { return }
         let schemas = try entries.map { change in
             let schema: EntitySchema
-            do { schema = try JSONDecoder().decode(EntitySchema.self, from: Data(change.bytes ?? [])) } catch {
+            do { schema = try EntitySchema(catalogEntry: change.bytes ?? []) } catch {
                 throw StrataError(.corruptRecord, "commit \(commit): the schema entry of \(change.entity) is unreadable", entity: change.entity, cause: error)
             }
             guard schema.name == change.entity else {

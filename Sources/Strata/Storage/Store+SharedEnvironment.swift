@@ -26,11 +26,11 @@ extension DecodeExecutor {
     static func shared(by environment: Environment) -> DecodeExecutor {
         executors.withLock { executors in
             let id = ObjectIdentifier(environment)
-            if let executor = executors[id]?.executor { return executor }
+            if let executor = executors.first(where: { $0.environment == id })?.executor { return executor }
             // Entries of released executors go (an environment's identifier may be reused later).
-            executors = executors.filter { $0.value.executor != nil }
+            executors.removeAll { $0.executor == nil }
             let executor = DecodeExecutor()
-            executors[id] = WeakExecutor(executor: executor)
+            executors.append(WeakExecutor(environment: id, executor: executor))
             return executor
         }
     }
@@ -38,8 +38,11 @@ extension DecodeExecutor {
 
 /// An executor held by the stores of its environment, not by the registry.
 private struct WeakExecutor {
+    let environment: ObjectIdentifier
     weak var executor: DecodeExecutor?
 }
 
-/// The executors of the environments open in this process, by environment.
-private let executors = ConditionLock<[ObjectIdentifier: WeakExecutor]>([:])
+/// The executors of the environments open in this process (a few at most): a list, not a
+/// dictionary by environment, whose first use cost the first store's opening the runtime's
+/// look-up of `ObjectIdentifier: Hashable` through every conformance record of the program.
+private let executors = ConditionLock<[WeakExecutor]>([])

@@ -125,8 +125,10 @@ public final class Store: Sendable {
             guard isDirectory.boolValue else {
                 throw StrataError(.invalidPath, "\(path) is a file, not a store directory")
             }
-            // An entry of any kind (a link too, which opening then refuses by name) is a store.
-            guard (create && !readOnly) || (try? files.attributesOfItem(atPath: path + "/data.mdb")) != nil else {
+            // An entry of any kind (a link too, which opening then refuses by name) is a store:
+            // `lstat`, as `attributesOfItem` would, without its owner and group look-ups.
+            var status = stat()
+            guard (create && !readOnly) || lstat(path + "/data.mdb", &status) == 0 else {
                 // A directory this user may not search hides its store: say so, not "no store".
                 guard files.isExecutableFile(atPath: path) else {
                     throw StrataError(.permissionDenied, "the store directory \(path) cannot be read by this user (its permissions "

@@ -85,8 +85,8 @@
 
     /// `skipItem` with the common items handled inline: small integers, strings (up to 65,535 bytes), floats, simple
     /// values, each optionally behind small tags (dates, URLs), and short arrays of such items.
-    @inline(__always)
-    @usableFromInline func skipItemQuickly(at offset: inout Int) throws(CBORReadFailure) {
+    @inlinable @inline(__always)
+    package func skipItemQuickly(at offset: inout Int) throws(CBORReadFailure) {
         var position = offset
         var items = 1
         while items > 0, position < bytes.count {
@@ -131,7 +131,7 @@
     }
 
     /// Moves `offset` past one complete item, whatever it is, without recursion.
-    package func skipItem(at offset: inout Int) throws(CBORReadFailure) {
+    @usableFromInline package func skipItem(at offset: inout Int) throws(CBORReadFailure) {
         var pending = 1
         while pending > 0 {
             pending -= 1

@@ -53,3 +53,32 @@ extension FieldCodable {
         try (value as! Self).encodeFields(to: &writer)
     }
 }
+
+/// A record type and its ``FieldCodable`` conformance, looked up once: what ``RecordEncoder`` and
+/// ``RecordDecoder`` keep when made for one type, instead of a conformance lookup at every record.
+struct FieldCodingConformance: Sendable {
+    /// The type looked up; nil for a coder made for no type.
+    private let type: ObjectIdentifier?
+    /// Its conformance; nil when it is not ``FieldCodable``.
+    private let conformance: (any FieldCodable.Type)?
+
+    /// Nothing looked up: every type's conformance is asked for when used.
+    init() {
+        type = nil
+        conformance = nil
+    }
+
+    /// `type`'s conformance, looked up now.
+    init<T>(for type: T.Type) {
+        self.type = ObjectIdentifier(type)
+        conformance = type as? any FieldCodable.Type
+    }
+
+    /// Whether this was made for `type`.
+    func isMade<T>(for type: T.Type) -> Bool { self.type == ObjectIdentifier(type) }
+
+    /// `type`'s conformance: the one kept when this was made for `type`, else looked up now.
+    func of<T>(_ type: T.Type) -> (any FieldCodable.Type)? {
+        isMade(for: type) ? conformance : type as? any FieldCodable.Type
+    }
+}

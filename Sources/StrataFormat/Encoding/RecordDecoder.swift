@@ -13,19 +13,18 @@ import Foundation
 package struct RecordDecoder: Sendable {
     /// Whether ``FieldCodable`` types read their own fields (false in tests comparing with `Codable`).
     package var usesFieldCoding = true
-    /// The type this decoder was made for and its ``FieldCodable`` conformance, looked up once
-    /// rather than per record (a conformance lookup costs about as much as reading two fields).
-    private var known: (type: ObjectIdentifier, conformance: (any FieldCodable.Type)?)?
+    /// The type this coder was made for, with its ``FieldCodable`` conformance.
+    private var known = FieldCodingConformance()
 
     package init() {}
 
     /// A decoder for many records of `type`.
     package init<T>(for type: T.Type) {
-        known = (ObjectIdentifier(type), type as? any FieldCodable.Type)
+        known = FieldCodingConformance(for: type)
     }
 
     /// Whether this decoder was made for `type` (``init(for:)``).
-    package func isMade<T>(for type: T.Type) -> Bool { known?.type == ObjectIdentifier(type) }
+    package func isMade<T>(for type: T.Type) -> Bool { known.isMade(for: type) }
 
     /// Decodes `type` from `bytes`; `key` is the record's primary key as text, used only in error messages.
     ///
@@ -72,7 +71,7 @@ package struct RecordDecoder: Sendable {
     private func decodeOnce<T: Decodable>(
         _ type: T.Type, from bytes: [UInt8], fields: FieldTable, entity: String, key: String
     ) throws(StrataError) -> T {
-        let conformance = known?.type == ObjectIdentifier(T.self) ? known?.conformance : T.self as? any FieldCodable.Type
+        let conformance = known.of(T.self)
         if usesFieldCoding, let direct = conformance {
             return try decodeFields(direct, as: T.self, from: bytes, fields: fields, entity: entity, key: key)
         }

@@ -15,19 +15,18 @@ package struct RecordEncoder: Sendable {
     /// Whether a date outside ``DateParsing/storableRange`` fails the record (the store's writes
     /// set it: such a date would export as text no import reads; the codec itself holds any date).
     package var refusesUnstorableDates = false
-    /// The type this encoder was made for and its ``FieldCodable`` conformance, looked up once
-    /// rather than per record, as ``RecordDecoder`` keeps its own.
-    private var known: (type: ObjectIdentifier, conformance: (any FieldCodable.Type)?)?
+    /// The type this coder was made for, with its ``FieldCodable`` conformance.
+    private var known = FieldCodingConformance()
 
     package init() {}
 
     /// An encoder for many records of `type`.
     package init<T>(for type: T.Type) {
-        known = (ObjectIdentifier(type), type as? any FieldCodable.Type)
+        known = FieldCodingConformance(for: type)
     }
 
     /// Whether this encoder was made for `type` (``init(for:)``).
-    package func isMade<T>(for type: T.Type) -> Bool { known?.type == ObjectIdentifier(type) }
+    package func isMade<T>(for type: T.Type) -> Bool { known.isMade(for: type) }
 
     /// Encodes `value` as a CBOR map keyed by the field ids of `fields` (top level only), assigning ids to
     /// new names. `fields` changes only when encoding succeeds.
@@ -35,7 +34,7 @@ package struct RecordEncoder: Sendable {
         _ value: T, fields: inout FieldTable, entity: String
     ) throws(StrataError) -> [UInt8] {
         do {
-            let conformance = known?.type == ObjectIdentifier(T.self) ? known?.conformance : T.self as? any FieldCodable.Type
+            let conformance = known.of(T.self)
             if usesFieldCoding, let direct = conformance {
                 var writer = FieldWriter(fields: fields)
                 try direct.encodeFields(of: value, to: &writer)

@@ -155,7 +155,7 @@ package struct ValueConverter {
         case .wideInt(let number): return number
         case .double(let number): return exactInteger(number)
         case .string(let text):
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            let trimmed = text.trimmingWhitespace
             return WideInteger(trimmed) ?? Double(trimmed).flatMap(exactInteger)
         default: return nil
         }
@@ -173,7 +173,7 @@ package struct ValueConverter {
         case .int, .wideInt: return true
         case .double(let number): return number.isFinite && number.rounded(.towardZero) == number
         case .string(let text):
-            guard let number = Double(text.trimmingCharacters(in: .whitespaces)) else { return false }
+            guard let number = Double(text.trimmingWhitespace) else { return false }
             return number.isFinite && number.rounded(.towardZero) == number
         default: return false
         }
@@ -184,7 +184,7 @@ package struct ValueConverter {
         case .int(let number): Double(number)
         case .wideInt(let number): number.doubleValue
         case .double(let number): number
-        case .string(let text): Double(text.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? $0 : nil }
+        case .string(let text): Double(text.trimmingWhitespace).flatMap { $0.isFinite ? $0 : nil }
         default: nil
         }
     }
@@ -226,5 +226,19 @@ package struct ValueConverter {
                 writeAny(value, into: &writer)
             }
         }
+    }
+}
+
+extension String {
+    /// `trimmingCharacters(in: .whitespaces)`, answered without Foundation when neither end is
+    /// whitespace (a key given on the command line, most imported numbers): an ASCII character
+    /// other than a space or a tab is none of `.whitespaces` (Unicode's space separators and tab).
+    var trimmingWhitespace: String {
+        guard let first = utf8.first, let last = utf8.last,
+              first < 0x80, first != UInt8(ascii: " "), first != UInt8(ascii: "\t"),
+              last < 0x80, last != UInt8(ascii: " "), last != UInt8(ascii: "\t") else {
+            return trimmingCharacters(in: .whitespaces)
+        }
+        return self
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// What the catalog records about one entity (one record type).
-package struct EntitySchema: Codable, Equatable, Sendable {
+/// What the catalog records about one entity (one record type): written as JSON by `JSONEncoder`
+/// (``Catalog/save(_:in:catalog:)``), read by ``init(catalogEntry:)`` (CatalogJSON+Entries.swift).
+package struct EntitySchema: Encodable, Equatable, Sendable {
     /// The entity name (`Record.entityName`).
     package var name: String
     /// The primary key field's name, as the key path spells it.
@@ -46,22 +47,6 @@ package struct EntitySchema: Codable, Equatable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case name, primaryKey, recordsDatabase, fields, indexes, primaryKeyKind, description, relationships
         case defaults, renamedFields, indexDatabases, statistics
-    }
-
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        name = try container.decode(String.self, forKey: .name)
-        primaryKey = try container.decode(String.self, forKey: .primaryKey)
-        recordsDatabase = try container.decode(String.self, forKey: .recordsDatabase)
-        fields = try container.decode(FieldTable.self, forKey: .fields)
-        indexes = try container.decodeIfPresent([IndexDescriptor].self, forKey: .indexes) ?? []
-        primaryKeyKind = try container.decodeIfPresent(ValueKind.self, forKey: .primaryKeyKind)
-        description = try container.decodeIfPresent(EntityDescription.self, forKey: .description)
-        relationships = try container.decodeIfPresent([RelationshipDescriptor].self, forKey: .relationships) ?? []
-        defaults = try container.decodeIfPresent([String: [UInt8]].self, forKey: .defaults) ?? [:]
-        renamedFields = try container.decodeIfPresent([String: String].self, forKey: .renamedFields) ?? [:]
-        indexDatabases = try container.decodeIfPresent([String: String].self, forKey: .indexDatabases) ?? [:]
-        statistics = try container.decodeIfPresent([String: IndexKeyStatistics].self, forKey: .statistics) ?? [:]
     }
 
     /// The migration entries and statistics are written only when there are any, so that the

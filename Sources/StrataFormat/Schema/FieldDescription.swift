@@ -112,7 +112,7 @@ public indirect enum FieldType: Sendable, Hashable, Codable, CustomStringConvert
     }
 
     /// The schema file's type names: the scalars' and `any`.
-    private static let names: [String: FieldType] = Dictionary(uniqueKeysWithValues:
+    static let names: [String: FieldType] = Dictionary(uniqueKeysWithValues:
         ScalarType.allCases.map { ($0.rawValue, FieldType($0)) } + [("any", .any)])
 
     public var description: String {

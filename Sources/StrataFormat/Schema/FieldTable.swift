@@ -7,7 +7,7 @@
 ///
 /// The table is persisted in the store's catalog, per entity. Encoding assigns ids to names it has not
 /// seen; the store writes the grown table in the same write transaction as the record.
-package struct FieldTable: Sendable, Equatable, Codable {
+package struct FieldTable: Sendable, Equatable, Encodable {
     /// The three views of the table in one object: a copy of the table (each decoded record's
     /// reader holds one) retains one object rather than two dictionaries and an array. Copy on
     /// write: an addition changes the object in place when this table is its only holder, and
@@ -158,20 +158,6 @@ package struct FieldTable: Sendable, Equatable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey { case fields }
-
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let pairs = try container.decode([String: String].self, forKey: .fields)
-        var names: [Int: String] = [:]
-        for (key, name) in pairs {
-            guard let id = Int(key), id > 0 else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .fields, in: container, debugDescription: "field id '\(key)' is not a positive integer")
-            }
-            names[id] = name
-        }
-        self.init(names: names)
-    }
 
     package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)

@@ -53,8 +53,8 @@ public struct IndexedField: Sendable, Codable, Hashable, CustomStringConvertible
     public var description: String { path.joined(separator: ".") + collation.marker }
 }
 
-/// What the catalog keeps of an index definition.
-package struct IndexDescriptor: Sendable, Codable, Hashable {
+/// What the catalog keeps of an index definition (read by CatalogJSON+Entries.swift).
+package struct IndexDescriptor: Sendable, Encodable, Hashable {
     package var name: String
     package var fields: [IndexedField]
     package var isUnique: Bool
@@ -74,17 +74,6 @@ package struct IndexDescriptor: Sendable, Codable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey { case name, fields, isUnique, isMultiValue, foldingVersion }
-
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        name = try container.decode(String.self, forKey: .name)
-        fields = try container.decode([IndexedField].self, forKey: .fields)
-        isUnique = try container.decode(Bool.self, forKey: .isUnique)
-        isMultiValue = try container.decode(Bool.self, forKey: .isMultiValue)
-        // Catalogs written before versions were recorded folded by the first rules.
-        let folded = fields.contains { $0.collation != .binary }
-        foldingVersion = try container.decodeIfPresent(Int.self, forKey: .foldingVersion) ?? (folded ? 1 : nil)
-    }
 }
 
 /// Stored field names of key paths.

@@ -10,7 +10,7 @@
 /// (``isCurrent(entries:)``), before it commits: the writes keep them, no command is needed.
 /// Only compound indexes whose leading field has no single-field index of its own have them
 /// (that index counts a value's entries exactly), and only from ``minimumEntries`` entries on.
-package struct IndexKeyStatistics: Codable, Equatable, Sendable {
+package struct IndexKeyStatistics: Encodable, Equatable, Sendable {
     /// The index's fields (paths and collations) when taken: an index redefined under the same
     /// name does not inherit them.
     package var fields: [IndexedField]
@@ -24,7 +24,7 @@ package struct IndexKeyStatistics: Codable, Equatable, Sendable {
     /// ``frequentLimit``: their stored keys (the leading field's part) and entries.
     package var frequent: [Frequent]
 
-    package struct Frequent: Codable, Equatable, Sendable {
+    package struct Frequent: Encodable, Equatable, Sendable {
         package var key: [UInt8]
         package var entries: Int
 

@@ -116,8 +116,8 @@ public struct AnyRelationship<Source: Record>: Sendable {
 
 /// What the catalog keeps of a relationship, on the entity that holds the reference field; the
 /// form queries, delete rules and the command-line tool read, with or without Swift types.
-package struct RelationshipDescriptor: Sendable, Codable, Hashable {
-    package enum Kind: String, Sendable, Codable { case toOne, keyList }
+package struct RelationshipDescriptor: Sendable, Encodable, Hashable {
+    package enum Kind: String, Sendable, Encodable { case toOne, keyList }
     /// The name on the holding entity.
     package var name: String
     package var kind: Kind

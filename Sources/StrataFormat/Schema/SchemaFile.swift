@@ -334,12 +334,24 @@ extension JSONValue {
         }
     }
 
-    /// One line, with a space after each comma and colon.
+    /// One line, with a space after each comma and colon. Appended piece by piece: joining the
+    /// pieces (`joined(separator:)`) cost the first value a program prints a conformance look-up
+    /// through every record of the program.
     private var inlineText: String {
         switch self {
-        case .array(let elements): "[" + elements.map(\.inlineText).joined(separator: ", ") + "]"
-        case .object(let members): "{" + members.map { JSONValue.quoted($0.key) + ": " + $0.value.inlineText }.joined(separator: ", ") + "}"
-        default: jsonText
+        case .array(let elements):
+            var text = "["
+            for (position, element) in elements.enumerated() {
+                text += position == 0 ? element.inlineText : ", " + element.inlineText
+            }
+            return text + "]"
+        case .object(let members):
+            var text = "{"
+            for (position, member) in members.enumerated() {
+                text += (position == 0 ? "" : ", ") + JSONValue.quoted(member.key) + ": " + member.value.inlineText
+            }
+            return text + "}"
+        default: return jsonText
         }
     }
 }

@@ -159,4 +159,38 @@ struct FieldCodableTests {
         #expect(error.field == "id")
         #expect(error.cause is DecodingError)
     }
+
+    /// A record whose `FieldCodable` fields differ from its `Codable` ones, to tell which one wrote it.
+    struct WrittenByFields: Codable, FieldCodable {
+        enum Extra: String, CodingKey { case via }
+        var id: Int64
+        func encodeFields(to fields: inout FieldWriter) throws {
+            fields.encode(id, forKey: CodingKeys.id)
+            fields.encode("fields", forKey: Extra.via)
+        }
+        init(id: Int64) { self.id = id }
+        init(fields: inout FieldReader) throws { id = try fields.decode(Int64.self, forKey: CodingKeys.id) }
+    }
+
+    /// An encoder made for one type keeps that type's conformance; a value of another type is
+    /// encoded by its own type's, never through the fields of the type the encoder was made for.
+    @Test func anEncoderMadeForOneTypeEncodesAnotherByItsOwnConformance() throws {
+        func names(_ bytes: [UInt8], _ fields: FieldTable) throws -> Set<String> {
+            Set(try StoredRecord(key: [0], bytes: bytes, fields: fields, entity: "Test").fields.map(\.key))
+        }
+        var fields = FieldTable()
+        let made = RecordEncoder(for: WrittenByFields.self)
+        #expect(made.isMade(for: WrittenByFields.self) && !made.isMade(for: CodecUser.self))
+        let own = try made.encode(WrittenByFields(id: 1), fields: &fields, entity: "Test")
+        #expect(try names(own, fields) == ["id", "via"])
+
+        var userFields = FieldTable()
+        let user = try made.encode(CodecUser.sample(1), fields: &userFields, entity: "Test")
+        var codableFields = FieldTable()
+        #expect(user == (try CodecHarness.encodeWithCodable(CodecUser.sample(1), fields: &codableFields)))
+
+        var otherFields = FieldTable()
+        let other = try RecordEncoder(for: CodecUser.self).encode(WrittenByFields(id: 2), fields: &otherFields, entity: "Test")
+        #expect(try names(other, otherFields) == ["id", "via"])
+    }
 }

@@ -55,7 +55,7 @@ import TestSupport
         try store.write { tx in try tx.insert(User.sample(7)) }
         #expect(try commits(after: 3).first?.changes.first?.bytes == stored(7))
         let entry = try #require(log[0].changes.last?.bytes)
-        #expect(try JSONDecoder().decode(EntitySchema.self, from: Data(entry)).name == "User")
+        #expect(try EntitySchema(catalogEntry: entry).name == "User")
         #expect(try store.read { tx in try tx.changeLogRange() } == 1...4)
         #expect(try commits(after: 2).map(\.sequence) == [3, 4])
         #expect(try store.read { tx in try tx.loggedCommits(after: 0, limit: 2) }.map(\.sequence) == [1, 2])

@@ -131,4 +131,24 @@ import TestSupport
         #expect(error.code == .corruptRecord)
         #expect(error.message.contains("record \(records[bad].0)"), "\(error.message)")
     }
+
+    /// With workers, a pipeline told to expect few records decodes them as they are appended (no
+    /// hand-off); told to expect many, or nothing, it hands chunks over; after a drain it expects
+    /// nothing again, so a query that finds more than it expected gives the rest to the workers.
+    @Test(arguments: [(nil, 40, false), (100, 40, true), (256, 300, true), (257, 40, false), (10_000, 40, false)] as [(Int?, Int, Bool)])
+    func fewExpectedRecordsAreDecodedAsAppendedThoughWorkersCouldTakeThem(expected: Int?, count: Int, decodedHere: Bool) throws {
+        var fields = FieldTable()
+        let records = try (0..<Int64(count)).map { id in (id.orderedKey, try CodecHarness.encode(User.sample(id + 1), fields: &fields)) }
+        let executor = DecodeExecutor(threads: 1)
+        var pipeline = DecodePipeline<User>(fields: fields, entity: "User", executor: executor, expectedCount: expected)
+        for (key, bytes) in records { pipeline.append(key: key, value: bytes) }
+        #expect(pipeline.decodesAsAppended == decodedHere)
+        var ids: [Int64] = []
+        try pipeline.drain(describeKey: { _ in "" }) { ids.append($0.id) }
+        #expect(ids == (0..<Int64(count)).map { $0 + 1 })
+        for (key, bytes) in records.prefix(8) { pipeline.append(key: key, value: bytes) }
+        #expect(!pipeline.decodesAsAppended, "a drain forgets the expectation")
+        try pipeline.drain(describeKey: { _ in "" }) { ids.append($0.id) }
+        #expect(ids.count == count + min(8, count))
+    }
 }
