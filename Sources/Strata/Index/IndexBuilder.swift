@@ -28,8 +28,11 @@ extension WriteTransaction {
         context.indexesChecked = true
         // Closures, not key path literals: a key path on a generic type is instantiated at run time
         // on every call (`swift_getKeyPath`), a measurable part of a small write transaction.
-        precondition(Set(T.indexes.map { $0.name }).count == T.indexes.count,
+        let keyIndexes = T.indexes.filter { $0.fullText == nil }, textIndexes = T.fullTextDeclarations
+        precondition(Set(keyIndexes.map { $0.name }).count == keyIndexes.count,
                      "\(T.self).indexes declares two indexes with the same name")
+        precondition(Set(textIndexes.map { $0.name }).count == textIndexes.count,
+                     "\(T.self).indexes declares two full-text indexes with the same name")
         let declared = T.maintainedIndexes
         let descriptors = T.relationships.map { $0.descriptor }
         if context.schema.relationships != descriptors {
@@ -46,6 +49,7 @@ extension WriteTransaction {
             for descriptor in toBuild { try known.check(index: descriptor.fields.map(\.path)) }
             try buildIndexes(toBuild, context)
         }
+        try migrateTextIndexes(textIndexes.map(FullTextIndexDescriptor.current), context) { knownFields(of: context, adding: FieldTypes.of(type)?.description) }
     }
 
     /// Makes `descriptors` the built indexes of `context`'s entity: empties the built ones not

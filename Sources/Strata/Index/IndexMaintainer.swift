@@ -7,7 +7,9 @@ import LMDB
 typealias CustomIndexKeys = @Sendable (_ transaction: ReadTransaction, _ context: EntityContext, _ record: [UInt8],
                                        _ primaryKey: [UInt8]) throws -> [[UInt8]]
 
-/// Keeps one entity's indexes in step with its records: the only code that writes index entries.
+/// Keeps one entity's indexes in step with its records: the only code that writes index entries,
+/// and the only one that changes full-text indexes (their changes are held in a
+/// ``TextIndexBatch`` and written as a segment, WriteTransaction+TextIndexes.swift).
 ///
 /// Every index is an LMDB database with sorted duplicates: key = the index key, duplicates = the
 /// encoded primary keys of the records that have it. A write therefore adds or removes single
@@ -27,6 +29,9 @@ final class IndexMaintainer {
     let transaction: WriteTransaction
     let context: EntityContext
     let descriptors: [IndexDescriptor]
+    /// The full-text indexes kept, with the field paths of each.
+    let textDescriptors: [FullTextIndexDescriptor]
+    private let textPaths: [[[String]]]
     /// The top-level fields the indexes read: one pass over a record finds them all.
     let selection: FieldSelection
     /// Per descriptor, the slot of each field in ``selection``.
@@ -44,18 +49,24 @@ final class IndexMaintainer {
     private var oldOffsets: [Int] = [], newOffsets: [Int] = []
     private var oldKey: [UInt8] = [], newKey: [UInt8] = []
 
-    /// The maintainer of `descriptors` (all of the entity's indexes when nil). Throws
+    /// The maintainer of `descriptors` and `text` (all of the entity's indexes and full-text
+    /// indexes when both are nil; when one is given, the other defaults to none). Throws
     /// `.invalidValue` when an index has a custom-encoded field and no record type that declares
     /// it has written in this process: its keys cannot be computed without that type.
-    init(_ transaction: WriteTransaction, _ context: EntityContext, only descriptors: [IndexDescriptor]? = nil) throws {
+    init(_ transaction: WriteTransaction, _ context: EntityContext, only descriptors: [IndexDescriptor]? = nil,
+         text: [FullTextIndexDescriptor]? = nil) throws {
         self.transaction = transaction
         self.context = context
-        let descriptors = descriptors ?? context.schema.indexes
+        let all = descriptors == nil && text == nil
+        let descriptors = descriptors ?? (all ? context.schema.indexes : [])
         self.descriptors = descriptors
+        textDescriptors = text ?? (all ? context.schema.fullTextIndexes : [])
+        textPaths = textDescriptors.map(\.fieldPaths)
         var names: [String] = []
         for descriptor in descriptors {
             for field in descriptor.fields where !names.contains(field.path[0]) { names.append(field.path[0]) }
         }
+        for path in textPaths.joined() where !path.isEmpty && !names.contains(path[0]) { names.append(path[0]) }
         selection = FieldSelection(names: names, fields: context.schema.fields)
         slots = IndexKey.slots(of: descriptors, in: selection)
         customKeys = try descriptors.map { descriptor in
@@ -72,7 +83,7 @@ final class IndexMaintainer {
         databases = descriptors.map { context.indexes[$0.name] }
     }
 
-    var isEmpty: Bool { descriptors.isEmpty }
+    var isEmpty: Bool { descriptors.isEmpty && textDescriptors.isEmpty }
 
     /// The indexed fields of the record `bytes`.
     func fieldValues(_ bytes: [UInt8]) throws -> StoredFieldValues {
@@ -169,6 +180,26 @@ final class IndexMaintainer {
             for key in removed { try transaction.removeIndexEntry(key, primaryKey: primaryKey, in: database, entity: context.name) }
             for key in added { try transaction.addIndexEntry(key, primaryKey: primaryKey, in: database, entity: context.name) }
         }
+        if !textDescriptors.isEmpty { try updateText(oldFields, newFields, primaryKey: primaryKey) }
+    }
+
+    /// The full-text part of ``update(old:new:primaryKey:)``: a change of an index's field texts
+    /// (or the record's arrival or removal) is noted in the transaction's batch of that index;
+    /// a change that leaves them equal does nothing.
+    private func updateText(_ old: StoredFieldValues?, _ new: StoredFieldValues?, primaryKey: [UInt8]) throws {
+        for (index, descriptor) in textDescriptors.enumerated() {
+            let newTexts = new.map { fields in textPaths[index].map { Self.text(fields, $0) } }
+            if let old, let newTexts, textPaths[index].map({ Self.text(old, $0) }) == newTexts { continue }
+            context.textBatches[descriptor.name, default: TextIndexBatch()].note(primaryKey, texts: newTexts)
+            try transaction.flushTextBatchIfFull(descriptor.name, context)
+        }
+    }
+
+    /// The text a record holds at `path`: a string field's value; nil for a missing field, `null`
+    /// or a value of another kind (a full-text index reads text alone).
+    private static func text(_ fields: StoredFieldValues, _ path: [String]) -> String? {
+        guard case .string(let text)? = fields.value(at: path) else { return nil }
+        return text
     }
 
     /// Moves the entry of `primaryKey` from the full key `old` to the full key `new` (nil: none),

@@ -18,7 +18,8 @@ public struct IndexVerification: Sendable, Equatable {
 extension ReadTransaction {
     /// Checks that every record of `entity` decodes (its key, its CBOR, its field ids) and that
     /// every index holds exactly the entries the records call for: each record's keys are present
-    /// with its primary key, and no index holds more entries than that. What `strata verify` runs.
+    /// with its primary key, and no index holds more entries than that; and that every full-text
+    /// index holds exactly the records' documents and terms (one expected entry per document). What `strata verify` runs.
     /// Keys are computed from the stored bytes (`IndexKey.keys(of:_:)`), for indexes whose
     /// fields have standard key encodings; others are reported as not checked.
     ///
@@ -72,6 +73,7 @@ extension ReadTransaction {
             }
             return true
         }
+        result.entriesExpected += try verifyTextIndexes(context, problem: problem)
         for descriptor in checked {
             guard let database = context.indexes[descriptor.name] else { continue }
             let entries = try entryCount(of: database, entity: entity)

@@ -26,6 +26,8 @@ struct PublishedEntity: Sendable {
     var records: Database
     /// The databases of the built indexes, by index name.
     var indexes: [String: Database]
+    /// The databases of the full-text indexes, by index name.
+    var textIndexes: [String: TextIndexDatabases] = [:]
 }
 
 /// One entity as one transaction sees it.
@@ -40,6 +42,11 @@ final class EntityContext {
     let records: Database
     /// The databases of the built indexes (those in `schema.indexes`), by index name.
     var indexes: [String: Database]
+    /// The databases of the full-text indexes (those in `schema.fullTextIndexes`), by index name.
+    var textIndexes: [String: TextIndexDatabases]
+    /// Full-text changes held until the commit (``TextIndexBatch``), by index name; never copied
+    /// into a savepoint, which starts with them written.
+    var textBatches: [String: TextIndexBatch] = [:]
     /// The declared indexes were compared with the built ones in this (write) transaction.
     var indexesChecked = false
     /// The schema changed in this transaction (new entity, new field ids) and must be saved.
@@ -72,12 +79,14 @@ final class EntityContext {
     /// ``ReadTransaction/fieldTypes(of:)``); never copied into a savepoint.
     var sampledFieldTypes: SampledFieldTypes?
 
-    init(schema: EntitySchema, catalogBytes: [UInt8], records: Database, indexes: [String: Database]) {
+    init(schema: EntitySchema, catalogBytes: [UInt8], records: Database, indexes: [String: Database],
+         textIndexes: [String: TextIndexDatabases] = [:]) {
         self.schema = schema
         decoding = (schema.name, schema.fields)
         self.catalogBytes = catalogBytes
         self.records = records
         self.indexes = indexes
+        self.textIndexes = textIndexes
     }
 
     var name: String { decoding.name }
@@ -85,7 +94,7 @@ final class EntityContext {
     /// An independent copy, for a savepoint: what the savepoint changes (new field ids, index
     /// migrations, the largest key) reaches the parent only if the savepoint succeeds.
     func copy() -> EntityContext {
-        let copy = EntityContext(schema: schema, catalogBytes: catalogBytes, records: records, indexes: indexes)
+        let copy = EntityContext(schema: schema, catalogBytes: catalogBytes, records: records, indexes: indexes, textIndexes: textIndexes)
         copy.indexesChecked = indexesChecked
         copy.needsSaving = needsSaving
         copy.needsPublishing = needsPublishing
@@ -94,7 +103,7 @@ final class EntityContext {
     }
 
     var published: PublishedEntity {
-        PublishedEntity(schema: schema, catalogBytes: catalogBytes, records: records, indexes: indexes)
+        PublishedEntity(schema: schema, catalogBytes: catalogBytes, records: records, indexes: indexes, textIndexes: textIndexes)
     }
 }
 

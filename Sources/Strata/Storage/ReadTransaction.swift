@@ -75,7 +75,8 @@ public class ReadTransaction {
         }
         let context: EntityContext
         if let known = store.published.withLockWakingNone({ $0.entities[name] }), OrderedKey.equal(known.catalogBytes, stored) {
-            context = EntityContext(schema: known.schema, catalogBytes: stored, records: known.records, indexes: known.indexes)
+            context = EntityContext(schema: known.schema, catalogBytes: stored, records: known.records, indexes: known.indexes,
+                                    textIndexes: known.textIndexes)
         } else {
             // First use in this process, or another process changed the schema since.
             let schema: EntitySchema
@@ -95,7 +96,15 @@ public class ReadTransaction {
                 }
                 indexes[index.name] = database
             }
-            context = EntityContext(schema: schema, catalogBytes: stored, records: records, indexes: indexes)
+            var textIndexes: [String: TextIndexDatabases] = [:]
+            for index in schema.fullTextIndexes {
+                guard let databases = try existingTextIndexDatabases(index.name, of: schema) else {
+                    throw StrataError(.incompatibleStore, "\(name): the catalog lists the full-text index '\(index.name)', whose databases are missing",
+                                      entity: name)
+                }
+                textIndexes[index.name] = databases
+            }
+            context = EntityContext(schema: schema, catalogBytes: stored, records: records, indexes: indexes, textIndexes: textIndexes)
             context.needsPublishing = true
         }
         contexts[name] = context

@@ -200,6 +200,7 @@ public final class Store: Sendable {
                 defer { tx.invalidate() }
                 try tx.prepareWrite(replicating: replicating)
                 let value = try body(tx)
+                try tx.flushTextBatches()
                 try tx.refreshIndexStatistics()
                 try tx.saveCatalogChanges()
                 _ = try tx.finishChangeLog()

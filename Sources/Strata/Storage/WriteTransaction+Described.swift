@@ -2,8 +2,9 @@ import LMDB
 
 extension WriteTransaction {
     /// The entity of `description`, created when the store has none: with ids for all its fields
-    /// and its indexes built. Indexes built by other means (a record type's declaration, the
-    /// command-line tool) and missing from the description are kept and maintained, never dropped.
+    /// and its indexes built, its full-text indexes recorded. Indexes built by other means (a record
+    /// type's declaration, the command-line tool) and missing from the description are kept and
+    /// maintained, never dropped.
     ///
     /// Throws `.invalidValue` for an invalid description and `.incompatibleStore` when the stored
     /// entity is keyed by another field.
@@ -40,6 +41,12 @@ extension WriteTransaction {
         let missing = wanted.filter { want in !context.schema.indexes.contains { $0.name == want.name } }
         if !missing.isEmpty {
             try migrate(context, to: context.schema.indexes + missing) { toBuild in try buildIndexes(toBuild, context) }
+        }
+        let missingText = description.fullTextIndexes.filter { want in !context.schema.fullTextIndexes.contains { $0.name == want.name } }
+        if !missingText.isEmpty {
+            try migrateTextIndexes(context.schema.fullTextIndexes + missingText.map(FullTextIndexDescriptor.current), context) {
+                knownFields(of: context, adding: description)
+            }
         }
         return context
     }

@@ -32,6 +32,9 @@ public final class WriteTransaction: ReadTransaction {
     var migrationsKnown: [String]?
     /// The store's migration history was found known to this transaction (``checkKnownHistory(writing:)``).
     var historyChecked = false
+    /// Open in-place savepoints, during which held full-text changes are not written
+    /// (``inPlaceSavepoint(_:)`` cuts them back on a throw).
+    var textFlushHolds = 0
 
     /// Refuses a program's write to a replica, and looks up whether the store logs changes (the
     /// catalog's `replica` and `changelog` entries, which another process may have written since);
@@ -307,6 +310,9 @@ public final class WriteTransaction: ReadTransaction {
     /// ```
     public func savepoint<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
         checkOpen()
+        // The savepoint starts from the held full-text changes written, and writes its own before
+        // it ends: a nested transaction that aborts takes them with it.
+        try flushTextBatches()
         return try lmdb(entity: "savepoint") {
             try raw.savepoint { nested in
                 let child = WriteTransaction(store: store, raw: nested)
@@ -319,6 +325,7 @@ public final class WriteTransaction: ReadTransaction {
                 child.typedContexts = typedContexts.compactMapValues { child.contexts[$0.name] }
                 defer { child.invalidate() }
                 let value = try body(child)
+                try child.flushTextBatches()
                 // What the savepoint learned (entities, field ids, indexes) holds only if it succeeds.
                 contexts = child.contexts
                 typedContexts = child.typedContexts
@@ -335,9 +342,24 @@ public final class WriteTransaction: ReadTransaction {
     func inPlaceSavepoint<R>(_ body: () throws -> R) throws -> R {
         let known = Set(contexts.keys)
         let knownTypes = Set(typedContexts.keys)
+        // Held full-text changes are cut back to here on a throw (and none are written inside).
+        let textMarks = contexts.mapValues { $0.textBatches.mapValues(\.changes.count) }
+        textFlushHolds += 1
+        defer { textFlushHolds -= 1 }
         do {
             return try lmdb(entity: "savepoint") { try raw.inPlaceSavepoint(body) }
         } catch {
+            for (name, marks) in textMarks {
+                guard let context = contexts[name] else { continue }
+                var kept: [String: TextIndexBatch] = [:]
+                for (index, batch) in context.textBatches {
+                    guard let mark = marks[index], mark > 0 else { continue }
+                    var cut = batch
+                    cut.changes.removeSubrange(mark...)
+                    kept[index] = cut
+                }
+                context.textBatches = kept
+            }
             contexts = contexts.filter { known.contains($0.key) }
             typedContexts = typedContexts.filter { knownTypes.contains($0.key) }
             relationshipsByTarget = [:]

@@ -19,6 +19,22 @@ extension EntitySchema {
         renamedFields = try entry.optional("renamedFields") { try $0.dictionary { try $0.string() } } ?? [:]
         indexDatabases = try entry.optional("indexDatabases") { try $0.dictionary { try $0.string() } } ?? [:]
         statistics = try entry.optional("statistics") { try $0.dictionary { try IndexKeyStatistics(catalog: $0.object()) } } ?? [:]
+        fullTextIndexes = try entry.optional("fullTextIndexes") {
+            try $0.array { try FullTextIndexDescriptor(catalog: $0.object()) }
+        } ?? []
+    }
+}
+
+extension FullTextIndexDescriptor {
+    fileprivate init(catalog index: CatalogObject) throws {
+        self.init(name: try index.required("name") { try $0.string() },
+                  fields: try index.required("fields") { try $0.array { try $0.string() } },
+                  weights: try index.required("weights") { try $0.array { try $0.double() } },
+                  stemming: try index.required("stemming") { try $0.named(TextStemming.self) },
+                  stopWords: try index.required("stopWords") { try $0.named(TextStopWords.self) },
+                  positions: try index.required("positions") { try $0.bool() },
+                  tokenizerVersion: try index.required("tokenizerVersion") { try $0.int() },
+                  foldingVersion: try index.required("foldingVersion") { try $0.int() })
     }
 }
 
@@ -93,6 +109,19 @@ extension EntityDescription {
                       try $0.array { try RelationshipDescription(catalog: $0.object()) }
                   } ?? [])
         primaryKeyIsGenerated = try description.optional("generatedKey") { try $0.bool() } ?? false
+        fullTextIndexes = try description.optional("fullText") { try $0.array { try FullTextIndexDescription(catalog: $0.object()) } } ?? []
+    }
+}
+
+extension FullTextIndexDescription {
+    /// A declaration in its `Codable` form: `fields`, and optionally `weights`, `stemming`,
+    /// `stopWords`, `name`.
+    fileprivate init(catalog index: CatalogObject) throws {
+        self.init(fields: try index.required("fields") { try $0.array { try $0.string() } },
+                  weights: try index.optional("weights") { try $0.array { try $0.double() } },
+                  stemming: try index.optional("stemming") { try $0.named(TextStemming.self) } ?? .none,
+                  stopWords: try index.optional("stopWords") { try $0.named(TextStopWords.self) } ?? .none,
+                  name: try index.optional("name") { try $0.string() })
     }
 }
 

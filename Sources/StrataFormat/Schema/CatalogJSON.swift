@@ -61,6 +61,18 @@ package struct CatalogValue {
         throw mismatch("an integer")
     }
 
+    /// A `Double`: any number (`JSONDecoder` reads an integer too large for `Int64` as the nearest
+    /// double).
+    func double() throws -> Double {
+        switch json {
+        case .int(let value): return Double(value)
+        case .double(let value): return value
+        case .wideInt(let value): if let double = Double(value.description) { return double }
+        default: break
+        }
+        throw mismatch("a number")
+    }
+
     /// A `UInt8`, as ``int()`` reads an integer.
     func byte() throws -> UInt8 {
         switch json {

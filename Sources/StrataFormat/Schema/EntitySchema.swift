@@ -33,6 +33,9 @@ package struct EntitySchema: Encodable, Equatable, Sendable {
     package var indexDatabases: [String: String] = [:]
     /// The statistics of the compound indexes that keep them (``IndexKeyStatistics``), by index name.
     package var statistics: [String: IndexKeyStatistics] = [:]
+    /// The full-text indexes, in declaration order: apart from ``indexes``, so that the index key
+    /// encoder, unique checks and key ranges never meet one.
+    package var fullTextIndexes: [FullTextIndexDescriptor] = []
 
     package init(name: String, primaryKey: String, recordsDatabase: String, fields: FieldTable, indexes: [IndexDescriptor] = [],
          primaryKeyKind: ValueKind? = nil) {
@@ -46,11 +49,11 @@ package struct EntitySchema: Encodable, Equatable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case name, primaryKey, recordsDatabase, fields, indexes, primaryKeyKind, description, relationships
-        case defaults, renamedFields, indexDatabases, statistics
+        case defaults, renamedFields, indexDatabases, statistics, fullTextIndexes
     }
 
-    /// The migration entries and statistics are written only when there are any, so that the
-    /// catalog entries of stores that never used them keep their bytes.
+    /// The migration entries, statistics and full-text indexes are written only when there are any,
+    /// so that the catalog entries of stores that never used them keep their bytes.
     package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
@@ -65,6 +68,7 @@ package struct EntitySchema: Encodable, Equatable, Sendable {
         if !renamedFields.isEmpty { try container.encode(renamedFields, forKey: .renamedFields) }
         if !indexDatabases.isEmpty { try container.encode(indexDatabases, forKey: .indexDatabases) }
         if !statistics.isEmpty { try container.encode(statistics, forKey: .statistics) }
+        if !fullTextIndexes.isEmpty { try container.encode(fullTextIndexes, forKey: .fullTextIndexes) }
     }
 
     /// The database of the index `index`: its recorded one, or the name built from the records

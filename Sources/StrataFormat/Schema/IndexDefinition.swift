@@ -27,6 +27,9 @@ public struct IndexDefinition<Root: Record>: Sendable {
     public let isMultiValue: Bool
     /// The index keys of a record: one for an ordinary index, one per element for a multi-value one.
     package let keys: @Sendable (Root) -> [[UInt8]]
+    /// A full-text index's declaration (``fullText(_:weights:stemming:stopWords:name:)``), nil for an
+    /// index of keys. A full-text index has no keys: the store keeps its words apart.
+    package let fullText: FullTextIndexDescription?
 
     /// What the catalog records, to notice a changed definition.
     package var descriptor: IndexDescriptor {
@@ -34,12 +37,45 @@ public struct IndexDefinition<Root: Record>: Sendable {
     }
 
     init(name: String?, fields: [IndexedField], isUnique: Bool, isMultiValue: Bool,
-         keys: @escaping @Sendable (Root) -> [[UInt8]]) {
+         fullText: FullTextIndexDescription? = nil, keys: @escaping @Sendable (Root) -> [[UInt8]]) {
         self.name = name ?? fields.map(\.description).joined(separator: ",")
         self.fields = fields
         self.isUnique = isUnique
         self.isMultiValue = isMultiValue
+        self.fullText = fullText
         self.keys = keys
+    }
+
+    /// A full-text index on text fields (`String` or `String?` properties), for `SEARCH`
+    /// conditions and relevance order; `weights` gives each field's weight in relevance (one per
+    /// field, positive; all 1 when nil).
+    ///
+    /// ```swift
+    /// static let indexes: [IndexDefinition<Article>] = [
+    ///     .fullText(\.title, \.body, weights: [2, 1], stemming: .english),
+    /// ]
+    /// ```
+    ///
+    /// Its name is its fields joined by commas (`title,body`) unless one is given; full-text
+    /// indexes have names of their own, apart from the other indexes'.
+    public static func fullText(
+        _ fields: PartialKeyPath<Root>..., weights: [Double]? = nil, stemming: TextStemming = .none,
+        stopWords: TextStopWords = .none, name: String? = nil
+    ) -> Self {
+        let paths = fields.map { keyPath -> [String] in
+            let valueType = type(of: keyPath).valueType
+            precondition(valueType == String.self || valueType == String?.self,
+                         "a full-text index holds text: \(keyPath) is a \(valueType), not a String or String?")
+            guard let path = FieldPath.components(ofAny: keyPath) else {
+                preconditionFailure("a full-text index names stored properties: \(keyPath) is not one")
+            }
+            return path
+        }
+        let declaration = FullTextIndexDescription(fields: paths.map { $0.joined(separator: ".") }, weights: weights,
+                                                   stemming: stemming, stopWords: stopWords, name: name)
+        do { try declaration.validate(entity: Root.entityName) } catch { preconditionFailure(error.message) }
+        let indexed = paths.map { IndexedField(path: $0, collation: .caseAndDiacriticInsensitive, kind: .string) }
+        return Self(name: declaration.name, fields: indexed, isUnique: false, isMultiValue: false, fullText: declaration) { _ in [] }
     }
 
     /// An index on one field.

@@ -134,7 +134,7 @@ extension Record {
     /// The indexes kept in step for this type: the declared ones, and one on each relationship's
     /// reference field that no declared index leads with.
     package static var maintainedIndexes: [IndexDefinition<Self>] {
-        let declared = indexes
+        let declared = indexes.filter { $0.fullText == nil }
         let relationships = self.relationships
         guard !relationships.isEmpty else { return declared }
         var all = declared
@@ -144,4 +144,7 @@ extension Record {
         }
         return all
     }
+
+    /// The full-text indexes declared for this type (``IndexDefinition/fullText(_:weights:stemming:stopWords:name:)``).
+    package static var fullTextDeclarations: [FullTextIndexDescription] { indexes.compactMap(\.fullText) }
 }

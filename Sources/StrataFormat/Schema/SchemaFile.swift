@@ -15,6 +15,7 @@ import Foundation
 ///     "indexes": [ {"fields": ["lastName"], "collation": "caseDiacriticInsensitive"},
 ///                  {"fields": ["email"], "unique": true},
 ///                  {"fields": ["tags"], "multiValue": true} ],
+///     "fullText": [ {"fields": ["bio", "notes"], "weights": [2, 1], "stemming": "english"} ],
 ///     "relationships": {
 ///       "company": {"toOne": "Company", "field": "companyID", "inverse": "employees", "deleteRule": "nullify"},
 ///       "groups":  {"toMany": "Group", "field": "groupIDs", "inverse": "members"} } } } }
@@ -25,6 +26,9 @@ import Foundation
 /// Types: `string int double float bool date data uuid url decimal any`, arrays `[T]`, `object`
 /// (with `fields`, an embedded value; without, any JSON object). Fields keep the order they are
 /// written in. Collations: `binary`, `caseInsensitive`, `caseDiacriticInsensitive`.
+/// `fullText` declares full-text indexes: an array of field names (one index on those fields), or
+/// objects with `fields` and optionally `weights`, `stemming` (`none`, `english`), `stopWords`
+/// (`none`, `english`) and `name` (see ``FullTextIndexDescription``).
 /// A compound primary key lists its fields in key order: `"primaryKey": ["country", "year"]`.
 /// `"generatedKey": true` marks a primary key the importer numbers (``EntityDescription/primaryKeyIsGenerated``).
 /// A partial file (``init(json:allowingPartial:)``) may leave out `primaryKey`, `fields` or any field.
@@ -69,7 +73,7 @@ public struct SchemaFile: Sendable, Hashable {
 
     // MARK: Reading
 
-    private static func invalid(_ message: String, entity: String? = nil, field: String? = nil) -> StrataError {
+    static func invalid(_ message: String, entity: String? = nil, field: String? = nil) -> StrataError {
         let place = [entity.map { "entity '\($0)'" }, field.map { "field '\($0)'" }].compactMap { $0 }.joined(separator: ", ")
         return StrataError(.invalidValue, "schema file\(place.isEmpty ? "" : ", " + place): \(message)", entity: entity, field: field)
     }
@@ -114,6 +118,7 @@ public struct SchemaFile: Sendable, Hashable {
         }
         var description = EntityDescription(name: name, primaryKey: primaryKey, fields: fields, indexes: indexes, relationships: relationships)
         description.primaryKeyIsGenerated = generated
+        if let declared = value["fullText"] { description.fullTextIndexes = try fullTextIndexes(declared, entity: name) }
         return description
     }
 
@@ -250,6 +255,7 @@ public struct SchemaFile: Sendable, Hashable {
                 return .object(parts)
             })))
         }
+        if !entity.fullTextIndexes.isEmpty { members.append(JSONMember(key: "fullText", value: json(entity.fullTextIndexes))) }
         if !entity.relationships.isEmpty {
             members.append(JSONMember(key: "relationships", value: .object(entity.relationships.map { relationship in
                 var parts = [JSONMember(key: relationship.kind == .toOne ? "toOne" : "toMany", value: .string(relationship.target)),

@@ -25,6 +25,7 @@ extension EntityDescription {
         let indexes = T.maintainedIndexes.map { IndexDescription($0.descriptor) }
         self.init(name: T.entityName, primaryKey: T.primaryKeyName, fields: fields, indexes: indexes,
                   relationships: T.relationships.map { RelationshipDescription($0.descriptor) })
+        fullTextIndexes = T.fullTextDeclarations
         integerRanges = IntegerRanges(byField: recorder.integerRanges)
     }
 }

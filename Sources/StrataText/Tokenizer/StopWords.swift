@@ -1,14 +1,16 @@
+import StrataFormat
+
 /// The words a tokenizer with a stop-word list leaves out of the index and out of queries.
 ///
 /// A left-out word still takes its position, so a phrase keeps its gaps: `"lord of the rings"`
 /// finds "Lord of the Rings" and not "lord rings". Words are matched after folding and before
 /// stemming.
-package enum StopWords: String, Sendable, Hashable, Codable, CaseIterable {
-    /// No list: every word is indexed.
-    case none
-    /// English function words: articles, pronouns, auxiliaries, prepositions and conjunctions.
-    case english
+///
+/// The cases are StrataFormat's ``TextStopWords`` (what a full-text index declares and the
+/// catalog records); this file gives them their lists.
+package typealias StopWords = TextStopWords
 
+extension TextStopWords {
     /// True when `term` (folded) is on the list.
     package func contains(_ term: String) -> Bool {
         switch self {

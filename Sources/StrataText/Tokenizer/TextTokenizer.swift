@@ -41,13 +41,9 @@ package struct TextTokenizer: Sendable, Hashable, Codable {
     /// The most UTF-8 bytes of a term; longer words are cut to it.
     package static let maximumTermLength = 128
 
-    /// Whether words are reduced to their stems.
-    package enum Stemming: String, Sendable, Hashable, Codable, CaseIterable {
-        /// Words are indexed as folded.
-        case none
-        /// English words are stemmed by Porter2 (`running` → `run`, `connections` → `connect`).
-        case english
-    }
+    /// Whether words are reduced to their stems: StrataFormat's ``TextStemming`` (what a full-text
+    /// index declares and the catalog records).
+    package typealias Stemming = TextStemming
 
     /// Which text is being tokenized: a document's, or a query's (whose CJK runs of two or more
     /// characters drop their last single character, rule 3).

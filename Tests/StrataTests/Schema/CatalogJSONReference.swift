@@ -11,7 +11,7 @@ import Foundation
 extension EntitySchema: Decodable {
     private enum ReferenceKeys: String, CodingKey {
         case name, primaryKey, recordsDatabase, fields, indexes, primaryKeyKind, description, relationships
-        case defaults, renamedFields, indexDatabases, statistics
+        case defaults, renamedFields, indexDatabases, statistics, fullTextIndexes
     }
 
     public init(from decoder: any Decoder) throws {
@@ -28,6 +28,27 @@ extension EntitySchema: Decodable {
         renamedFields = try container.decodeIfPresent([String: String].self, forKey: .renamedFields) ?? [:]
         indexDatabases = try container.decodeIfPresent([String: String].self, forKey: .indexDatabases) ?? [:]
         statistics = try container.decodeIfPresent([String: IndexKeyStatistics].self, forKey: .statistics) ?? [:]
+        fullTextIndexes = try container.decodeIfPresent([FullTextIndexDescriptor].self, forKey: .fullTextIndexes) ?? []
+    }
+}
+
+// Full-text indexes came after the catalog reader: this is the plain `Decodable` form of what
+// `FullTextIndexDescriptor` encodes, every member required.
+extension FullTextIndexDescriptor: Decodable {
+    private enum ReferenceKeys: String, CodingKey {
+        case name, fields, weights, stemming, stopWords, positions, tokenizerVersion, foldingVersion
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: ReferenceKeys.self)
+        self.init(name: try container.decode(String.self, forKey: .name),
+                  fields: try container.decode([String].self, forKey: .fields),
+                  weights: try container.decode([Double].self, forKey: .weights),
+                  stemming: try container.decode(TextStemming.self, forKey: .stemming),
+                  stopWords: try container.decode(TextStopWords.self, forKey: .stopWords),
+                  positions: try container.decode(Bool.self, forKey: .positions),
+                  tokenizerVersion: try container.decode(Int.self, forKey: .tokenizerVersion),
+                  foldingVersion: try container.decode(Int.self, forKey: .foldingVersion))
     }
 }
 

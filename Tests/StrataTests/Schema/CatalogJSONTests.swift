@@ -53,6 +53,8 @@ import TestSupport
             #"{\#(base),"statistics":{"n":{"fields":[\#(field)],"entries":2.0,"distinctLeading":1e1,"distinctKeys":3,"frequent":[{"key":[1.0,255],"entries":-0}]}}}"#,
             #"{\#(base),"defaults":{"name":[0,1,2],"name":[3]},"renamedFields":{"old":"name"},"indexDatabases":{"n":"index\/X\/n"}}"#,
             #"{\#(base),"relationships":[{"name":"c","kind":"toOne","target":"C","keyField":"cID","inverse":null,"deleteRule":"cascade"}]}"#,
+            #"{\#(base),"fullTextIndexes":[{"name":"t","fields":["name"],"weights":[2,1e0,0.5,18446744073709551616],"stemming":"english","stopWords":"none","positions":true,"tokenizerVersion":1.0,"foldingVersion":1}]}"#,
+            #"{\#(base),"fullTextIndexes":null}"#,
             "\n  {\(base)}  \n",
             // The description, in its Codable form, with defaults of every kind of JSON value.
             #"{\#(base),"description":{"name":"User","primaryKey":"id","fields":[{"name":"id","type":"integer"},"#
@@ -88,6 +90,10 @@ import TestSupport
             #"{\#(base),"fields":{"fields":{}},"description":{"name":"U","primaryKey":"id","fields":[{"name":"id","type":"string","optional":"yes"}]}}"#,
             #"{\#(base),"fields":{"fields":{}},"description":{"name":"U","primaryKey":"id","fields":[{"name":"id","type":"string","default":1e999}]}}"#,
             #"{\#(base),"fields":{"fields":{}},"description":{"name":"U","fields":[]}}"#,
+            #"{\#(base),"fields":{"fields":{}},"fullTextIndexes":[{"name":"t","fields":["a"],"weights":[1],"stemming":"porter","stopWords":"none","positions":true,"tokenizerVersion":1,"foldingVersion":1}]}"#,
+            #"{\#(base),"fields":{"fields":{}},"fullTextIndexes":[{"name":"t","fields":["a"],"weights":["1"],"stemming":"none","stopWords":"none","positions":true,"tokenizerVersion":1,"foldingVersion":1}]}"#,
+            #"{\#(base),"fields":{"fields":{}},"fullTextIndexes":[{"name":"t","fields":["a"],"weights":[1],"stemming":"none","stopWords":"none","positions":true,"foldingVersion":1}]}"#,
+            #"{\#(base),"fields":{"fields":{}},"fullTextIndexes":{"name":"t"}}"#,
             #"{\#(base),"fields":{"fields":{}},"statistics":{"n":{"fields":[],"entries":1,"distinctLeading":1,"distinctKeys":1,"frequent":[{"key":[1],"entries":1e30}]}}}"#,
         ] {
             #expect((try? EntitySchema(catalogEntry: Array(text.utf8))) == nil, "\(text)")

@@ -46,7 +46,19 @@ enum RandomCatalog {
                                                 entries: Int.random(in: 0...1 << 40, using: &random))
                 })
         }
+        schema.fullTextIndexes = list(&random, upTo: 2, fullTextIndex)
         return schema
+    }
+
+    /// A full-text index with weights written as integers, fractions and random doubles.
+    static func fullTextIndex(_ random: inout SeededGenerator) -> FullTextIndexDescriptor {
+        let fields = list(&random, upTo: 3, name)
+        return FullTextIndexDescriptor(
+            name: name(&random), fields: fields,
+            weights: fields.map { _ in chance(&random) ? [1, 2, 0.5, 1e-3, 12.25].randomElement(using: &random)! : Double.random(in: 0.01...100, using: &random) },
+            stemming: TextStemming.allCases.randomElement(using: &random)!, stopWords: TextStopWords.allCases.randomElement(using: &random)!,
+            positions: chance(&random, 80), tokenizerVersion: Int.random(in: 1...3, using: &random),
+            foldingVersion: Int.random(in: 1...3, using: &random))
     }
 
     static func indexedField(_ random: inout SeededGenerator) -> IndexedField {
@@ -75,6 +87,11 @@ enum RandomCatalog {
                                         inverse: chance(&random) ? name(&random) : nil, deleteRule: chance(&random) ? .nullify : .cascade)
             })
         description.primaryKeyIsGenerated = chance(&random, 20)
+        description.fullTextIndexes = list(&random, upTo: 2) { random in
+            let index = fullTextIndex(&random)
+            return FullTextIndexDescription(fields: index.fields, weights: chance(&random) ? index.weights : nil, stemming: index.stemming,
+                                            stopWords: index.stopWords, name: chance(&random) ? index.name : nil)
+        }
         return description
     }
 

@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Strata
+@testable import StrataFormat
+import StrataText
+
+/// A book and its chapters, deleted with it, whose text is indexed.
+struct Book: Record {
+    var id: Int64
+    var title: String
+    static let primaryKey = \Book.id
+}
+
+struct Chapter: Record {
+    var id: Int64
+    var bookID: Int64?
+    var text: String
+    static let primaryKey = \Chapter.id
+    static let indexes: [IndexDefinition<Chapter>] = [.fullText(\.text)]
+    static let book = ToOne<Chapter, Book>("book", \.bookID, inverse: "chapters", deleteRule: .cascade)
+    static let relationships: [AnyRelationship<Chapter>] = [.init(book)]
+}
+
+/// Full-text indexes kept by the one index maintainer in the records' own write transactions:
+/// typed writes, savepoints, imports and syncs, cascades and index builds all leave the postings
+/// exactly what the records' texts give, which `verifyIndexes` checks and these tests read.
+@Suite struct FullTextMaintenanceTests {
+    static let words = ["lmdb", "Swift", "running", "runs", "Fünke", "funke", "the", "東京タワー", "store", "index", "v1.2.3", "ÉLAN"]
+
+    static func text(_ random: inout SeededGenerator) -> String {
+        (0..<Int.random(in: 0...6, using: &random)).map { _ in words.randomElement(using: &random)! }.joined(separator: " ")
+    }
+
+    static func article(_ id: Int64, _ random: inout SeededGenerator) -> Articles.Searchable {
+        Articles.Searchable(id: id, title: text(&random), body: Bool.random(using: &random) ? text(&random) : nil, views: Int.random(in: 0...9, using: &random))
+    }
+
+    /// The stored primary keys whose documents hold `term` in the stored index `index` of
+    /// `entity`: read from the postings of every segment, deleted documents left out.
+    static func postedKeys(_ store: Store, _ entity: String, _ index: String, _ term: String) throws -> Set<[UInt8]> {
+        try store.read { tx throws in
+            let context = try #require(try tx.context(named: entity))
+            let databases = try #require(context.textIndexes[index])
+            var keys: [DocumentID: [UInt8]] = [:]
+            try tx.forEachTextIndexEntry(in: databases.keys, entity: entity) { key, value in
+                keys[try #require(TextIndexKeys.document(of: value))] = key
+                return true
+            }
+            var found = Set<[UInt8]>()
+            try tx.forEachTextIndexEntry(in: databases.postings, entity: entity) { key, value in
+                let parts = try #require(TextIndexKeys.parts(of: key))
+                guard parts.term == Array(term.utf8), parts.document != 0 else { return true }
+                for id in try PostingBlock(bytes: value).documents().ids { if let key = keys[id] { found.insert(key) } }
+                return true
+            }
+            return found
+        }
+    }
+
+    /// The stored primary keys of the records whose `fields` texts tokenize to `term`.
+    static func expectedKeys(_ store: Store, _ entity: String, fields: [String], tokenizer: TextTokenizer, _ term: String) throws -> Set<[UInt8]> {
+        try store.read { tx throws in
+            let context = try #require(try tx.context(named: entity))
+            var found = Set<[UInt8]>()
+            try tx.forEachStoredRecord(context) { key, bytes in
+                let record = try StoredRecord(key: key, bytes: bytes, fields: context.schema.fields, entity: entity)
+                for field in fields {
+                    guard case .string(let text)? = record.fields.first(where: { $0.key == field })?.value else { continue }
+                    if tokenizer.tokens(in: text).contains(where: { $0.term == term }) { found.insert(key) }
+                }
+                return true
+            }
+            return found
+        }
+    }
+
+    /// Every word's postings are the records' and `verifyIndexes` finds nothing wrong.
+    static func expectExact(_ store: Store, _ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let tokenizer = TextTokenizer(stemming: .english, stopWords: .english)
+        let terms = Set(words.flatMap { tokenizer.tokens(in: $0).map(\.term) })
+        #expect(terms.contains("run") && terms.contains("funk") && !terms.contains("the"), sourceLocation: sourceLocation)
+        for term in terms {
+            let posted = try postedKeys(store, "Article", "title,body", term)
+            let expected = try expectedKeys(store, "Article", fields: ["title", "body"], tokenizer: tokenizer, term)
+            #expect(posted == expected, "\(step): '\(term)'", sourceLocation: sourceLocation)
+        }
+        let verification = try store.read { tx in try tx.verifyIndexes(entity: "Article") }
+        #expect(verification.problems == [], "\(step)", sourceLocation: sourceLocation)
+    }
+
+    @Test func typedWritesUpdatesDeletesAndSavepointsKeepThePostingsExact() throws {
+        let (store, dir) = try makeStore()
+        var random = SeededGenerator(seed: 0xF7_5EA2C4)
+        try store.write { tx in try tx.insert((1...60).map { Self.article($0, &random) }) }
+        try Self.expectExact(store, "after the inserts")
+        struct Boom: Error {}
+        for round in 0..<6 {
+            try store.write { tx in
+                for _ in 0..<25 {
+                    let id = Int64.random(in: 1...80, using: &random)
+                    switch Int.random(in: 0..<4, using: &random) {
+                    case 0: _ = try tx.delete(Articles.Searchable.self, key: id)
+                    case 1:
+                        // The text unchanged: nothing to do for the text index.
+                        if var article = try tx.get(Articles.Searchable.self, key: id) { article.views += 1; try tx.upsert(article) }
+                    default: try tx.upsert(Self.article(id, &random))
+                    }
+                }
+                // A failed savepoint leaves nothing of its writes, in records or postings.
+                _ = try? tx.savepoint { nested in
+                    try nested.upsert(Self.article(1, &random))
+                    _ = try nested.delete(Articles.Searchable.self, key: 2)
+                    throw Boom()
+                }
+                try tx.savepoint { nested in try nested.upsert(Self.article(Int64(100 + round), &random)) }
+            }
+            try Self.expectExact(store, "after round \(round)")
+        }
+        // A reopened store goes on from the stored header: ids are not given twice.
+        let reopened = try Store(path: dir.path("store"))
+        try reopened.write { tx in try tx.upsert((1...10).map { Self.article($0, &random) }) }
+        try Self.expectExact(reopened, "after the reopened store's write")
+    }
+
+    @Test func importsAndSyncsGoThroughTheMaintainer() throws {
+        let (store, dir) = try makeStore()
+        defer { withExtendedLifetime(dir) {} }
+        func payload(_ ids: ClosedRange<Int>, _ word: String) -> Data {
+            Data(("[" + ids.map { #"{"id": \#($0), "title": "\#(word) \#($0 % 2 == 0 ? "lmdb" : "swift")", "views": 1}"# }
+                .joined(separator: ",") + "]").utf8)
+        }
+        _ = try store.importJSON(payload(1...30, "running"), as: Articles.Searchable.self)
+        try Self.expectExact(store, "after the import")
+        #expect(try Self.postedKeys(store, "Article", "title,body", "run").count == 30)
+        _ = try store.importJSON(payload(10...20, "store"), as: Articles.Searchable.self, options: ImportOptions(mode: .sync))
+        try Self.expectExact(store, "after the sync")
+        #expect(try Self.postedKeys(store, "Article", "title,body", "run").isEmpty)
+        #expect(try Self.postedKeys(store, "Article", "title,body", "store").count == 11)
+    }
+
+    @Test func aCascadeDeletesTheDocumentsOfTheRecordsItDeletes() throws {
+        let (store, dir) = try makeStore()
+        defer { withExtendedLifetime(dir) {} }
+        try store.write { tx in
+            try tx.insert([Book(id: 1, title: "A"), Book(id: 2, title: "B")])
+            try tx.insert((1...9).map { Chapter(id: $0, bookID: $0 % 3 == 0 ? 2 : 1, text: "chapter lmdb \($0)") })
+        }
+        #expect(try Self.postedKeys(store, "Chapter", "text", "lmdb").count == 9)
+        try store.write { tx throws in #expect(try tx.delete(Book.self, key: 1)) }
+        #expect(try Self.postedKeys(store, "Chapter", "text", "lmdb").count == 3)
+        #expect(try store.read { tx in try tx.verifyIndexes(entity: "Chapter") }.problems == [])
+    }
+
+    @Test func aNewlyDeclaredIndexIsBuiltFromTheStoredRecordsAndADroppedOneEmptied() throws {
+        let (store, dir) = try makeStore()
+        defer { withExtendedLifetime(dir) {} }
+        var random = SeededGenerator(seed: 0xB01D)
+        try store.write { tx in
+            try tx.insert((Int64(1)...300).map { id in
+                let article = Self.article(id, &random)
+                return Articles.Plain(id: id, title: article.title, body: article.body, views: article.views)
+            })
+        }
+        try store.prepare(Articles.Searchable.self)
+        try Self.expectExact(store, "after the build")
+        try store.prepare(Articles.TitleOnly.self)
+        let titles = try store.read { tx throws in try #require(try tx.context(named: "Article")).textIndexes }
+        #expect(titles.keys.sorted() == ["titles"])
+        #expect(try store.read { tx in try tx.verifyIndexes(entity: "Article") }.problems == [])
+        #expect(try store.read { tx throws in
+            try tx.existingTextIndexDatabases("title,body", of: #require(try tx.context(named: "Article")).schema)
+                .map { try tx.entryCount(of: $0.postings, entity: "Article") }
+        } == 0)
+    }
+
+    @Test func verifyNamesPostingsThatDifferFromTheRecords() throws {
+        let (store, dir) = try makeStore()
+        defer { withExtendedLifetime(dir) {} }
+        try store.write { tx in
+            try tx.insert([Articles.Searchable(id: 1, title: "lmdb swift", body: nil, views: 0),
+                           Articles.Searchable(id: 2, title: "lmdb", body: "store", views: 0)])
+        }
+        #expect(try store.read { tx in try tx.verifyIndexes(entity: "Article") }.problems == [])
+        // Damage: the postings of "swift" go missing.
+        try store.write { tx throws in
+            let databases = try #require(try tx.context(named: "Article")?.textIndexes["title,body"])
+            var doomed: [[UInt8]] = []
+            try tx.forEachTextIndexEntry(in: databases.postings, entity: "Article") { key, _ in
+                if TextIndexKeys.parts(of: key)?.term == Array("swift".utf8) { doomed.append(key) }
+                return true
+            }
+            #expect(doomed.count == 2)   // the summary and one block
+            for key in doomed { try tx.deleteTextIndexKey(key, in: databases.postings, entity: "Article") }
+        }
+        let problems = try store.read { tx in try tx.verifyIndexes(entity: "Article") }.problems
+        #expect(problems.count == 1)
+        #expect(problems.first?.contains("the postings of 'swift' differ") == true)
+    }
+
+    @Test func damagedHeaderBytesAreATypedErrorNamingTheIndex() throws {
+        let (store, dir) = try makeStore()
+        defer { withExtendedLifetime(dir) {} }
+        try store.write { tx in try tx.insert(Articles.Searchable(id: 1, title: "lmdb", body: nil, views: 0)) }
+        try store.write { tx throws in
+            let databases = try #require(try tx.context(named: "Article")?.textIndexes["title,body"])
+            try tx.putTextIndexValue([1, 200], forKey: TextIndexKeys.document(0), in: databases.documents, entity: "Article")
+        }
+        #expect {
+            try store.write { tx in try tx.upsert(Articles.Searchable(id: 2, title: "swift", body: nil, views: 0)) }
+        } throws: { error in
+            guard let error = error as? StrataError else { return false }
+            return error.code == .incompatibleStore && error.message.contains("title,body") && error.message.contains("header")
+        }
+    }
+}
