@@ -40,7 +40,7 @@ let package = Package(
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(name: "StrataFormatTests", dependencies: ["StrataFormat", "TestSupport"]),
         .testTarget(name: "StrataTextTests", dependencies: ["StrataText", "StrataFormat", "TestSupport"]),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataFormat", "LMDB", "TestSupport", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataFormat", "StrataText", "LMDB", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrataCommandTests", dependencies: ["StrataCommand", "Strata", "LMDB", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

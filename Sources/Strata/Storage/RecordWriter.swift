@@ -162,8 +162,8 @@ extension WriteTransaction {
         return deleted
     }
 
-    /// Deletes every record of `context`'s entity and every entry of its indexes at once (the
-    /// databases are emptied, not walked); returns how many records there were. Delete rules are
+    /// Deletes every record of `context`'s entity and every entry of its indexes and full-text
+    /// indexes at once (the databases are emptied, not walked); returns how many records there were. Delete rules are
     /// the caller's.
     func deleteAllRecords(_ context: EntityContext) throws -> Int {
         changes.note(context.name, key: nil)
@@ -174,6 +174,9 @@ extension WriteTransaction {
             let count = try raw.count(in: context.records)
             try raw.drop(context.records)
             for database in context.indexes.values { try raw.drop(database) }
+            // The full-text indexes start anew: their held changes concern records now gone.
+            for databases in context.textIndexes.values { for database in databases.all { try raw.drop(database) } }
+            context.textBatches = [:]
             context.largestKey = nil
             return count
         }

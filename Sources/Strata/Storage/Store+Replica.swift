@@ -274,6 +274,7 @@ extension WriteTransaction {
             }
             var adopted = schema
             adopted.indexes = context.schema.indexes   // built below, from the records this replica holds
+            adopted.fullTextIndexes = context.schema.fullTextIndexes   // likewise
             context.schema = adopted
             context.indexMaintainer = nil
             context.needsSaving = true
@@ -285,6 +286,7 @@ extension WriteTransaction {
                 }
             }
             try migrate(context, to: schema.indexes) { toBuild in try buildIndexes(toBuild, context) }
+            try migrateTextIndexes(schema.fullTextIndexes, context) { knownFields(of: context) }
         }
     }
 

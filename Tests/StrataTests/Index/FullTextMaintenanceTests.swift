@@ -123,6 +123,19 @@ struct Chapter: Record {
         try Self.expectExact(reopened, "after the reopened store's write")
     }
 
+    @Test func deletingEveryRecordEmptiesTheIndexAndLaterWritesStartAnew() throws {
+        let (store, dir) = try makeStore()
+        defer { withExtendedLifetime(dir) {} }
+        var random = SeededGenerator(seed: 0xDE1E7E)
+        try store.write { tx in try tx.insert((1...30).map { Self.article($0, &random) }) }
+        try store.write { tx in
+            try tx.upsert((20...40).map { Self.article($0, &random) })   // held changes, then every record gone
+            #expect(try tx.deleteAll(Articles.Searchable.self) == 40)
+            try tx.insert((50...55).map { Self.article($0, &random) })
+        }
+        try Self.expectExact(store, "after deleting every record")
+    }
+
     @Test func importsAndSyncsGoThroughTheMaintainer() throws {
         let (store, dir) = try makeStore()
         defer { withExtendedLifetime(dir) {} }
@@ -212,5 +225,28 @@ struct Chapter: Record {
             guard let error = error as? StrataError else { return false }
             return error.code == .incompatibleStore && error.message.contains("title,body") && error.message.contains("header")
         }
+    }
+}
+
+/// A replica adopts the primary's full-text indexes and keeps its own postings, through the same
+/// maintainer, as it applies the change log.
+@Suite struct FullTextReplicaTests {
+    @Test func aReplicaBuildsAndKeepsThePrimarysFullTextIndexes() throws {
+        let (primary, dir) = try makeStore()
+        try primary.enableChangeLog()
+        let replica = try Store(path: dir.path("replica"))
+        try primary.write { tx in
+            try tx.insert((1...20).map { Articles.Searchable(id: $0, title: $0 % 2 == 0 ? "lmdb" : "swift", body: "running", views: 0) })
+        }
+        try replica.replicate(from: primary)
+        #expect(try FullTextMaintenanceTests.postedKeys(replica, "Article", "title,body", "lmdb").count == 10)
+        try primary.write { tx in
+            _ = try tx.delete(Articles.Searchable.self, key: 2)
+            try tx.upsert(Articles.Searchable(id: 3, title: "lmdb", body: nil, views: 1))
+        }
+        try replica.replicate(from: primary)
+        #expect(try FullTextMaintenanceTests.postedKeys(replica, "Article", "title,body", "lmdb").count == 10)
+        #expect(try FullTextMaintenanceTests.postedKeys(replica, "Article", "title,body", "run").count == 18)
+        #expect(try replica.read { tx in try tx.verifyIndexes(entity: "Article") }.problems == [])
     }
 }
