@@ -170,6 +170,18 @@ import Foundation
         return nil
     }
 
+    /// The field id of the top-level entry whose value holds the byte at `offset` of the record in
+    /// `reader`'s bytes; nil when no entry's value does or the walk meets damaged bytes first (for
+    /// messages about bytes the encoder just wrote: ``RecordEncoder``'s out-of-range dates).
+    package static func field(holding offset: Int, in reader: CBORReader) -> Int? {
+        guard var cursor = try? RecordCursor(reader) else { return nil }
+        while let id = try? cursor.nextField(in: reader) {
+            guard let value = try? cursor.skipValue(in: reader) else { return nil }
+            if value.contains(offset) { return id }
+        }
+        return nil
+    }
+
     /// Whether the item at `offset` of `reader`'s bytes is a text string of exactly the UTF-8 bytes
     /// `utf8`, compared in place; nil when it is not a text string or is cut short.
     @inline(__always)
