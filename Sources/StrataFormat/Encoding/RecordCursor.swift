@@ -11,7 +11,8 @@ import Foundation
 /// reference counting. Every user of a record's top-level fields walks them through this type: the
 /// query filter and the index fast path (``locate(_:slots:offsets:stored:)``), the importer's merge
 /// and unchanged check (``entries(in:)``, ``matches(_:count:entries:)``), relationship edits,
-/// ``StoredRecord`` and the JSON export, ``FieldReader``, and the `Codable` decoder's absent-field
+/// `StoredRecord` and the JSON export, the sampler of stored field types, the encoder's message for an
+/// out-of-range date (``field(holding:in:)``), ``FieldReader``, and the `Codable` decoder's absent-field
 /// scan and end-of-record check (its in-order and indexed lookups stay its own: ARCHITECTURE.md §6).
 ///
 /// Stored bytes are untrusted: the map head's count is checked against the bytes that remain, every
