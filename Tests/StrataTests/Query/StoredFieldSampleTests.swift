@@ -84,6 +84,13 @@ private struct Kinds: Record {
         }
     }
 
+    @Test func aRemovedFieldIsLeftOut() throws {
+        try store.write { tx in try tx.removeField("blob", from: "Kinds") }
+        let described = try store.read { tx in try tx.entityDescription(named: "Kinds") }
+        #expect(described.field("blob") == nil && described.fields.count == Self.exact.count - 1)
+        #expect(!described.fields.contains { FieldTable.isRemoved($0.name) })
+    }
+
     @Test func aStringThatLooksLikeADateComparesAsAString() throws {
         let count = try store.read { tx in try tx.query(entity: "Kinds").where(#"stamp == "2021-01-01T00:00:00Z""#, arguments: []).count() }
         #expect(count == 100)
@@ -93,10 +100,12 @@ private struct Kinds: Record {
         #expect(error.code == .invalidQuery && error.field == "blob", "\(error)")
     }
 
-    @Test func aCorruptRecordIsACorruptRecordErrorNamingEntityAndKey() throws {
+    /// Cut short, a field id the entity's table lacks (255), a nested map with an array for a key.
+    @Test(arguments: [[0xA2, 0x01, 0x01], [0xA1, 0x18, 0xFF, 0x01], [0xA1, 0x01, 0xA1, 0x80, 0x01]] as [[UInt8]])
+    func aCorruptRecordIsACorruptRecordErrorNamingEntityAndKey(bytes: [UInt8]) throws {
         try store.environment.write { txn in
             let db = try #require(try txn.openDatabase("records/Kinds"))
-            try txn.put([0xA2, 0x01, 0x01], forKey: Int64(5).orderedKey, in: db)   // a map of two entries holding one
+            try txn.put(bytes, forKey: Int64(5).orderedKey, in: db)
         }
         let error = try #require(throws: StrataError.self) { try store.read { tx in try tx.entityDescription(named: "Kinds") } }
         #expect(error.code == .corruptRecord && error.entity == "Kinds" && error.key == "5", "\(error)")
