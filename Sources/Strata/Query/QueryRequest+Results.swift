@@ -167,14 +167,16 @@ extension QueryRequest where Root: Record {
     /// query whose limit or estimate promises few results decodes them on this thread.
     private func run(_ query: Query<Root>, _ body: (consuming Root) throws -> Void) throws {
         guard let context = try resolvedContext() else { return }
-        var pipeline = DecodePipeline<Root>(fields: context.schema.fields, entity: context.name, executor: transaction.store.decodeExecutor)
+        let pipeline = DecodePipeline<Root>(fields: context.schema.fields, entity: context.name, executor: transaction.store.decodeExecutor)
         // A query that throws stops the pipeline's decoding job.
         defer { pipeline.cancel() }
         let describe = { (key: [UInt8]) in transaction.describeStoredKey(key, of: Root.self) }
+        // Looked up once: a generic type's static member costs a type look-up at each use.
+        let batchSize = BatchDecoder<Root>.batchSize
         // No more results than the limit, nor than the access path's candidates, as estimated.
         try execute(query, planned: { plan in pipeline.expect(Swift.min(plan.limit ?? .max, plan.estimatedRows)) }) { match in
             pipeline.append(key: match.key, value: match.bytes)
-            if pipeline.count >= BatchDecoder<Root>.batchSize { try pipeline.drain(describeKey: describe, body) }
+            if pipeline.count >= batchSize { try pipeline.drain(describeKey: describe, body) }
             return true
         }
         try pipeline.drain(describeKey: describe, body)

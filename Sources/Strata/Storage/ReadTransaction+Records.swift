@@ -40,7 +40,7 @@ extension ReadTransaction {
         guard let context = try context(for: type) else { return [] }
         let entity = context.name, database = context.records
         let expected = keys.underestimatedCount
-        var pipeline = DecodePipeline<T>(fields: context.schema.fields, entity: entity, executor: store.decodeExecutor,
+        let pipeline = DecodePipeline<T>(fields: context.schema.fields, entity: entity, executor: store.decodeExecutor,
                                          expectedCount: expected > 0 ? expected : nil)
         // A lookup that throws stops the pipeline's decoding job.
         defer { pipeline.cancel() }
@@ -50,6 +50,7 @@ extension ReadTransaction {
         // One key buffer for every lookup: integer keys are written into it without an allocation.
         var storedKey: [UInt8] = []
         storedKey.reserveCapacity(16)
+        let batchSize = BatchDecoder<T>.batchSize
         for key in keys {
             storedKey.removeAll(keepingCapacity: true)
             if let integerKey = IntegerRecordKey(key) {
@@ -60,7 +61,7 @@ extension ReadTransaction {
             try lmdb(entity: entity) {
                 _ = try raw.withValue(forKey: storedKey, in: database) { value in pipeline.append(key: storedKey, value: value) }
             }
-            if pipeline.count >= BatchDecoder<T>.batchSize {
+            if pipeline.count >= batchSize {
                 try pipeline.drain(describeKey: describe) { (record: consuming T) in records.append(record) }
             }
         }
