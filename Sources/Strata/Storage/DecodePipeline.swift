@@ -212,7 +212,7 @@ final class DecodePipeline<T: Record> {
                     runs.append(run)
                     run = RecordRun<T>(capacity: min(run.capacity * 2, BatchDecoder<T>.batchSize))
                 }
-                run.append(record)
+                run.append(consume record)
             } catch {
                 failed = (key, value)
             }

@@ -62,10 +62,10 @@ extension ReadTransaction {
                 _ = try raw.withValue(forKey: storedKey, in: database) { value in pipeline.append(key: storedKey, value: value) }
             }
             if pipeline.count >= batchSize {
-                try pipeline.drain(describeKey: describe) { (record: consuming T) in records.append(record) }
+                try pipeline.drain(describeKey: describe) { (record: consuming T) in records.append(consume record) }
             }
         }
-        try pipeline.drain(describeKey: describe) { (record: consuming T) in records.append(record) }
+        try pipeline.drain(describeKey: describe) { (record: consuming T) in records.append(consume record) }
         return records
     }
 
@@ -92,7 +92,7 @@ extension ReadTransaction {
         let prefault = ResultPrefault(reservedFor: records, executor: store.decodeExecutor)
         defer { prefault.wait() }
         // Each decoded record moves into the array (a `forEach` body would copy it).
-        try scan(type, from: nil, to: nil) { (record: consuming T) in records.append(record); return true }
+        try scan(type, from: nil, to: nil) { (record: consuming T) in records.append(consume record); return true }
         return records
     }
 
@@ -154,7 +154,7 @@ struct KeyBound<Key: IndexableValue> {
 extension ReadTransaction {
     private func collect<T: Record>(_ type: T.Type, from lower: KeyBound<T.PrimaryKey>?, to upper: KeyBound<T.PrimaryKey>?) throws -> [T] {
         var records: [T] = []
-        try scan(type, from: lower, to: upper) { (record: consuming T) in records.append(record); return true }
+        try scan(type, from: lower, to: upper) { (record: consuming T) in records.append(consume record); return true }
         return records
     }
 
