@@ -6,7 +6,7 @@ import TestSupport
 
 /// Queries of one shape are planned again over the indexes kept for the shape (`PlanCache`): they
 /// get the plans a store that never planned the shape makes, and a kept choice gives way when a
-/// constant finds far more or fewer entries, when an index is added, or when the record count moves.
+/// constant finds far more entries, when an index is added, or when the record count moves.
 @Suite struct PlanCacheTests {
     /// The plan of `query` on a new `Store` for the same files, whose cache is empty.
     func freshPlan(_ directory: TemporaryDirectory, _ query: (ReadTransaction) -> QueryRequest<Ticket>) throws -> QueryPlan {
@@ -35,7 +35,7 @@ import TestSupport
         withExtendedLifetime(dir) {}
     }
 
-    @Test func aConstantThatFindsFarMoreOrFewerEntriesIsPlannedInFull() throws {
+    @Test func aConstantThatFindsFarMoreEntriesIsPlannedInFull() throws {
         let (store, dir) = try filledStore()
         // "R" holds six records, "S4" about 380, "I" 1,800: the compound scan for the first, the
         // rank index's order for the others (ten in rank order are near its start), whichever
@@ -59,6 +59,28 @@ import TestSupport
         let after = try store.read { tx in try query(tx).explain() }
         #expect(after.description.hasPrefix("IndexScan(Ticket.stamp"), "one entry, not 300: \(after)")
         #expect(after == (try freshPlan(dir, query)))
+        withExtendedLifetime(dir) {}
+    }
+
+    @Test func aChoiceMadeAtLessThanHalfTheRecordsIsMadeAgain() throws {
+        let (store, dir) = try makeStore()
+        try store.write { tx in try tx.insert(Ticket.tickets(3_000)) }
+        let request = { (tx: ReadTransaction) in tx.query(Ticket.self).where(\.rank == 7) }
+        func keptAt() throws -> Int? {
+            try store.read { tx in
+                let indexes = try #require(try tx.context(named: "Ticket")).schema.indexes.map(\.name)
+                let shape = PlanCache.Shape(entity: "Ticket", indexes: indexes, query: request(tx).query.retyped(as: Void.self).shape)
+                return store.planCache.choice(for: shape)?.records
+            }
+        }
+        _ = try store.read { tx in try request(tx).explain() }
+        #expect(try keptAt() == 3_000)
+        try store.write { tx in try tx.insert(Array(Ticket.tickets(6_000).dropFirst(3_000))) }
+        _ = try store.read { tx in try request(tx).explain() }
+        #expect(try keptAt() == 3_000, "twice the records: the choice holds")
+        try store.write { tx in try tx.insert(Array(Ticket.tickets(6_001).dropFirst(6_000))) }
+        _ = try store.read { tx in try request(tx).explain() }
+        #expect(try keptAt() == 6_001, "more than twice: planned in full and kept again")
         withExtendedLifetime(dir) {}
     }
 
@@ -99,10 +121,17 @@ import TestSupport
         #expect(choice.holds(records: 500) && choice.holds(records: 2_000) && !choice.holds(records: 2_001) && !choice.holds(records: 499))
         var other = plan
         other.access = .indexScan(index: "rank", fields: [], condition: .points([.int(9)]))
-        other.estimatedRows = 40
-        #expect(choice.isConfirmed(by: other), "another constant, four times the rows")
-        other.estimatedRows = 41
+        other.estimatedRows = 64
+        #expect(choice.isConfirmed(by: other), "another constant, four times the rows (10 counted as 16)")
+        other.estimatedRows = 65
         #expect(!choice.isConfirmed(by: other))
+        other.estimatedRows = 0
+        #expect(choice.isConfirmed(by: other), "fewer rows keep the choice")
+        let large = try #require(PlanCache.Choice({ var plan = plan; plan.estimatedRows = 1_000; return plan }(), records: 1_000))
+        other.estimatedRows = 4_000
+        #expect(large.isConfirmed(by: other))
+        other.estimatedRows = 4_001
+        #expect(!large.isConfirmed(by: other))
         other.estimatedRows = 10
         other.access = .indexScan(index: "rank", fields: [], condition: .points([.int(9), .int(10)]))
         #expect(!choice.isConfirmed(by: other), "another shape of access")

@@ -11,9 +11,10 @@ import LMDB
 /// planned in full otherwise (and the new choice kept):
 /// - the entity's record count is within a factor of ``countDrift`` of the count it was chosen at;
 /// - planned again over the kept indexes alone (a full scan is weighed too), the query gets the
-///   same access path, and its estimate of the rows that path reads is within a factor of
-///   ``estimateDrift`` of the kept one: a constant that finds far more or far fewer entries (a
-///   skewed value) is planned in full.
+///   same access path, and that path reads at most ``estimateDrift`` times the rows the kept one
+///   did (counting at least ``smallEstimate``): a constant that finds far more entries (a skewed
+///   value) is planned in full. One that finds fewer keeps the choice: whatever another index
+///   would save, the kept path reads no more than it did.
 ///
 /// A plan that reads no index (a full scan, primary keys) is not kept: its choice rests on every
 /// index having been found too costly for its constants, which a repeated query with other
@@ -57,9 +58,11 @@ final class PlanCache: Sendable {
         }
 
         /// True when `plan`, made over ``indexes`` alone, is this choice again: the same access
-        /// path, reading about as many rows.
+        /// path, reading at most ``PlanCache/estimateDrift`` times the rows (of at least
+        /// ``PlanCache/smallEstimate``).
         func isConfirmed(by plan: QueryPlan) -> Bool {
-            plan.access.shape == access && PlanCache.within(plan.estimatedRows, estimatedRows, factor: PlanCache.estimateDrift)
+            plan.access.shape == access
+                && plan.estimatedRows <= PlanCache.estimateDrift * max(estimatedRows, PlanCache.smallEstimate)
         }
     }
 
@@ -67,8 +70,11 @@ final class PlanCache: Sendable {
     static var capacity: Int { 256 }
     /// How far the record count may move before kept choices are planned again.
     static var countDrift: Int { 2 }
-    /// How far a repeated query's estimate may be from the kept one for the choice to stand.
+    /// How many times the kept estimate a repeated query's may be for the choice to stand.
     static var estimateDrift: Int { 4 }
+    /// The fewest rows a kept estimate counts as: a path that reads a handful of rows may read a
+    /// few handfuls.
+    static var smallEstimate: Int { 16 }
 
     private let choices = ConditionLock<[Shape: Choice]>([:])
 
