@@ -33,7 +33,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "StrataCommand",
-            dependencies: ["Strata", "LMDB", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

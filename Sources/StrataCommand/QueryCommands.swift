@@ -149,7 +149,7 @@ extension QueryCommand {
 /// has (its field table and description, as a condition's field is checked), else every field
 /// the entity's records have.
 func outputColumns(_ fields: String?, entity: String, _ tx: ReadTransaction) throws -> [String] {
-    guard let fields else { return try tx.entityDescription(named: entity, sampleLimit: 1_000).fields.map(\.name) }
+    guard let fields else { return try tx.entityDescription(named: entity, sampleLimit: StoredFieldSample.lookupRecords).fields.map(\.name) }
     let named = fields.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     try tx.checkFieldNames(named, of: entity, for: "--fields")
     return named
@@ -286,7 +286,7 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         let format = try OutputFormat.check(self.format, allowed: nested ? [.json, .jsonl] : [.json, .jsonl, .csv, .tsv])
         try limit.openStore(store, readOnly: true).read { tx in
-            let description = try tx.entityDescription(named: entity, sampleLimit: 1_000)
+            let description = try tx.entityDescription(named: entity, sampleLimit: StoredFieldSample.lookupRecords)
             let renamed = jsonKeys ? description.exportedKeys : [:]
             if nested {
                 // Each record with its related records, one JSON value per record.

@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+import Strata
 
 /// Standard output through one buffer: bytes collect until 64 KiB and then go out in one
 /// `write(2)`; ``flush()`` writes the rest (at the end of a command, and before anything is

@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+import Strata
 
 /// Where output goes, and whether a person is watching it.
 enum Terminal {

@@ -13,7 +13,7 @@ public final class StrataEngine: ComparedEngine {
         "Strata defaults on LMDB: durable commits (`durability: .synchronous`, fsync at every commit), no page cache "
             + "of its own (LMDB's read-only memory map: the OS page cache), records \(records), scans decoded on "
             + "its decode executor (across the cores the process may use), no prepared statements (each query planned "
-            + "when run), indexes: \(indexes)"
+            + "when run, over the indexes its store kept for the query's shape when that choice still holds), indexes: \(indexes)"
     }
 
     let directory: ScratchDirectory

@@ -11,11 +11,9 @@ import Darwin
 /// never takes the gate. LMDB waits for that writer's mutex without a timeout and offers no timed
 /// wait, so the write cannot give up; it can only be reported. One thread, started at the first
 /// write and sleeping while no write waits, calls each armed report once its deadline passes.
-/// Arming and disarming take a mutex and wake the thread only when it sleeps past the new deadline.
-// @unchecked Sendable: all mutable state (`entries`, `nextTicket`, `started`, `sleepsUntil`) is
-// read and written only with `mutex` held; the mutex and condition live at stable heap addresses
-// owned by this object, which lives for the whole process.
-final class WriterWatch: @unchecked Sendable {
+/// Its state is a ``ConditionLock`` (the one lock, with its timed wait): arming and disarming wake
+/// no one, except an arming whose deadline comes before the one the thread sleeps until.
+final class WriterWatch: Sendable {
     static let shared = WriterWatch()
 
     private struct Entry {
@@ -23,66 +21,75 @@ final class WriterWatch: @unchecked Sendable {
         let report: @Sendable () -> Void
     }
 
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
-    private var entries: [Int: Entry] = [:]
-    private var nextTicket = 0
-    private var started = false
-    /// The deadline the thread sleeps until; nil while it sleeps with nothing armed.
-    private var sleepsUntil: Double?
+    private struct State {
+        var entries: [Int: Entry] = [:]
+        var nextTicket = 0
+        var started = false
+        /// The deadline the thread sleeps until; nil while it sleeps with nothing armed (or is
+        /// not started), so that every arming wakes it.
+        var sleepsUntil: Double?
 
-    private init() {
-        mutex = makeMutex()
-        condition = makeMonotonicCondition()
+        var earliest: Double? { entries.values.lazy.map(\.deadline).min() }
     }
+
+    private let state = ConditionLock(State())
+
+    private init() {}
 
     /// Calls `report` once, on the watch's thread, unless ``disarm(_:)`` comes within `seconds`.
     func arm(after seconds: Double, report: @escaping @Sendable () -> Void) -> Int {
         let deadline = monotonicNow() + max(0, seconds)
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        let ticket = nextTicket
-        nextTicket += 1
-        entries[ticket] = Entry(deadline: deadline, report: report)
-        if !started {
-            started = true
+        let (ticket, start, wake) = state.withLockWakingNone { state in
+            let ticket = state.nextTicket
+            state.nextTicket += 1
+            state.entries[ticket] = Entry(deadline: deadline, report: report)
+            let start = !state.started
+            state.started = true
+            return (ticket, start, !start && (state.sleepsUntil.map { deadline < $0 } ?? true))
+        }
+        if start {
             var thread = pthread_t()
             if pthread_create(&thread, nil, { _ in WriterWatch.shared.run(); return nil }, nil) == 0 {
                 pthread_detach(thread)
             }
-        } else if sleepsUntil.map({ deadline < $0 }) ?? true {
-            pthread_cond_signal(condition)
+        } else if wake {
+            state.withLock { _ in }   // the thread looks at the entries again
         }
         return ticket
     }
 
+    /// The reports armed and not yet made or cancelled, and the deadline the thread sleeps until
+    /// (nil while nothing is armed or a report is being made): what tests look at.
+    var armed: (count: Int, sleepsUntil: Double?) {
+        state.withLockWakingNone { ($0.entries.count, $0.sleepsUntil) }
+    }
+
     /// Cancels the report of `ticket` (nothing when it was made already).
     func disarm(_ ticket: Int) {
-        pthread_mutex_lock(mutex)
-        entries[ticket] = nil
-        pthread_mutex_unlock(mutex)
+        state.withLockWakingNone { $0.entries[ticket] = nil }
     }
 
     private func run() {
-        pthread_mutex_lock(mutex)
         while true {
-            guard let earliest = entries.values.lazy.map(\.deadline).min() else {
-                sleepsUntil = nil
-                pthread_cond_wait(condition, mutex)
+            // Sleeps while nothing is armed; then the earliest deadline and the reports due by now.
+            let (earliest, due) = state.withLock(untilDone: { state -> ConditionLock<State>.Step<(Double, [Entry])> in
+                guard let earliest = state.earliest else {
+                    state.sleepsUntil = nil
+                    return .wait
+                }
+                let now = monotonicNow()
+                let due = state.entries.filter { $0.value.deadline <= now }
+                for ticket in due.keys { state.entries[ticket] = nil }
+                state.sleepsUntil = due.isEmpty ? earliest : nil
+                return .done((earliest, Array(due.values)))
+            })
+            guard due.isEmpty else {
+                for entry in due { entry.report() }
                 continue
             }
-            let now = monotonicNow()
-            guard earliest <= now else {
-                sleepsUntil = earliest
-                var until = timespec(earliest)
-                pthread_cond_timedwait(condition, mutex, &until)
-                continue
-            }
-            let due = entries.filter { $0.value.deadline <= now }
-            for ticket in due.keys { entries[ticket] = nil }
-            pthread_mutex_unlock(mutex)
-            for entry in due.values { entry.report() }
-            pthread_mutex_lock(mutex)
+            // Until the deadline, or until an arming brings an earlier one (checked before sleeping,
+            // so an arming between the two locks is not missed).
+            _ = state.wait(until: earliest) { state in state.earliest.map { $0 < earliest } ?? false }
         }
     }
 }

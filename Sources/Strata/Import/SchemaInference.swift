@@ -380,7 +380,7 @@ struct InferredField {
     }
 
     /// The narrowest type holding values of both (also what the type check samples from stored
-    /// values, ``FieldTypes/sampled(_:in:limit:)``).
+    /// values, ``StoredFieldSample``).
     static func merge(_ a: FieldType, _ b: FieldType) -> FieldType {
         switch (a, b) {
         case _ where a == b: return a

@@ -30,7 +30,7 @@ extension WriteTransaction {
     public func addIndex(_ index: IndexDescription, toEntity name: String) throws {
         let context = try existingContext(named: name)
         try knownFields(of: context).check(index: index.fields.map { $0.split(separator: ".").map(String.init) })
-        var description = try entityDescription(named: name, sampleLimit: 1_000)
+        var description = try entityDescription(named: name, sampleLimit: StoredFieldSample.lookupRecords)
         description.indexes = [index]
         try description.validate()
         guard let descriptor = description.indexDescriptors.first else { return }

@@ -109,10 +109,14 @@ extension QueryRequest {
 }
 
 extension QueryRequest where Root: Record {
+    /// The most results ``all()`` makes room for before the first is found (an estimate can be
+    /// far above what a query finds).
+    static var expectedResultsReserved: Int { 4_096 }
+
     /// Every matching record, in order.
     public func all() throws -> [Root] {
         var records: [Root] = []
-        try run(query) { (record: consuming Root) in records.append(consume record) }
+        try run(query, expecting: { records.reserveCapacity($0) }) { (record: consuming Root) in records.append(consume record) }
         return records
     }
 
@@ -165,16 +169,24 @@ extension QueryRequest where Root: Record {
     /// copied. Results are decoded while they are found, on the store's workers (``DecodePipeline``),
     /// in segments of ``BatchDecoder/batchSize``, so memory stays bounded on any result count; a
     /// query whose limit or estimate promises few results decodes them on this thread.
-    private func run(_ query: Query<Root>, _ body: (consuming Root) throws -> Void) throws {
+    /// `expecting` is told, before the first result, how many the plan expects (its limit or its
+    /// estimate, at most ``expectedResultsReserved``).
+    private func run(_ query: Query<Root>, expecting: (Int) -> Void = { _ in }, _ body: (consuming Root) throws -> Void) throws {
         guard let context = try resolvedContext() else { return }
-        var pipeline = DecodePipeline<Root>(fields: context.schema.fields, entity: context.name, executor: transaction.store.decodeExecutor)
+        let pipeline = DecodePipeline<Root>(fields: context.schema.fields, entity: context.name, executor: transaction.store.decodeExecutor)
         // A query that throws stops the pipeline's decoding job.
         defer { pipeline.cancel() }
         let describe = { (key: [UInt8]) in transaction.describeStoredKey(key, of: Root.self) }
+        // Looked up once: a generic type's static member costs a type look-up at each use.
+        let batchSize = BatchDecoder<Root>.batchSize
         // No more results than the limit, nor than the access path's candidates, as estimated.
-        try execute(query, planned: { plan in pipeline.expect(Swift.min(plan.limit ?? .max, plan.estimatedRows)) }) { match in
+        try execute(query, planned: { plan in
+            let expected = Swift.min(plan.limit ?? .max, plan.estimatedRows)
+            pipeline.expect(expected)
+            expecting(Swift.min(expected, Self.expectedResultsReserved))
+        }) { match in
             pipeline.append(key: match.key, value: match.bytes)
-            if pipeline.count >= BatchDecoder<Root>.batchSize { try pipeline.drain(describeKey: describe, body) }
+            if pipeline.count >= batchSize { try pipeline.drain(describeKey: describe, body) }
             return true
         }
         try pipeline.drain(describeKey: describe, body)

@@ -65,7 +65,7 @@ private struct KeyRenamer {
     mutating func keys(of entity: String) throws -> [String: String] {
         guard enabled else { return [:] }
         if let known = cache[entity] { return known }
-        let keys = try transaction.entityDescription(named: entity, sampleLimit: 1_000).exportedKeys
+        let keys = try transaction.entityDescription(named: entity, sampleLimit: StoredFieldSample.lookupRecords).exportedKeys
         cache[entity] = keys
         return keys
     }

@@ -62,7 +62,7 @@ public enum ChangeFeedLines {
                 if let bytes = change.bytes, let context = try transaction.context(named: change.entity) {
                     let stored = try StoredRecord(key: change.key, bytes: bytes, fields: context.decoding.fields, entity: change.entity)
                     if jsonKeys, renamed[change.entity] == nil {
-                        renamed[change.entity] = try transaction.entityDescription(named: change.entity, sampleLimit: 1_000).exportedKeys
+                        renamed[change.entity] = try transaction.entityDescription(named: change.entity, sampleLimit: StoredFieldSample.lookupRecords).exportedKeys
                     }
                     record = stored.jsonObject(renaming: renamed[change.entity] ?? [:])
                 }

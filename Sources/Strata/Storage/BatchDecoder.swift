@@ -28,7 +28,7 @@ struct BatchDecoder<T: Record> {
         var decoded = try decodeInOrder(batch, describeKey: describeKey)
         var records: [T] = []
         records.reserveCapacity(decoded.count)
-        _ = decoded.forEach { (record: consuming T) in records.append(record); return true }
+        _ = decoded.forEach { (record: consuming T) in records.append(consume record); return true }
         return records
     }
 
@@ -237,7 +237,7 @@ final class RecordRun<T>: @unchecked Sendable {
 
     func append(_ record: consuming T) {
         precondition(end < capacity, "record run overfilled")
-        (base + end).initialize(to: record)
+        (base + end).initialize(to: consume record)
         end += 1
     }
 

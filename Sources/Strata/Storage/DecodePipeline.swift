@@ -26,7 +26,13 @@ import LMDB
 ///
 /// Owned by the one thread that runs the query (not `Sendable`); call ``finish(describeKey:)``
 /// once, or ``cancel()`` when the query stops early.
-struct DecodePipeline<T: Record> {
+///
+/// A class, as are the records decoded here: a generic caller that is not specialized for `T`
+/// (a program's record type, in a module that sees only the library's interface) calls a class's
+/// methods through the instance it holds, where a struct's would look its type up by `T` at each
+/// record. Its state is that one thread's, so its properties go without the run-time exclusivity
+/// check of a class's stored `var`.
+final class DecodePipeline<T: Record> {
     /// Records a chunk holds.
     static var chunkSize: Int { 8 }
     /// Chunks handed over before the first job is offered.
@@ -40,18 +46,18 @@ struct DecodePipeline<T: Record> {
     private let entity: String
     private let executor: DecodeExecutor
     /// Made when the first chunk is full: a query of fewer results needs no lock.
-    private var shared: Shared?
+    @exclusivity(unchecked) private var shared: Shared?
     /// The chunk being filled.
-    private var current = RawBatch(capacity: chunkSize)
+    @exclusivity(unchecked) private var current = RawBatch(capacity: chunkSize)
     /// The job offered last, taken back when the pipeline finishes or is cancelled before a worker
     /// started it.
-    private var ticket: DecodeTicket?
+    @exclusivity(unchecked) private var ticket: DecodeTicket?
     /// Records appended so far.
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
     /// The records decoded as they were appended, when no worker can take chunks.
-    private var decodedHere: DecodedHere?
+    @exclusivity(unchecked) private var decodedHere: DecodedHere?
     /// Whether records are decoded as they are appended: no worker, or few records expected.
-    private var decodesHere: Bool
+    @exclusivity(unchecked) private var decodesHere: Bool
 
     /// A pipeline for records of `entity`; `expectedCount`, when the caller knows it, is about how
     /// many records it will append (at most ``decodedHereUpTo``: all are decoded on this thread).
@@ -64,15 +70,17 @@ struct DecodePipeline<T: Record> {
     }
 
     /// Tells the pipeline, before the first record is appended, how many records to expect.
-    mutating func expect(_ count: Int) {
+    func expect(_ count: Int) {
         precondition(self.count == 0, "a pipeline is told what to expect before the first record")
         decodesHere = executor.threadLimit == 0 || count <= Self.decodedHereUpTo
     }
 
     /// Adds a match's stored key and bytes.
-    mutating func append(key: [UInt8], value: [UInt8]) {
+    func append(key: [UInt8], value: [UInt8]) {
         guard !decodesHere else {
-            return decodingHere { $0.decode(key: key, value: value) }
+            decoderHere().decode(key: key, value: value)
+            count += 1
+            return
         }
         current.append(key: key, value: value)
         appended()
@@ -80,24 +88,26 @@ struct DecodePipeline<T: Record> {
 
     /// Adds a record's stored key and bytes lent by the transaction (copied once, into the chunk;
     /// decoded at once when they are decoded as appended).
-    mutating func append(key: [UInt8], value: Span<UInt8>) {
+    func append(key: [UInt8], value: Span<UInt8>) {
         guard !decodesHere else {
-            return decodingHere { $0.decode(key: key, value: value) }
+            decoderHere().decode(key: key, value: value)
+            count += 1
+            return
         }
         current.append(key: key, value: value)
         appended()
     }
 
-    /// Decodes a record on this thread as it is appended (`decode`), the records decoded here
-    /// made on first use, and counts it.
-    private mutating func decodingHere(_ decode: (inout DecodedHere) -> Void) {
-        if decodedHere == nil { decodedHere = DecodedHere(fields: fields, entity: entity) }
-        decode(&decodedHere!)
-        count += 1
+    /// The records decoded on this thread as they are appended, made on first use.
+    private func decoderHere() -> DecodedHere {
+        if let decodedHere { return decodedHere }
+        let made = DecodedHere(fields: fields, entity: entity)
+        decodedHere = made
+        return made
     }
 
     /// Counts the record just added to `current`; hands `current` over once it is full.
-    private mutating func appended() {
+    private func appended() {
         count += 1
         guard current.count == Self.chunkSize else { return }
         if shared == nil { shared = Shared(fields: fields, entity: entity) }
@@ -111,7 +121,7 @@ struct DecodePipeline<T: Record> {
 
     /// Every record, in the order appended. Decodes what is left on this thread, then waits for
     /// the chunk a worker is still decoding.
-    mutating func finish(describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
+    func finish(describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
         if let here = decodedHere {
             decodedHere = nil
             return try here.finish(describeKey: describeKey)
@@ -137,10 +147,20 @@ struct DecodePipeline<T: Record> {
     /// Passes every record appended so far to `body`, in order, each moved out rather than
     /// copied, and leaves this pipeline empty and ready for more: callers drain it every
     /// ``BatchDecoder/batchSize`` records, so memory stays bounded however many there are.
-    mutating func drain(describeKey: ([UInt8]) -> String, _ body: (consuming T) throws -> Void) throws {
+    func drain(describeKey: ([UInt8]) -> String, _ body: (consuming T) throws -> Void) throws {
         var decoded = try finish(describeKey: describeKey)
-        self = DecodePipeline(fields: fields, entity: entity, executor: executor)
+        reset()
         _ = try decoded.forEach { (record: consuming T) in try body(consume record); return true }
+    }
+
+    /// Empty, as made: no chunk, no job, nothing decoded, and no expectation.
+    private func reset() {
+        shared = nil
+        current = RawBatch(capacity: Self.chunkSize)
+        ticket = nil
+        count = 0
+        decodedHere = nil
+        decodesHere = executor.threadLimit == 0
     }
 
     /// Stops the job after the chunk it is decoding, for a query that ended early (a throw).
@@ -163,28 +183,28 @@ struct DecodePipeline<T: Record> {
     /// Records decoded on the calling thread as they are appended, in runs that double in size
     /// (so a query of a few results allocates room for a few); the first record that fails to
     /// decode is kept, with its key, and the records after it are not decoded.
-    private struct DecodedHere {
+    private final class DecodedHere {
         private let fields: FieldTable
         private let entity: String
         private let decoder = RecordDecoder(for: T.self)
-        private var runs: [RecordRun<T>] = []
-        private var run = RecordRun<T>(capacity: chunkSize)
-        private var bytes: [UInt8] = []
-        private var failed: (key: [UInt8], bytes: [UInt8])?
+        @exclusivity(unchecked) private var runs: [RecordRun<T>] = []
+        @exclusivity(unchecked) private var run = RecordRun<T>(capacity: chunkSize)
+        @exclusivity(unchecked) private var bytes: [UInt8] = []
+        @exclusivity(unchecked) private var failed: (key: [UInt8], bytes: [UInt8])?
 
         init(fields: FieldTable, entity: String) {
             self.fields = fields
             self.entity = entity
         }
 
-        mutating func decode(key: [UInt8], value: Span<UInt8>) {
+        func decode(key: [UInt8], value: Span<UInt8>) {
             guard failed == nil else { return }
             bytes.removeAll(keepingCapacity: true)
             value.appendBytes(to: &bytes)
             decode(key: key, value: bytes)
         }
 
-        mutating func decode(key: [UInt8], value: [UInt8]) {
+        func decode(key: [UInt8], value: [UInt8]) {
             guard failed == nil else { return }
             do {
                 let record = try decoder.decode(T.self, from: value, fields: fields, entity: entity, key: "")
@@ -192,7 +212,7 @@ struct DecodePipeline<T: Record> {
                     runs.append(run)
                     run = RecordRun<T>(capacity: min(run.capacity * 2, BatchDecoder<T>.batchSize))
                 }
-                run.append(record)
+                run.append(consume record)
             } catch {
                 failed = (key, value)
             }

@@ -40,7 +40,7 @@ extension ReadTransaction {
         guard let context = try context(for: type) else { return [] }
         let entity = context.name, database = context.records
         let expected = keys.underestimatedCount
-        var pipeline = DecodePipeline<T>(fields: context.schema.fields, entity: entity, executor: store.decodeExecutor,
+        let pipeline = DecodePipeline<T>(fields: context.schema.fields, entity: entity, executor: store.decodeExecutor,
                                          expectedCount: expected > 0 ? expected : nil)
         // A lookup that throws stops the pipeline's decoding job.
         defer { pipeline.cancel() }
@@ -50,6 +50,7 @@ extension ReadTransaction {
         // One key buffer for every lookup: integer keys are written into it without an allocation.
         var storedKey: [UInt8] = []
         storedKey.reserveCapacity(16)
+        let batchSize = BatchDecoder<T>.batchSize
         for key in keys {
             storedKey.removeAll(keepingCapacity: true)
             if let integerKey = IntegerRecordKey(key) {
@@ -60,11 +61,11 @@ extension ReadTransaction {
             try lmdb(entity: entity) {
                 _ = try raw.withValue(forKey: storedKey, in: database) { value in pipeline.append(key: storedKey, value: value) }
             }
-            if pipeline.count >= BatchDecoder<T>.batchSize {
-                try pipeline.drain(describeKey: describe) { (record: consuming T) in records.append(record) }
+            if pipeline.count >= batchSize {
+                try pipeline.drain(describeKey: describe) { (record: consuming T) in records.append(consume record) }
             }
         }
-        try pipeline.drain(describeKey: describe) { (record: consuming T) in records.append(record) }
+        try pipeline.drain(describeKey: describe) { (record: consuming T) in records.append(consume record) }
         return records
     }
 
@@ -91,7 +92,7 @@ extension ReadTransaction {
         let prefault = ResultPrefault(reservedFor: records, executor: store.decodeExecutor)
         defer { prefault.wait() }
         // Each decoded record moves into the array (a `forEach` body would copy it).
-        try scan(type, from: nil, to: nil) { (record: consuming T) in records.append(record); return true }
+        try scan(type, from: nil, to: nil) { (record: consuming T) in records.append(consume record); return true }
         return records
     }
 
@@ -153,7 +154,7 @@ struct KeyBound<Key: IndexableValue> {
 extension ReadTransaction {
     private func collect<T: Record>(_ type: T.Type, from lower: KeyBound<T.PrimaryKey>?, to upper: KeyBound<T.PrimaryKey>?) throws -> [T] {
         var records: [T] = []
-        try scan(type, from: lower, to: upper) { (record: consuming T) in records.append(record); return true }
+        try scan(type, from: lower, to: upper) { (record: consuming T) in records.append(consume record); return true }
         return records
     }
 

@@ -343,10 +343,11 @@ extension WriteTransaction {
     private func applyRecord(_ change: LoggedChange, _ context: EntityContext, _ check: ReplicatedRecordCheck, commit: UInt64) throws {
         switch change.operation {
         case .insert, .update:
-            guard let bytes = change.bytes, Self.isRecordMap(bytes) else {
-                throw StrataError(.corruptRecord, "commit \(commit): the record of \(change.entity) with key \(describeStoredKey(change.key)) is not a CBOR map",
+            guard let bytes = change.bytes else {
+                throw StrataError(.corruptRecord, "commit \(commit): the \(change.operation) of \(change.entity) with key \(describeStoredKey(change.key)) carries no record",
                                   entity: change.entity)
             }
+            // Walks the record map whole (StoredRecord.check, on RecordCursor) before anything is written.
             try checkReplicated(record: bytes, key: change.key, context, check, commit: commit)
             try writeRecord(bytes, forKey: change.key, context, replacing: true) { describeStoredKey(change.key) }
         case .delete:
@@ -357,14 +358,5 @@ extension WriteTransaction {
         case .schema:
             break
         }
-    }
-
-    /// Whether `bytes` are one whole CBOR map, as every stored record is.
-    private static func isRecordMap(_ bytes: [UInt8]) -> Bool {
-        let reader = CBORReader(bytes: bytes)
-        var offset = 0
-        guard (try? reader.readHead(at: &offset))?.major == .map else { return false }
-        offset = 0
-        return (try? reader.skipItem(at: &offset)) != nil && offset == bytes.count
     }
 }

@@ -39,6 +39,8 @@ public final class Store: Sendable {
     let decodeExecutor: DecodeExecutor
     /// Who is told of commits (see ``observe(_:_:)``).
     let observers: ObservationCenter
+    /// The indexes chosen for queries of each shape (``QueryPlanner``).
+    let planCache = PlanCache()
     /// The migrations this `Store` knows (its configuration's migrator's, or those of the last
     /// ``migrate(with:dryRun:)``): writes through record types check the store's history against
     /// them (``WriteTransaction/checkKnownHistory(writing:)``).

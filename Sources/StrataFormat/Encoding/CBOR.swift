@@ -45,7 +45,7 @@ import Foundation
     package static let emptyMapByte: UInt8 = 0xA0
 
     package static let epochDateTag: UInt64 = 1
-    static let uriTag: UInt64 = 32
+    package static let uriTag: UInt64 = 32
     package static let uuidTag: UInt64 = 37
 
     /// The deepest nesting of containers a record may have; deeper data is refused as corrupt so that

@@ -11,7 +11,8 @@ import Foundation
 /// reference counting. Every user of a record's top-level fields walks them through this type: the
 /// query filter and the index fast path (``locate(_:slots:offsets:stored:)``), the importer's merge
 /// and unchanged check (``entries(in:)``, ``matches(_:count:entries:)``), relationship edits,
-/// ``StoredRecord`` and the JSON export, ``FieldReader``, and the `Codable` decoder's absent-field
+/// `StoredRecord` and the JSON export, the sampler of stored field types, the encoder's message for an
+/// out-of-range date (``field(holding:in:)``), ``FieldReader``, and the `Codable` decoder's absent-field
 /// scan and end-of-record check (its in-order and indexed lookups stay its own: ARCHITECTURE.md §6).
 ///
 /// Stored bytes are untrusted: the map head's count is checked against the bytes that remain, every
@@ -166,6 +167,18 @@ import Foundation
         while let stored = try nextField(in: reader) {
             if stored == id { return position }
             try skipValue(in: reader)
+        }
+        return nil
+    }
+
+    /// The field id of the top-level entry whose value holds the byte at `offset` of the record in
+    /// `reader`'s bytes; nil when no entry's value does or the walk meets damaged bytes first (for
+    /// messages about bytes the encoder just wrote: ``RecordEncoder``'s out-of-range dates).
+    package static func field(holding offset: Int, in reader: CBORReader) -> Int? {
+        guard var cursor = try? RecordCursor(reader) else { return nil }
+        while let id = try? cursor.nextField(in: reader) {
+            guard let value = try? cursor.skipValue(in: reader) else { return nil }
+            if value.contains(offset) { return id }
         }
         return nil
     }

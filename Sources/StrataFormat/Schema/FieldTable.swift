@@ -14,12 +14,14 @@ package struct FieldTable: Sendable, Equatable, Encodable {
     /// copies it first otherwise, so adding many fields costs amortised constant time each.
     private final class Storage: @unchecked Sendable {
         // @unchecked: mutated only by `FieldTable.assign` through `isKnownUniquelyReferenced`, that
-        // is, never while another table (on any thread) holds it.
-        var names: [Int: String]
-        var ids: [String: Int]
-        var namesByID: [String?]
+        // is, never while another table (on any thread) holds it. For the same reason no access
+        // can overlap a mutation, so the properties go without the run-time exclusivity check that
+        // a class's stored `var` gets at every read (each decoded field looks its id up here).
+        @exclusivity(unchecked) var names: [Int: String]
+        @exclusivity(unchecked) var ids: [String: Int]
+        @exclusivity(unchecked) var namesByID: [String?]
         /// The largest id given so far; the next new name gets the one after.
-        var largestID: Int
+        @exclusivity(unchecked) var largestID: Int
         /// How many copies made this object, counting back through the copies it came from.
         let copies: Int
 

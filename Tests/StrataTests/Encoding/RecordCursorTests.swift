@@ -201,6 +201,26 @@ import TestSupport
         }
     }
 
+    @Test func theFieldHoldingAnOffsetIsTheEntryWhoseValueRangeHoldsIt() throws {
+        for (_, _, bytes) in try Self.samples(60, seed: 10) {
+            let reader = CBORReader(bytes: bytes)
+            var cursor = try RecordCursor(reader)
+            let entries = try cursor.entries(in: reader)
+            for offset in -1...bytes.count {
+                #expect(RecordCursor.field(holding: offset, in: reader) == entries.first { $0.value.contains(offset) }?.id, "offset \(offset)")
+            }
+            // Cut short: the entries whole before the cut still answer, and nothing crashes.
+            for length in 0..<bytes.count {
+                let cut = CBORReader(bytes: Array(bytes[..<length]))
+                for offset in stride(from: 0, to: length, by: 3) {
+                    if let id = RecordCursor.field(holding: offset, in: cut) {
+                        #expect(id == entries.first { $0.value.contains(offset) }?.id)
+                    }
+                }
+            }
+        }
+    }
+
     // MARK: Damaged bytes
 
     @Test func everyTruncationIsCorruptForEveryReader() throws {

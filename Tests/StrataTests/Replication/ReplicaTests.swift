@@ -144,6 +144,25 @@ private struct SubscriberV2: Record, Equatable {
         #expect(try replica.read { tx in try tx.get(User.self, key: 2) } == nil)
     }
 
+    /// What the record walk (`RecordCursor`, through `StoredRecord.check`) refuses in a replicated
+    /// record: cut short, bytes after the map, a key that is no field id, no map, nothing.
+    @Test(arguments: [[0xA1, 0x01], [0xA0, 0x00], [0xA1, 0x60, 0x01], [0x01], [], [0xBF, 0xFF]] as [[UInt8]])
+    func aRecordThatIsNotOneWholeMapOfFieldIdsIsRefusedNamingCommitAndKey(bytes: [UInt8]) throws {
+        try fill()
+        try replica.replicate(from: primary)
+        try primary.write { tx in try tx.insert(User.sample(2)) }
+        var commit = try #require(try primary.read { tx in try tx.loggedCommits(after: 2) }.first)
+        let change = try #require(commit.changes.first)
+        commit = LoggedCommit(sequence: commit.sequence, time: commit.time,
+                              changes: [LoggedChange(entity: change.entity, operation: .insert, key: change.key, bytes: bytes)],
+                              origin: commit.origin)
+        let error = try #require(throws: StrataError.self) { try replica.applyChanges([commit]) }
+        #expect(error.code == .corruptRecord && error.entity == "User" && error.key == "2", "\(error)")
+        #expect(error.message.hasPrefix("commit 3: "), "\(error.message)")
+        #expect(try replica.replicaPosition() == 2)
+        #expect(try replica.read { tx in try tx.get(User.self, key: 2) } == nil)
+    }
+
     @Test func aBackupOfThePrimaryStartsAReplicaAtTheCommitItCopied() throws {
         try fill()
         let copy = dir.path("backup")

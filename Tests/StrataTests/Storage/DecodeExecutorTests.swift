@@ -207,7 +207,7 @@ import TestSupport
         let decoder = BatchDecoder<User>(fields: Self.fields, entity: "User", executor: executor)
         let records = try decoder.decode(try Self.batch(corrupt: []), describeKey: { _ in "" })
         #expect(records == (1...2_048).map { User.sample(Int64($0)) })
-        var pipeline = DecodePipeline<User>(fields: Self.fields, entity: "User", executor: executor)
+        let pipeline = DecodePipeline<User>(fields: Self.fields, entity: "User", executor: executor)
         var fields = FieldTable()
         for id in Int64(1)...100 { pipeline.append(key: id.orderedKey, value: try CodecHarness.encode(User.sample(id), fields: &fields)) }
         var decoded = try pipeline.finish(describeKey: { _ in "" })

@@ -79,7 +79,7 @@ import TestSupport
         let records = try (1...Int64(Self.startAt + 20)).map { id in (id.orderedKey, try CodecHarness.encode(User.sample(id), fields: &fields)) }
         let executor = DecodeExecutor(threads: 1)
         for cancels in [false, true] {
-            var pipeline = DecodePipeline<User>(fields: fields, entity: "User", executor: executor)
+            let pipeline = DecodePipeline<User>(fields: fields, entity: "User", executor: executor)
             for (key, bytes) in records { pipeline.append(key: key, value: bytes) }
             if cancels {
                 pipeline.cancel()
@@ -104,7 +104,7 @@ import TestSupport
         var fields = FieldTable()
         let records = try (0..<Int64(count)).map { id in (id.orderedKey, try CodecHarness.encode(User.sample(id + 1), fields: &fields)) }
         let executor = DecodeExecutor(threads: 0)
-        var pipeline = DecodePipeline<User>(fields: fields, entity: "User", executor: executor)
+        let pipeline = DecodePipeline<User>(fields: fields, entity: "User", executor: executor)
         var ids: [Int64] = []
         for (position, (key, bytes)) in records.enumerated() {
             if position.isMultiple(of: 2) {
@@ -121,7 +121,7 @@ import TestSupport
 
         guard count > 1 else { return }
         let bad = count / 2
-        var corrupt = DecodePipeline<User>(fields: fields, entity: "User", executor: executor)
+        let corrupt = DecodePipeline<User>(fields: fields, entity: "User", executor: executor)
         for (position, (key, bytes)) in records.enumerated() {
             corrupt.append(key: key, value: position == bad || position == count - 1 ? [0xFF, 0x00] : bytes)
         }
@@ -140,7 +140,7 @@ import TestSupport
         var fields = FieldTable()
         let records = try (0..<Int64(count)).map { id in (id.orderedKey, try CodecHarness.encode(User.sample(id + 1), fields: &fields)) }
         let executor = DecodeExecutor(threads: 1)
-        var pipeline = DecodePipeline<User>(fields: fields, entity: "User", executor: executor, expectedCount: expected)
+        let pipeline = DecodePipeline<User>(fields: fields, entity: "User", executor: executor, expectedCount: expected)
         for (key, bytes) in records { pipeline.append(key: key, value: bytes) }
         #expect(pipeline.decodesAsAppended == decodedHere)
         var ids: [Int64] = []

@@ -96,7 +96,7 @@ extension ImportGraph {
             if let target = targets[entity] {
                 graph.descriptions[entity] = target.description
             } else if try tx.context(named: entity) != nil {
-                var description = try tx.entityDescription(named: entity, sampleLimit: 1_000)
+                var description = try tx.entityDescription(named: entity, sampleLimit: StoredFieldSample.lookupRecords)
                 // A description inferred from stored records lacks a reference field no record set.
                 for relationship in description.relationships
                 where description.field(relationship.keyField) == nil && !relationship.keyField.contains(".") {

@@ -13,7 +13,8 @@ extension QueryPlanner {
     func compoundPaths(_ conjuncts: [QueryPredicate], ranges: [(positions: [Int], field: [String], range: QueryPlan.ValueRange)],
                        total: Int) throws -> [Candidate] {
         var paths: [Candidate] = []
-        for descriptor in context.schema.indexes where descriptor.fields.count > 1 && !descriptor.isMultiValue {
+        for descriptor in context.schema.indexes where descriptor.fields.count > 1 && !descriptor.isMultiValue
+            && weighed?.contains(descriptor.name) ?? true {
             guard let database = context.indexes[descriptor.name] else { continue }
             var used: [Int] = []
             var leading: [[QueryValue]] = []

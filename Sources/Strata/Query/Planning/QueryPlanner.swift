@@ -10,9 +10,19 @@ import LMDB
 /// which the span of keys is interpolated between the index's first and last keys
 /// (``KeySpace``). The cost of an access path is its estimated rows, times ``lookupCost`` when
 /// each row costs a second B-tree lookup.
+///
+/// A query of a shape planned before weighs only the indexes its kept plan read, while that plan
+/// still holds (``PlanCache``).
 struct QueryPlanner {
     let transaction: ReadTransaction
     let context: EntityContext
+    /// The indexes whose access paths are weighed; nil: every index.
+    private(set) var weighed: Set<String>?
+
+    init(transaction: ReadTransaction, context: EntityContext) {
+        self.transaction = transaction
+        self.context = context
+    }
 
     /// Entries counted at most to estimate a range; beyond it the estimate interpolates.
     static var probeLimit: Int { 64 }
@@ -26,10 +36,26 @@ struct QueryPlanner {
         try plan(query.retyped(as: Void.self))
     }
 
-    /// The plan for `query`, as concrete code (no generic record type).
+    /// The plan for `query`, as concrete code (no generic record type): over the indexes kept
+    /// for its shape when that choice still holds, else over every index (the choice then kept).
     private func plan(_ query: Query<Void>) throws -> QueryPlan {
         try PatternMatching.validatePatterns(of: query.predicate, entity: context.name)
         let total = try transaction.recordCount(context)
+        let cache = transaction.store.planCache
+        let shape = PlanCache.Shape(entity: context.name, indexes: context.schema.indexes.map(\.name), query: query.shape)
+        if let kept = cache.choice(for: shape), kept.holds(records: total) {
+            var keptIndexes = self
+            keptIndexes.weighed = kept.indexes
+            let plan = try keptIndexes.choose(query, total: total)
+            if kept.isConfirmed(by: plan) { return plan }
+        }
+        let plan = try choose(query, total: total)
+        if let choice = PlanCache.Choice(plan, records: total) { cache.keep(choice, for: shape) }
+        return plan
+    }
+
+    /// The cheapest plan for `query` over the indexes weighed, on an entity of `total` records.
+    private func choose(_ query: Query<Void>, total: Int) throws -> QueryPlan {
         let conjuncts: [QueryPredicate]
         switch query.predicate {
         case .and(let operands): conjuncts = operands
@@ -210,7 +236,7 @@ struct QueryPlanner {
             paths.append(Candidate(access: .primaryKeyRange(field: comparison.fieldName, range: range),
                                    rows: rows, cost: Double(rows), used: [], ordered: nil))
         }
-        for descriptor in context.schema.indexes {
+        for descriptor in context.schema.indexes where weighed?.contains(descriptor.name) ?? true {
             guard let database = context.indexes[descriptor.name], let leading = descriptor.fields.first,
                   leading.path == comparison.field, serves(leading, comparison, multiValue: descriptor.isMultiValue),
                   let condition = range.map(QueryPlan.IndexCondition.range) ?? Self.condition(for: comparison)

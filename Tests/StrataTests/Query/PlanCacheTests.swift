@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Strata
+@testable import StrataFormat
+
+/// Queries of one shape are planned again over the indexes kept for the shape (`PlanCache`): they
+/// get the plans a store that never planned the shape makes, and a kept choice gives way when a
+/// constant finds far more entries, when an index is added, or when the record count moves.
+@Suite struct PlanCacheTests {
+    /// The plan of `query` on a new `Store` for the same files, whose cache is empty.
+    func freshPlan(_ directory: TemporaryDirectory, _ query: (ReadTransaction) -> QueryRequest<Ticket>) throws -> QueryPlan {
+        let fresh = try Store(path: directory.path("store"))
+        return try fresh.read { tx in try query(tx).explain() }
+    }
+
+    func filledStore() throws -> (Store, TemporaryDirectory) {
+        let (store, dir) = try makeStore()
+        try store.write { tx in try tx.insert(Ticket.tickets(6_000)) }
+        return (store, dir)
+    }
+
+    @Test func aShapeIsKeptOnceAndItsRepeatsGetTheFreshPlans() throws {
+        let (store, dir) = try filledStore()
+        for rank in [5, 77, 1_234, 5_999, -1] {
+            let query = { (tx: ReadTransaction) in tx.query(Ticket.self).where(\.rank == rank) }
+            let plan = try store.read { tx in try query(tx).explain() }
+            #expect(plan == (try freshPlan(dir, query)), "rank \(rank)")
+            #expect(plan.description.hasPrefix("IndexScan(Ticket.rank"), "\(plan)")
+        }
+        #expect(store.planCache.count == 1, "five constants, one shape")
+        _ = try store.read { tx in try tx.query(Ticket.self).where(\.rank > 5_990).explain() }
+        _ = try store.read { tx in try tx.query(Ticket.self).where(\.rank == 3).limit(5).explain() }
+        #expect(store.planCache.count == 3, "another operator and a limit are other shapes")
+        withExtendedLifetime(dir) {}
+    }
+
+    @Test func aConstantThatFindsFarMoreEntriesIsPlannedInFull() throws {
+        let (store, dir) = try filledStore()
+        // "R" holds six records, "S4" about 380, "I" 1,800: the compound scan for the first, the
+        // rank index's order for the others (ten in rank order are near its start), whichever
+        // came first.
+        for scope in ["R", "I", "R", "S4", "I"] {
+            let query = { (tx: ReadTransaction) in tx.query(Ticket.self).where(\.scope == scope).sorted(by: \.rank).limit(10) }
+            let plan = try store.read { tx in try query(tx).explain() }
+            #expect(plan == (try freshPlan(dir, query)), "scope \(scope)")
+            let walk = plan.description.hasPrefix("IndexOrder(Ticket.rank)")
+            #expect(walk == (scope != "R"), "\(scope): \(plan)")
+        }
+        withExtendedLifetime(dir) {}
+    }
+
+    @Test func anIndexAddedAfterTheChoiceIsWeighed() throws {
+        let (store, dir) = try filledStore()
+        let query = { (tx: ReadTransaction) in tx.query(Ticket.self).where(\.rank >= 100 && \.rank < 400 && \.stamp == 42) }
+        let before = try store.read { tx in try query(tx).explain() }
+        #expect(before.description.hasPrefix("IndexScan(Ticket.rank"), "\(before)")
+        try store.write { tx in try tx.addIndex(IndexDescription(fields: ["stamp"]), toEntity: "Ticket") }
+        let after = try store.read { tx in try query(tx).explain() }
+        #expect(after.description.hasPrefix("IndexScan(Ticket.stamp"), "one entry, not 300: \(after)")
+        #expect(after == (try freshPlan(dir, query)))
+        withExtendedLifetime(dir) {}
+    }
+
+    @Test func aChoiceMadeAtLessThanHalfTheRecordsIsMadeAgain() throws {
+        let (store, dir) = try makeStore()
+        try store.write { tx in try tx.insert(Ticket.tickets(3_000)) }
+        let request = { (tx: ReadTransaction) in tx.query(Ticket.self).where(\.rank == 7) }
+        func keptAt() throws -> Int? {
+            try store.read { tx in
+                let indexes = try #require(try tx.context(named: "Ticket")).schema.indexes.map(\.name)
+                let shape = PlanCache.Shape(entity: "Ticket", indexes: indexes, query: request(tx).query.retyped(as: Void.self).shape)
+                return store.planCache.choice(for: shape)?.records
+            }
+        }
+        _ = try store.read { tx in try request(tx).explain() }
+        #expect(try keptAt() == 3_000)
+        try store.write { tx in try tx.insert(Array(Ticket.tickets(6_000).dropFirst(3_000))) }
+        _ = try store.read { tx in try request(tx).explain() }
+        #expect(try keptAt() == 3_000, "twice the records: the choice holds")
+        try store.write { tx in try tx.insert(Array(Ticket.tickets(6_001).dropFirst(6_000))) }
+        _ = try store.read { tx in try request(tx).explain() }
+        #expect(try keptAt() == 6_001, "more than twice: planned in full and kept again")
+        withExtendedLifetime(dir) {}
+    }
+
+    @Test func plansThatReadNoIndexOrAWholeOneAreNotKept() throws {
+        let (store, dir) = try filledStore()
+        try store.read { tx in
+            _ = try tx.query(Ticket.self).where(\.stamp == 3).explain()           // no index leads with stamp: a scan
+            _ = try tx.query(Ticket.self).where(\.id == 3).explain()              // the primary key
+            let walk = try tx.query(Ticket.self).where(\.scope == "I").sorted(by: \.rank).limit(10).explain()
+            #expect(walk.description.hasPrefix("IndexOrder(Ticket.rank)"), "\(walk)")
+        }
+        #expect(store.planCache.count == 0)
+        withExtendedLifetime(dir) {}
+    }
+
+    @Test func theStoreKeepsAtMostItsCapacityOfShapes() throws {
+        let (store, dir) = try filledStore()
+        try store.read { tx in
+            // An IN list of each length is a shape of its own.
+            for length in 1...PlanCache.capacity {
+                _ = try tx.query(Ticket.self).where(.in(\.rank, 0..<length)).explain()
+            }
+            #expect(store.planCache.count == PlanCache.capacity)
+            _ = try tx.query(Ticket.self).where(.in(\.rank, 0...PlanCache.capacity)).explain()
+            #expect(store.planCache.count == 1, "forgotten when full, then the new one kept")
+        }
+        withExtendedLifetime(dir) {}
+    }
+
+    @Test func aChoiceHoldsWhileTheCountAndTheEstimateStayWithinTheirFactors() throws {
+        #expect(PlanCache.within(0, 0, factor: 2) && PlanCache.within(0, 1, factor: 2) && PlanCache.within(1, 2, factor: 2))
+        #expect(!PlanCache.within(1, 3, factor: 2) && !PlanCache.within(0, 3, factor: 2))
+        #expect(PlanCache.within(100, 25, factor: 4) && !PlanCache.within(100, 24, factor: 4))
+        let plan = QueryPlan(entity: "Ticket", access: .indexScan(index: "rank", fields: [], condition: .points([.int(5)])),
+                             reversed: false, residual: .constant(true), sort: [], orderFromAccess: true, offset: 0, limit: nil,
+                             estimatedRows: 10)
+        let choice = try #require(PlanCache.Choice(plan, records: 1_000))
+        #expect(choice.holds(records: 500) && choice.holds(records: 2_000) && !choice.holds(records: 2_001) && !choice.holds(records: 499))
+        var other = plan
+        other.access = .indexScan(index: "rank", fields: [], condition: .points([.int(9)]))
+        other.estimatedRows = 64
+        #expect(choice.isConfirmed(by: other), "another constant, four times the rows (10 counted as 16)")
+        other.estimatedRows = 65
+        #expect(!choice.isConfirmed(by: other))
+        other.estimatedRows = 0
+        #expect(choice.isConfirmed(by: other), "fewer rows keep the choice")
+        let large = try #require(PlanCache.Choice({ var plan = plan; plan.estimatedRows = 1_000; return plan }(), records: 1_000))
+        other.estimatedRows = 4_000
+        #expect(large.isConfirmed(by: other))
+        other.estimatedRows = 4_001
+        #expect(!large.isConfirmed(by: other))
+        other.estimatedRows = 10
+        other.access = .indexScan(index: "rank", fields: [], condition: .points([.int(9), .int(10)]))
+        #expect(!choice.isConfirmed(by: other), "another shape of access")
+        other.access = .fullScan
+        #expect(PlanCache.Choice(other, records: 1_000) == nil)
+    }
+}
