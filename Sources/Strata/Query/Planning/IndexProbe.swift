@@ -62,9 +62,10 @@ struct IndexProbe {
 
     /// The entries meeting `condition`: counted when there are at most `limit`, otherwise
     /// interpolated from where its bounds fall between the index's first and last keys (as if
-    /// keys were spread evenly), and never fewer than were counted.
-    func estimateRows(_ condition: QueryPlan.IndexCondition, limit: Int) throws -> Int {
-        let counted = try countEntries(condition, limit: limit)
+    /// keys were spread evenly), and never fewer than were counted. `counted`: the count of
+    /// `condition` to `limit` when the caller has made it.
+    func estimateRows(_ condition: QueryPlan.IndexCondition, limit: Int, counted: EntryCount? = nil) throws -> Int {
+        let counted = try counted ?? countEntries(condition, limit: limit)
         if counted.complete { return counted.entries }
         let fraction = try transaction.lmdb {
             try transaction.withCursor(database) { cursor -> Double in

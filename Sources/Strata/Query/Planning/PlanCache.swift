@@ -1,26 +1,30 @@
 import Foundation
 import LMDB
 
-/// The indexes chosen for queries of each shape, kept by the store so that a query of a shape
-/// planned before weighs only the indexes its plan read, as a prepared statement keeps its plan
-/// (``QueryPlanner``).
+/// The access paths chosen for queries of each shape, kept by the store so that a query of a
+/// shape planned before runs the kept path with its own constants, as a prepared statement keeps
+/// its plan (``QueryPlanner``, ``QueryPlanner/rebound(_:to:total:)``).
 ///
 /// A query's shape is the query with its constants left out (kept: their kinds, the number of
 /// values of an `IN` list, `nil`), with the entity's built indexes; a shape is looked up, never
 /// a query's text. A kept choice is used again only while it still holds, and the query is
 /// planned in full otherwise (and the new choice kept):
 /// - the entity's record count is within a factor of ``countDrift`` of the count it was chosen at;
-/// - planned again over the kept indexes alone (a full scan is weighed too), the query gets the
-///   same access path, and that path reads at most ``estimateDrift`` times the rows the kept one
-///   did (counting at least ``smallEstimate``): a constant that finds far more entries (a skewed
-///   value) is planned in full. One that finds fewer keeps the choice: whatever another index
-///   would save, the kept path reads no more than it did.
+/// - the kept path, made again from the same conjuncts of the query on the same indexes and
+///   estimated alone, reads at most ``estimateDrift`` times the rows it was chosen for (counting
+///   at least ``smallEstimate``): a constant that finds far more entries (a skewed value) is
+///   planned in full. One that finds fewer keeps the choice: whatever another index would save,
+///   the kept path reads no more than it did;
+/// - the query's order is delivered by that path, or sorted without a LIMIT (a sorted LIMIT
+///   weighs a walk in index order against every conjunct's matches: planned in full).
 ///
 /// A plan that reads no index (a full scan, primary keys) is not kept: its choice rests on every
 /// index having been found too costly for its constants, which a repeated query with other
 /// constants must weigh again. Nor is a walk of a whole index for its order: its estimate rests
-/// on the selectivity of conditions other indexes measured. The store keeps at most ``capacity`` shapes and forgets them all
-/// when full. Shared by every thread of the process that uses the store.
+/// on the selectivity of conditions other indexes measured. Nor an intersection of index scans,
+/// which weighs two conjuncts' paths against each other. The store keeps at most ``capacity``
+/// shapes and forgets them all when full. Shared by every thread of the process that uses the
+/// store.
 final class PlanCache: Sendable {
     /// What a kept choice is looked up by.
     struct Shape: Hashable, Sendable {
@@ -37,17 +41,21 @@ final class PlanCache: Sendable {
         var indexes: Set<String>
         /// The chosen access path, each constant replaced by ``QueryValue/shape``.
         var access: QueryPlan.Access
+        /// The positions of the conjuncts the path answers (left out of the filter), ascending.
+        var conjuncts: [Int]
         /// Its estimated rows.
         var estimatedRows: Int
         /// The entity's records when it was chosen.
         var records: Int
 
-        /// The choice `plan` made on `records` records, or nil when it reads no index or walks
-        /// a whole one.
-        init?(_ plan: QueryPlan, records: Int) {
+        /// The choice `plan` made on `records` records, its access path answering the conjuncts
+        /// at `conjuncts`; nil when it reads no index, walks a whole one or intersects scans.
+        init?(_ plan: QueryPlan, conjuncts: [Int], records: Int) {
             indexes = plan.access.indexNames
             guard !indexes.isEmpty, !plan.access.walksWholeIndex else { return nil }
+            if case .intersection = plan.access { return nil }
             access = plan.access.shape
+            self.conjuncts = conjuncts
             estimatedRows = plan.estimatedRows
             self.records = records
         }
@@ -57,9 +65,9 @@ final class PlanCache: Sendable {
             PlanCache.within(count, records, factor: PlanCache.countDrift)
         }
 
-        /// True when `plan`, made over ``indexes`` alone, is this choice again: the same access
-        /// path, reading at most ``PlanCache/estimateDrift`` times the rows (of at least
-        /// ``PlanCache/smallEstimate``).
+        /// True when `plan`, the kept path made again for another query of the shape, is this
+        /// choice again: the same access path, reading at most ``PlanCache/estimateDrift`` times
+        /// the rows (of at least ``PlanCache/smallEstimate``).
         func isConfirmed(by plan: QueryPlan) -> Bool {
             plan.access.shape == access
                 && plan.estimatedRows <= PlanCache.estimateDrift * max(estimatedRows, PlanCache.smallEstimate)

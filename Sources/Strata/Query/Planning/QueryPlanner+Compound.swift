@@ -88,7 +88,7 @@ extension QueryPlanner {
             narrowed *= min(1, Double(values.count) * statistics.nextFieldSelectivity)
         } else {
             narrowed = conjuncts.dropFirst().reduce(narrowed) { $0 * Self.guessedSelectivity($1) }
-            if statistics == nil { narrowed = min(narrowed, Double(try probe.estimateRows(condition, limit: Self.probeLimit))) }
+            if statistics == nil { narrowed = min(narrowed, Double(try probe.estimateRows(condition, limit: Self.probeLimit, counted: counted))) }
         }
         return max(counted.entries, Int(narrowed.rounded(.up)))
     }

@@ -11,13 +11,14 @@ import LMDB
 /// (``KeySpace``). The cost of an access path is its estimated rows, times ``lookupCost`` when
 /// each row costs a second B-tree lookup.
 ///
-/// A query of a shape planned before weighs only the indexes its kept plan read, while that plan
-/// still holds (``PlanCache``).
+/// A query of a shape planned before runs the access path kept for the shape, made again from its
+/// constants and estimated alone, while that choice still holds (``PlanCache``,
+/// ``rebound(_:to:total:)``).
 struct QueryPlanner {
     let transaction: ReadTransaction
     let context: EntityContext
     /// The indexes whose access paths are weighed; nil: every index.
-    private(set) var weighed: Set<String>?
+    var weighed: Set<String>?
 
     init(transaction: ReadTransaction, context: EntityContext) {
         self.transaction = transaction
@@ -43,25 +44,19 @@ struct QueryPlanner {
         let total = try transaction.recordCount(context)
         let cache = transaction.store.planCache
         let shape = PlanCache.Shape(entity: context.name, indexes: context.schema.indexes.map(\.name), query: query.shape)
-        if let kept = cache.choice(for: shape), kept.holds(records: total) {
-            var keptIndexes = self
-            keptIndexes.weighed = kept.indexes
-            let plan = try keptIndexes.choose(query, total: total)
-            if kept.isConfirmed(by: plan) { return plan }
+        if let kept = cache.choice(for: shape), kept.holds(records: total),
+           let plan = try rebound(query, to: kept, total: total), kept.isConfirmed(by: plan) {
+            return plan
         }
-        let plan = try choose(query, total: total)
-        if let choice = PlanCache.Choice(plan, records: total) { cache.keep(choice, for: shape) }
+        let (plan, conjuncts) = try choose(query, total: total)
+        if let choice = PlanCache.Choice(plan, conjuncts: conjuncts, records: total) { cache.keep(choice, for: shape) }
         return plan
     }
 
-    /// The cheapest plan for `query` over the indexes weighed, on an entity of `total` records.
-    private func choose(_ query: Query<Void>, total: Int) throws -> QueryPlan {
-        let conjuncts: [QueryPredicate]
-        switch query.predicate {
-        case .and(let operands): conjuncts = operands
-        case .constant(true): conjuncts = []
-        default: conjuncts = [query.predicate]
-        }
+    /// The cheapest plan for `query` over the indexes weighed, on an entity of `total` records,
+    /// with the positions of the conjuncts its access path answers (``PlanCache/Choice/conjuncts``).
+    private func choose(_ query: Query<Void>, total: Int) throws -> (plan: QueryPlan, conjuncts: [Int]) {
+        let conjuncts = Self.conjuncts(of: query.predicate)
         var candidates = [Candidate(access: .fullScan, rows: total, cost: Double(total), used: [], ordered: nil)]
         var singles: [Candidate] = []   // the best index path of each conjunct, for intersections
         // The fraction of records each conjunct keeps: from its cheapest path, else a guess.
@@ -120,14 +115,23 @@ struct QueryPlanner {
                              estimatedRows: chosen.rows)
         plan.exactAccess = chosen.exact || chosen.used.isEmpty
         try chooseOrder(&plan, query: query, total: total, matches: matches, cost: chosen.cost)
-        return plan
+        return (plan, chosen.used)
+    }
+
+    /// The conditions `predicate` joins by AND (none for `TRUEPREDICATE`): what access paths answer.
+    static func conjuncts(of predicate: QueryPredicate) -> [QueryPredicate] {
+        switch predicate {
+        case .and(let operands): operands
+        case .constant(true): []
+        default: [predicate]
+        }
     }
 
     /// The cost of running `candidate` to the end of the query: an access path that yields the
     /// requested order (or any order, when none is asked for) stops after `offset + limit`
     /// matches, about `(offset + limit) / (matches / rows)` of its rows; one that does not must
     /// read all its rows and sort the matches.
-    private func costed(_ candidate: Candidate, matches: Double, orderings: [QueryOrdering], query: Query<Void>) throws -> Candidate {
+    func costed(_ candidate: Candidate, matches: Double, orderings: [QueryOrdering], query: Query<Void>) throws -> Candidate {
         var candidate = candidate
         let rows = Double(max(candidate.rows, 1))
         let kept = min(matches, rows)
@@ -192,7 +196,7 @@ struct QueryPlanner {
         return candidate.cost < best.cost
     }
 
-    private func residual(_ conjuncts: [QueryPredicate], without used: [Int]) -> QueryPredicate {
+    func residual(_ conjuncts: [QueryPredicate], without used: [Int]) -> QueryPredicate {
         let rest = conjuncts.enumerated().filter { !used.contains($0.offset) }.map { $0.element }
         switch rest.count {
         case 0: return .constant(true)
@@ -203,7 +207,7 @@ struct QueryPlanner {
 
     /// The access paths that can answer `comparison` alone (or `range` of its field, when given),
     /// with their estimated rows and cost.
-    private func accessPaths(for comparison: FieldComparison, total: Int, range: QueryPlan.ValueRange? = nil) throws -> [Candidate] {
+    func accessPaths(for comparison: FieldComparison, total: Int, range: QueryPlan.ValueRange? = nil) throws -> [Candidate] {
         var paths: [Candidate] = []
         if comparison.field == [context.schema.primaryKey], comparison.quantifier == nil, comparison.options.isEmpty {
             switch comparison.op {
@@ -338,7 +342,7 @@ struct QueryPlanner {
     }
 
     /// A union of one access path per operand of an OR, when every operand has one.
-    private func unionPath(of operands: [QueryPredicate], total: Int) throws -> Candidate? {
+    func unionPath(of operands: [QueryPredicate], total: Int) throws -> Candidate? {
         var parts: [Candidate] = []
         for operand in operands {
             // Only paths that yield primary keys without reading records can be combined.
