@@ -132,13 +132,19 @@ extension QueryPlanner {
     /// in the order of the fields after them.
     static func pinnedFields(_ condition: QueryPlan.IndexCondition) -> Int {
         switch condition {
-        case .points(let values): return Set(values).count == 1 ? 1 : 0
+        case .points(let values): return isOneValue(values) ? 1 : 0
         case .compound(let leading, let next):
-            let pinned = leading.prefix { Set($0).count == 1 }.count
+            let pinned = leading.prefix(while: isOneValue).count
             guard pinned == leading.count else { return pinned }
             return pinned + pinnedFields(next)
         case .range, .prefix, .all: return 0
         }
+    }
+
+    /// True when `values` hold one value, perhaps repeated (`IN {3, 3}`).
+    static func isOneValue(_ values: [QueryValue]) -> Bool {
+        guard let first = values.first else { return false }
+        return values.allSatisfy { $0 == first }
     }
 
     /// How many of an index's first fields `condition` bounds by points (`==` or `IN`), one value
