@@ -5,7 +5,8 @@ import Testing
 /// The watch that reports a write kept waiting by a foreign LMDB writer (`WriterWatch`, its state
 /// in a `ConditionLock`): an arming with an earlier deadline wakes the thread sleeping toward a
 /// later one, every report is made once, a disarmed one never. No assertion depends on timing: the
-/// deadlines are zero (due at once) or an hour (never due within a test).
+/// deadlines are zero (due at once) or an hour (never due within a test). Each test has a watch of its
+/// own: the shared one is armed by every write of the tests running beside these.
 @Suite(.serialized) struct WriterWatchTests {
     /// Waits until `condition` holds, and fails the test instead of hanging when it has not after
     /// two minutes (a bound for a broken watch, not a measure: a working one answers at once).
@@ -22,7 +23,7 @@ import Testing
 
     @Test
     func anEarlierDeadlineWakesTheWatchSleepingTowardALaterOne() {
-        let watch = WriterWatch.shared
+        let watch = WriterWatch()
         let made = ConditionLock([String]())
         let far = watch.arm(after: 3_600) { made.withLock { $0.append("far") } }
         Self.waitUntil { watch.armed.sleepsUntil != nil }   // asleep until the far deadline
@@ -43,7 +44,7 @@ import Testing
 
     @Test
     func reportsArmedFromManyThreadsAreEachMadeOnce() async {
-        let watch = WriterWatch.shared
+        let watch = WriterWatch()
         let made = ConditionLock([Int: Int]())
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<64 {

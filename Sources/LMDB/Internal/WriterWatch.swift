@@ -34,7 +34,9 @@ final class WriterWatch: Sendable {
 
     private let state = ConditionLock(State())
 
-    private init() {}
+    /// A watch of its own, whose thread starts at its first arming and lives as long as the
+    /// process: the store's writes use ``shared``; a test uses its own, which no other write arms.
+    init() {}
 
     /// Calls `report` once, on the watch's thread, unless ``disarm(_:)`` comes within `seconds`.
     func arm(after seconds: Double, report: @escaping @Sendable () -> Void) -> Int {
@@ -49,8 +51,15 @@ final class WriterWatch: Sendable {
         }
         if start {
             var thread = pthread_t()
-            if pthread_create(&thread, nil, { _ in WriterWatch.shared.run(); return nil }, nil) == 0 {
+            // The thread holds the watch: `run` never returns.
+            let watch = Unmanaged.passRetained(self).toOpaque()
+            if pthread_create(&thread, nil, { watch in
+                Unmanaged<WriterWatch>.fromOpaque(watch!).takeRetainedValue().run()
+                return nil
+            }, watch) == 0 {
                 pthread_detach(thread)
+            } else {
+                Unmanaged<WriterWatch>.fromOpaque(watch).release()
             }
         } else if wake {
             state.withLock { _ in }   // the thread looks at the entries again
