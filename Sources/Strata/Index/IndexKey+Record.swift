@@ -8,7 +8,8 @@ import Foundation
 /// indexed field as a ``QueryValue`` and encodes it with ``IndexKey/encode(_:kind:collation:)``,
 /// the encoder queries use to look keys up. Inside it, a fast path writes the key bytes of the
 /// common parts (integers, doubles, epoch dates, binary-collated ASCII strings, nil) straight from
-/// the stored bytes into one buffer, without a ``QueryValue`` or a `String`; it says false for any
+/// the stored bytes into one buffer, without a ``QueryValue`` or a `String`, through the same
+/// encoding functions (`OrderedKey.appendInteger`, ``IndexKey/appendText(utf8:collation:to:)``); it says false for any
 /// other part, and the general path answers. `DirectIndexKeyTests` holds the two to the same bytes
 /// on random records. Fields whose Swift type has its own key encoding (``ValueKind/other``) are
 /// keyed by the record type that declared the index (``IndexMaintainer``).
@@ -75,17 +76,11 @@ extension IndexKey {
             var position = offset
             guard let head = try? fields.reader.readHead(at: &position) else { return false }
             switch head.major {
-            case .text where field.kind == .string && field.collation == .binary:
-                guard let text = RecordCursor.textRange(fields.reader, head, payloadAt: position) else { return false }
-                key.append(OrderedKey.stringTag)
-                for index in text {
-                    let byte = bytes[index]
-                    guard byte < 0x80 else { return false }   // non-ASCII: validated on the general path
-                    key.append(byte)
-                    if byte == 0 { key.append(0xFF) }
-                }
-                key.append(0)
-                key.append(0)
+            case .text where field.kind == .string:
+                guard let text = RecordCursor.textRange(fields.reader, head, payloadAt: position),
+                      bytes.withUnsafeBufferPointer({ all in
+                          IndexKey.appendText(utf8: UnsafeBufferPointer(rebasing: all[text]), collation: field.collation, to: &key)
+                      }) else { return false }
             case .unsigned where field.kind == .integer:
                 OrderedKey.appendInteger(head.argument, to: &key)
             case .negative where field.kind == .integer:

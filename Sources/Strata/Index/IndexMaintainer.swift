@@ -20,7 +20,9 @@ typealias CustomIndexKeys = @Sendable (_ transaction: ReadTransaction, _ context
 /// through the record writer (Storage/RecordWriter.swift), and index builds through
 /// ``WriteTransaction/buildIndexes(_:_:)``. Keys come from ``IndexKey/keys(of:slots:_:)``, or for
 /// indexes with custom-encoded fields from the declaring record type (``CustomIndexKeys``).
-/// Changes are applied at once, or held in the entity's ``IndexBatch`` during a bulk write.
+/// Every entry change goes through one funnel, `writeEntry`: applied at once, or held during a
+/// bulk write (its batching mode, ``HeldChanges``, IndexMaintainer+Batching.swift) and applied
+/// sorted from there.
 ///
 /// A class, made once per transaction and schema (``WriteTransaction/indexMaintainer(for:)``): a
 /// write passes one reference, and the buffers a record's keys are built in are reused from
@@ -172,13 +174,9 @@ final class IndexMaintainer {
             }
             let oldKeys = try old.map { try fullKeys(index, oldFields!, $0, primaryKey).map(IndexKey.stored) } ?? []
             let newKeys = try new.map { try fullKeys(index, newFields!, $0, primaryKey).map(IndexKey.stored) } ?? []
-            if context.indexBatch != nil {
-                context.indexBatch!.note(replacing: oldKeys, with: newKeys, of: primaryKey, index: descriptor.name)
-                continue
-            }
             let (removed, added) = IndexKey.moves(from: oldKeys, to: newKeys)
-            for key in removed { try transaction.removeIndexEntry(key, primaryKey: primaryKey, in: database, entity: context.name) }
-            for key in added { try transaction.addIndexEntry(key, primaryKey: primaryKey, in: database, entity: context.name) }
+            for key in removed { try writeEntry(key, of: primaryKey, adds: false, in: database, index: index) }
+            for key in added { try writeEntry(key, of: primaryKey, adds: true, in: database, index: index) }
         }
         if !textDescriptors.isEmpty { try updateText(oldFields, newFields, primaryKey: primaryKey) }
     }
@@ -208,13 +206,22 @@ final class IndexMaintainer {
         if old == new { return }
         let storedOld = old.map(IndexKey.stored), storedNew = new.map(IndexKey.stored)
         if storedOld == storedNew { return }   // cut to the same stored key
-        if context.indexBatch != nil {
-            if let storedOld { context.indexBatch!.note(storedOld, primaryKey, adds: false, index: descriptors[index].name) }
-            if let storedNew { context.indexBatch!.note(storedNew, primaryKey, adds: true, index: descriptors[index].name) }
-            return
+        if let storedOld { try writeEntry(storedOld, of: primaryKey, adds: false, in: database, index: index) }
+        if let storedNew { try writeEntry(storedNew, of: primaryKey, adds: true, in: database, index: index) }
+    }
+
+    /// Adds or removes the entry `key` → `primaryKey` of descriptor `index`: at once, or held while
+    /// the entity's bulk write batches its index changes (``HeldChanges``, applied sorted by
+    /// ``applyHeldChanges(_:_:)``).
+    @inline(__always)
+    private func writeEntry(_ key: [UInt8], of primaryKey: [UInt8], adds: Bool, in database: Database, index: Int) throws {
+        if context.heldIndexChanges != nil {
+            context.heldIndexChanges!.note(key, primaryKey, adds: adds, index: descriptors[index].name)
+        } else if adds {
+            try transaction.addIndexEntry(key, primaryKey: primaryKey, in: database, entity: context.name)
+        } else {
+            try transaction.removeIndexEntry(key, primaryKey: primaryKey, in: database, entity: context.name)
         }
-        if let storedOld { try transaction.removeIndexEntry(storedOld, primaryKey: primaryKey, in: database, entity: context.name) }
-        if let storedNew { try transaction.addIndexEntry(storedNew, primaryKey: primaryKey, in: database, entity: context.name) }
     }
 }
 

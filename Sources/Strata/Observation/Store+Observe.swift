@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import LMDB
 
 extension Store {
@@ -30,7 +31,7 @@ extension Store {
             if request.query.offset == 0, let context = try tx.context(named: entity), context.storesEveryField(of: request.query.predicate) {
                 condition = observers.condition(entity: entity, predicate: request.query.predicate, fields: context.schema.fields)
             }
-            last.update(keys: Set(records.map { $0.primaryKeyValue.orderedKey }), condition: condition)
+            last.update(keys: Set(records.map { PrimaryKeyEncoder.encode($0.primaryKeyValue) }), condition: condition)
             return records
         }
     }
@@ -39,7 +40,7 @@ extension Store {
     /// commit that writes or deletes it.
     public func observe<T: Record & Equatable>(_ type: T.Type, key: T.PrimaryKey) -> Observation<T?> {
         let entity = entityName(of: type)
-        let storedKey = key.orderedKey
+        let storedKey = PrimaryKeyEncoder.encode(key)
         return observe(relevance: .byCommit { _ in true }, interest: .record(entity: entity, key: storedKey)) { tx, _ in
             .some(try tx.get(type, key: key))
         }

@@ -70,8 +70,9 @@ final class EntityContext {
     /// The maintainer of the entity's indexes, made once per transaction and schema
     /// (see ``WriteTransaction/indexMaintainer(for:)``); never copied into a savepoint.
     var indexMaintainer: IndexMaintainer?
-    /// Index changes held back during a bulk write (``IndexBatch``); never copied into a savepoint.
-    var indexBatch: IndexBatch?
+    /// Index changes held back during a bulk write (the index maintainer's batching mode,
+    /// ``IndexMaintainer/HeldChanges``); never copied into a savepoint.
+    var heldIndexChanges: IndexMaintainer.HeldChanges?
     /// The ids of the stored fields a record type lacks, for the field table they were found in
     /// (see ``WriteTransaction/fieldsUnknown(to:_:)``); never copied into a savepoint.
     var unknownFields: (type: ObjectIdentifier, fields: FieldTable, ids: [Int])?

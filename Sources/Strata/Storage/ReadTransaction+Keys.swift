@@ -53,19 +53,26 @@ extension ReadTransaction {
                               entity: context.name, field: context.schema.primaryKey, key: value.keyDescription)
         }
         var key: [UInt8] = []
-        for (part, field) in zip(parts, fields) { key += try storedKeyPart(part, kind: field.kind, field: field.name, context) }
+        for (part, field) in zip(parts, fields) { try appendStoredKeyPart(part, kind: field.kind, field: field.name, context, to: &key) }
         return key
     }
 
     /// The stored key of one value of a field of kind `kind`.
     private func storedKeyPart(_ value: QueryValue, kind: ValueKind, field: String, _ context: EntityContext) throws -> [UInt8] {
+        var key: [UInt8] = []
+        try appendStoredKeyPart(value, kind: kind, field: field, context, to: &key)
+        return key
+    }
+
+    /// Appends the stored key of one value of a field of kind `kind` (``PrimaryKeyEncoder``) to `key`.
+    private func appendStoredKeyPart(_ value: QueryValue, kind: ValueKind, field: String, _ context: EntityContext,
+                                     to key: inout [UInt8]) throws {
         let converted = value.converted(toKind: kind) ?? value
-        guard kind == .other || kind.accepts(converted), let key = IndexKey.encode(converted, kind: kind, collation: .binary) else {
+        guard kind == .other || kind.accepts(converted), PrimaryKeyEncoder.append(converted, kind: kind, to: &key) else {
             let what = context.schema.primaryKeyFields.count > 1 ? "value of the primary key field '\(field)'" : "primary key"
             throw StrataError(.invalidValue, "\(context.name): '\(value.plainDescription)' is not a valid \(kind.rawValue) \(what)",
                               entity: context.name, field: field, key: value.plainDescription)
         }
-        return key
     }
 }
 

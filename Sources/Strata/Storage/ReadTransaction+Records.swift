@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import LMDB
 
 extension ReadTransaction {
@@ -13,18 +14,9 @@ extension ReadTransaction {
         defer { returnSpareBuffers(&buffers) }
         // The entity's name and database read once: each read of a class property is an access check.
         let entity = context.name, records = context.records
-        let found: Bool
-        if let integerKey = IntegerRecordKey(key) {
-            // Integer keys are encoded on the stack (nine bytes, always within LMDB's key size limit).
-            found = try lmdb(entity: entity) {
-                try integerKey.withBytes { try raw.copyValue(forKey: $0, in: records, into: &buffers.1) }
-            }
-        } else {
-            buffers.0.removeAll(keepingCapacity: true)
-            try recordKey(key, entity: entity, into: &buffers.0)
-            found = try lmdb(entity: entity) {
-                try buffers.0.withUnsafeBytes { try raw.copyValue(forKey: $0, in: records, into: &buffers.1) }
-            }
+        // Integer keys are encoded on the stack, others into the reused buffer.
+        let found = try withRecordKey(key, entity: entity, buffer: &buffers.0) { storedKey in
+            try lmdb(entity: entity) { try raw.copyValue(forKey: storedKey, in: records, into: &buffers.1) }
         }
         guard found else { return nil }
         return try decode(type, buffers.1, context) { String(describing: key) }
@@ -53,11 +45,7 @@ extension ReadTransaction {
         let batchSize = BatchDecoder<T>.batchSize
         for key in keys {
             storedKey.removeAll(keepingCapacity: true)
-            if let integerKey = IntegerRecordKey(key) {
-                integerKey.withBytes { storedKey.append(contentsOf: $0) }
-            } else {
-                try recordKey(key, entity: entity, into: &storedKey)
-            }
+            try recordKey(key, entity: entity, into: &storedKey)
             try lmdb(entity: entity) {
                 _ = try raw.withValue(forKey: storedKey, in: database) { value in pipeline.append(key: storedKey, value: value) }
             }

@@ -145,7 +145,7 @@ public class ReadTransaction {
         swap(&buffers, &spareBuffers)
     }
 
-    /// The stored key of `key`, checked against LMDB's key size limit.
+    /// The stored key of `key` (``PrimaryKeyEncoder``), checked against LMDB's key size limit.
     func recordKey<K: IndexableValue>(_ key: K, entity: String) throws(StrataError) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16)
@@ -156,10 +156,27 @@ public class ReadTransaction {
     /// Appends the stored key of `key` to `bytes` (empty), checked against LMDB's key size limit.
     @inline(__always)
     func recordKey<K: IndexableValue>(_ key: K, entity: String, into bytes: inout [UInt8]) throws(StrataError) {
-        key.appendOrderedKey(to: &bytes)
-        guard bytes.count <= store.environment.maxKeySize else {
+        PrimaryKeyEncoder.append(key, to: &bytes)
+        try checkRecordKeySize(bytes.count, of: key, entity: entity)
+    }
+
+    /// Calls `body` with the stored key of `key`, checked against LMDB's key size limit and valid
+    /// only during the call: an integer key on the stack, any other in `buffer`.
+    @inline(__always)
+    func withRecordKey<K: IndexableValue, R>(_ key: K, entity: String, buffer: inout [UInt8],
+                                             _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        try PrimaryKeyEncoder.withBytes(of: key, buffer: &buffer) { bytes in
+            try checkRecordKeySize(bytes.count, of: key, entity: entity)
+            return try body(bytes)
+        }
+    }
+
+    /// Throws `.invalidValue` when the stored key of `key`, `count` bytes, is longer than LMDB takes.
+    @inline(__always)
+    private func checkRecordKeySize<K: IndexableValue>(_ count: Int, of key: K, entity: String) throws(StrataError) {
+        guard count <= store.environment.maxKeySize else {
             throw StrataError(.invalidValue,
-                "\(entity): the primary key \(String(describing: key).prefix(40))… encodes to \(bytes.count) bytes; LMDB keys are limited to \(store.environment.maxKeySize)",
+                "\(entity): the primary key \(String(describing: key).prefix(40))… encodes to \(count) bytes; LMDB keys are limited to \(store.environment.maxKeySize)",
                 entity: entity, key: String(describing: key))
         }
     }

@@ -304,7 +304,7 @@ extension WriteTransaction {
     }
 
     /// Applies the record changes of one commit in order, each run of changes to one entity with
-    /// its index changes batched as imports batch them (``IndexBatch``); a `deleteAll` is applied
+    /// its index changes batched as imports batch them (the index maintainer's batching mode, ``IndexMaintainer/HeldChanges``); a `deleteAll` is applied
     /// on its own, with the entity's indexes complete.
     private func applyRecords(_ changes: [LoggedChange], commit: UInt64) throws {
         var start = changes.startIndex

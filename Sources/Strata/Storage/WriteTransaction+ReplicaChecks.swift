@@ -96,8 +96,8 @@ extension WriteTransaction {
     /// bytes, or for dates (stored in records from 1970, in keys from 2001) the same instant.
     private static func sameKeyValue(_ value: QueryValue, _ keyPart: QueryValue, kind: ValueKind) -> Bool {
         if case .date(let a) = value, case .date(let b) = keyPart { return abs(a.timeIntervalSince(b)) < 0.001 }
-        guard let own = IndexKey.encode(value.converted(toKind: kind) ?? value, kind: kind, collation: .binary),
-              let stored = IndexKey.encode(keyPart, kind: kind, collation: .binary) else { return kind == .other }
+        guard let own = PrimaryKeyEncoder.encode(value.converted(toKind: kind) ?? value, kind: kind),
+              let stored = PrimaryKeyEncoder.encode(keyPart, kind: kind) else { return kind == .other }
         return own == stored
     }
 

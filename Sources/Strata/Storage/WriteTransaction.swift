@@ -202,7 +202,7 @@ public final class WriteTransaction: ReadTransaction {
         try writeEach(records) { _ = try upsert($0) }
     }
 
-    /// Writes `records` one by one through `write`, their index changes batched (``IndexBatch``)
+    /// Writes `records` one by one through `write`, their index changes batched (the index maintainer's batching mode, ``IndexMaintainer/HeldChanges``)
     /// from the second record on, once the entity exists.
     private func writeEach<T: Record>(_ records: some Sequence<T>, _ write: (T) throws -> Void) throws {
         var remaining = records.makeIterator()

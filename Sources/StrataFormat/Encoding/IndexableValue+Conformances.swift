@@ -67,13 +67,7 @@ extension Date: IndexableValue {
 /// extensions and a string followed by more key components still compares on the string first.
 extension String: IndexableValue {
     public func appendOrderedKey(to key: inout [UInt8]) {
-        key.append(OrderedKey.stringTag)
-        for byte in utf8 {
-            key.append(byte)
-            if byte == 0 { key.append(0xFF) }
-        }
-        key.append(0)
-        key.append(0)
+        _ = OrderedKey.appendString(utf8, to: &key) { _ in true }
     }
 
     public static func readOrderedKey(from key: [UInt8], at position: inout Int) throws(StrataError) -> String {

@@ -177,6 +177,23 @@ extension IndexableValue {
         }
     }
 
+    /// Appends a string's key: the tag, its UTF-8 bytes with `0x00` written as `0x00 0xFF`, then the
+    /// `0x00 0x00` terminator. False as soon as `accepts` refuses a byte (`key` is then undefined):
+    /// the index-key fast path over stored bytes takes ASCII alone (``IndexKey/appendText(utf8:collation:to:)``).
+    @inline(__always)
+    static func appendString<Bytes: Sequence<UInt8>>(_ utf8: Bytes, to key: inout [UInt8],
+                                                     accepting accepts: (UInt8) -> Bool) -> Bool {
+        key.append(stringTag)
+        for byte in utf8 {
+            guard accepts(byte) else { return false }
+            key.append(byte)
+            if byte == 0 { key.append(0xFF) }
+        }
+        key.append(0)
+        key.append(0)
+        return true
+    }
+
     /// The sign-flip transform: IEEE bits ordered like the numbers, -0.0 as +0.0, every NaN as one, last.
     @inline(__always)
     static func orderedBits(_ value: Double) -> UInt64 {

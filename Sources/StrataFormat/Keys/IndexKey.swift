@@ -40,6 +40,16 @@ package enum IndexKey {
         return key
     }
 
+    /// Appends the key of a text given as its UTF-8 bytes (a stored record's) in an index field of
+    /// `collation`: the string key's encoding itself, for the keys built straight from stored bytes
+    /// (`appendDirectKey`). Takes binary-collated ASCII alone; false for any other text (`key` is
+    /// then undefined), which is keyed from its `String` by ``encode(_:kind:collation:)``.
+    package static func appendText(utf8: UnsafeBufferPointer<UInt8>, collation: IndexCollation, to key: inout [UInt8]) -> Bool {
+        guard collation == .binary else { return false }
+        // Non-ASCII is validated as UTF-8 (and folded where a collation asks) on the general path.
+        return OrderedKey.appendString(utf8, to: &key) { $0 < 0x80 }
+    }
+
     /// The key bytes that every string key starting with `prefix` begins with (the encoding
     /// without its terminator).
     package static func prefix(_ prefix: String, collation: IndexCollation) -> [UInt8] {

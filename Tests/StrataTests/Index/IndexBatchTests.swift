@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 @testable import Strata
 
-/// Bulk writes of sequences hold index changes back and apply them sorted (``IndexBatch``): the
+/// Bulk writes of sequences hold index changes back and apply them sorted (``IndexMaintainer``'s batching mode, ``IndexMaintainer/HeldChanges``): the
 /// indexes must come out exactly as record-by-record writes leave them, across batch boundaries,
 /// for a record written twice in one sequence, with cut keys, and when a bulk insert fails
 /// halfway and the caller goes on.
@@ -47,7 +47,7 @@ import TestSupport
         defer { withExtendedLifetime(dir) {} }
         var random = SeededGenerator(seed: 11)
         // More records than one batch holds, in shuffled key order.
-        var ids = Array(Int64(1)...Int64(IndexBatch.recordLimit + 3_000))
+        var ids = Array(Int64(1)...Int64(IndexMaintainer.HeldChanges.recordLimit + 3_000))
         ids.shuffle(using: &random)
         let first = ids.map { Self.item($0, &random) }
         try store.write { tx in try tx.upsert(first) }
@@ -56,7 +56,7 @@ import TestSupport
         // Changes to stored records, new ones, and records written twice in one sequence.
         var second: [Item] = []
         for _ in 0..<3_000 {
-            let id = Int64.random(in: 1...Int64(IndexBatch.recordLimit + 6_000), using: &random)
+            let id = Int64.random(in: 1...Int64(IndexMaintainer.HeldChanges.recordLimit + 6_000), using: &random)
             second.append(Self.item(id, &random))
             if Bool.random(using: &random) { second.append(Self.item(id, &random)) }
         }

@@ -172,24 +172,10 @@ import TestSupport
     }
 }
 
-/// Point reads of integer keys build the stored key on the stack (`IntegerRecordKey`): the same
-/// bytes as `appendOrderedKey`, for every width that takes that path.
-@Suite struct IntegerRecordKeyTests {
+/// Point reads find their records by every key kind: integer keys, encoded on the stack by
+/// ``PrimaryKeyEncoder``'s fast path (its bytes are tested in StrataFormatTests), and string keys.
+@Suite struct PointReadKeyTests {
     static let values: [Int64] = [0, 1, -1, 23, 24, 255, 256, -256, 1 << 32, -(1 << 32), .max, .min, .max - 1, .min + 1]
-
-    @Test func theStackKeyIsTheOrderedKey() throws {
-        for value in Self.values {
-            var expected: [UInt8] = []
-            value.appendOrderedKey(to: &expected)
-            #expect(try #require(IntegerRecordKey(value)).bytes == expected)
-            var expectedInt: [UInt8] = []
-            Int(value).appendOrderedKey(to: &expectedInt)
-            #expect(try #require(IntegerRecordKey(Int(value))).bytes == expectedInt)
-        }
-        #expect(IntegerRecordKey("1") == nil)
-        #expect(IntegerRecordKey(Int32(1)) == nil)
-        #expect(IntegerRecordKey(UInt64(1)) == nil)
-    }
 
     @Test func pointReadsFindEveryIntegerAndStringKey() throws {
         let (store, dir) = try makeStore()

@@ -1,3 +1,4 @@
+@_spi(Format) import StrataFormat
 import Foundation
 
 /// A per-field change to a JSON value before it is mapped: `{ value in ... }`, given the JSON
@@ -267,14 +268,11 @@ final class RecordMapper {
             throw ConversionFailure(message: "has no primary key (field '\(description.primaryKey)', JSON key 'id' or '\(description.primaryKey)')")
         }
         let bytes: [UInt8]
-        if case .int(let integer) = value, primaryKeyIsInteger {
-            // What IndexKey.encode(.int(integer), kind: .integer) gives, in a buffer of the right size.
-            var key: [UInt8] = []
-            key.reserveCapacity(9)
-            integer.appendOrderedKey(to: &key)
-            bytes = key
+        if case .int(let integer) = value, primaryKeyIsInteger, let encoded = PrimaryKeyEncoder.encode(.int(integer), kind: .integer) {
+            // An integer in an integer key field needs no conversion.
+            bytes = encoded
         } else {
-            guard let keyValue = primaryKeyValue(value), let encoded = IndexKey.encode(keyValue, kind: primaryKeyKind, collation: .binary) else {
+            guard let keyValue = primaryKeyValue(value), let encoded = PrimaryKeyEncoder.encode(keyValue, kind: primaryKeyKind) else {
                 throw ConversionFailure(message: "'\(key)' is \(value), which is not a valid primary key")
             }
             bytes = encoded
@@ -301,10 +299,9 @@ final class RecordMapper {
                     + "a field of the primary key (\(description.primaryKeyFields.joined(separator: ", ")))")
             }
             guard let keyValue = primaryKeyValue(value, field: index),
-                  let encoded = IndexKey.encode(keyValue, kind: ValueKind(field.type), collation: .binary) else {
+                  PrimaryKeyEncoder.append(keyValue, kind: ValueKind(field.type), to: &bytes) else {
                 throw ConversionFailure(message: "'\(key)' is \(value), which is not a valid value of the primary key field '\(field.name)'")
             }
-            bytes += encoded
             parts.append(value)
         }
         let keyValue = JSONValue.array(parts)

@@ -1,3 +1,5 @@
+@_spi(Format) import StrataFormat
+
 /// Nested JSON: members named after a relationship (``NestedRelationship``) are mapped on the
 /// mapping thread into related records, ready for the writer to link and store.
 ///
@@ -145,7 +147,7 @@ extension RecordMapper {
     /// `value` as a key of this mapper's entity. `place` names it in messages.
     func relatedKey(_ value: JSONValue, place: String, maximumKeySize: Int) throws -> RelatedKey {
         let field = description.fields[primaryKeyIndex]
-        guard let queryValue = primaryKeyValue(value), let key = IndexKey.encode(queryValue, kind: primaryKeyKind, collation: .binary) else {
+        guard let queryValue = primaryKeyValue(value), let key = PrimaryKeyEncoder.encode(queryValue, kind: primaryKeyKind) else {
             throw ConversionFailure(message: "\(place) is \(value), which is not a \(description.name) key")
         }
         guard key.count <= maximumKeySize else {
