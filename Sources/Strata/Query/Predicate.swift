@@ -76,6 +76,10 @@ public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
     case like = "LIKE"
     /// An ICU-style regular expression that must match the whole string.
     case matches = "MATCHES"
+    /// A full-text query (`body SEARCH "lmdb swift"`) over the full-text index that holds the
+    /// field: its unscoped words search that field, `title:` scopes other fields of the index.
+    /// The value is the query text; see the Full-text search article for its language.
+    case search = "SEARCH"
 }
 
 /// How a comparison applies to the elements of an array field.
