@@ -38,8 +38,8 @@ final class QueryExecutor {
     /// nil when it has none of them.
     let budget: QueryBudget?
     /// The candidates the access path has yielded so far, and the matches among them (the
-    /// actual rows `analyze()` reports).
-    private(set) var candidatesRead = 0, matchesFound = 0
+    /// actual rows `analyze()` reports); counted by the walks here and in `+Relevance`.
+    var candidatesRead = 0, matchesFound = 0
     /// The target of each `SEARCH` comparison of the predicate.
     let texts: [FieldComparison: TextSearchTarget]
     /// The stored full-text indexes the access path read, by index name (their blocks read are
@@ -101,6 +101,10 @@ final class QueryExecutor {
 
     /// Calls `body` with each result in order, after `offset`, at most `limit` times.
     func forEachResult(_ body: (Match) throws -> Bool) throws {
+        if let best = try relevanceTop() {
+            for match in best { guard try body(match) else { return } }
+            return
+        }
         if plan.orderFromAccess {
             var skipped = 0, delivered = 0
             try forEachMatchInAccessOrder { match in
@@ -125,8 +129,11 @@ final class QueryExecutor {
         var rows: [(match: Match, sortKey: [QueryValue])] = []
         var worstKept: (match: Match, sortKey: [QueryValue])?
         let comparator = ResultOrder(orderings: plan.sort)
+        let relevance = plan.sort.contains(where: \.isRelevance) ? try transaction.relevanceScores(of: predicate, texts: texts, context, read: &textIndexesRead) : [:]
         try forEachMatch { match, values, _ in
-            let row = (match: match, sortKey: plan.sort.map { values.queryValue(at: $0.field) ?? .null })
+            let row = (match: match, sortKey: plan.sort.map {
+                $0.isRelevance ? .double(relevance[match.key] ?? 0) : values.queryValue(at: $0.field) ?? .null
+            })
             if let worstKept, !comparator.precedes(row, worstKept) { return true }
             rows.append(row)
             if let keep, rows.count >= max(2 * keep, 1024) {
@@ -373,16 +380,6 @@ extension QueryExecutor {
             preconditionFailure("the planner combines only index scans, text searches and key lookups")
         }
         return keys
-    }
-}
-
-extension QueryExecutor {
-    /// The records a text access matches, with their scores, ascending by stored primary key.
-    func textMatches(of access: QueryPlan.TextAccess) throws -> [(key: [UInt8], score: Double)] {
-        let target = try TextSearchTarget(access.comparison, schema: context.schema)
-        let index = try transaction.storedTextIndex(target, context)
-        if let index { textIndexesRead[target.descriptor.name] = index }
-        return try transaction.textMatches(target, in: index, context)
     }
 }
 

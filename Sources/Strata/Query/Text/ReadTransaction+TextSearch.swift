@@ -61,3 +61,21 @@ extension WriteTransaction {
         try flushTextBatch(name, context)
     }
 }
+
+extension ReadTransaction {
+    /// The relevance of each record that a `SEARCH` of `predicate` matches: the sum of its BM25
+    /// scores over the predicate's `SEARCH` comparisons (in their order), by stored primary key.
+    /// The indexes read are noted in `read`.
+    func relevanceScores(of predicate: QueryPredicate, texts: [FieldComparison: TextSearchTarget], _ context: EntityContext,
+                         read: inout [String: StoredTextIndex]) throws -> [[UInt8]: Double] {
+        var scores: [[UInt8]: Double] = [:]
+        var seen = Set<FieldComparison>()
+        for comparison in predicate.textSearches where seen.insert(comparison).inserted {
+            let target = try texts[comparison] ?? TextSearchTarget(comparison, schema: context.schema)
+            let index = try storedTextIndex(target, context)
+            if let index { read[target.descriptor.name] = index }
+            for match in try textMatches(target, in: index, context) { scores[match.key, default: 0] += match.score }
+        }
+        return scores
+    }
+}
