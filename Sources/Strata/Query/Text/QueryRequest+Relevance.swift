@@ -79,3 +79,31 @@ extension QueryRequest where Root: Record {
         return zip(try all(), keys).map { ($0, scores[$1] ?? 0) }
     }
 }
+
+extension QueryRequest where Root == StoredRecord {
+    /// Every matching record in order, each with its relevance: its BM25 score summed over the
+    /// query's `SEARCH` conditions (0 for a record that matches none).
+    public func scored() throws -> [(record: StoredRecord, score: Double)] {
+        guard let context = try resolvedContext() else { return [] }
+        let prepared = try preparedWithinLimit(context)
+        var read: [String: StoredTextIndex] = [:]
+        let scores = try transaction.relevanceScores(of: prepared.predicate, texts: [:], context, read: &read)
+        var found: [(record: StoredRecord, score: Double)] = []
+        try execute(query) { match in
+            found.append((try StoredRecord(key: match.key, bytes: match.bytes, fields: context.schema.fields, entity: entity), scores[match.key] ?? 0))
+            return true
+        }
+        return found
+    }
+}
+
+extension ReadTransaction {
+    /// The full-text indexes of the entity `name` as its catalog records them (empty for an
+    /// entity without any); throws `.notFound` when the store has no such entity.
+    public func fullTextIndexes(of name: String) throws -> [FullTextIndexDescription] {
+        guard let context = try context(named: name) else {
+            throw StrataError(.notFound, "the store has no entity '\(name)'", entity: name)
+        }
+        return context.schema.fullTextIndexes.map(\.declaration)
+    }
+}
