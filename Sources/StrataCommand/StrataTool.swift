@@ -25,7 +25,7 @@ struct StrataTool: ParsableCommand {
             """,
         version: StrataVersion.current,
         subcommands: [
-            ImportCommand.self, QueryCommand.self, ExplainCommand.self, GetCommand.self, DeleteCommand.self,
+            ImportCommand.self, QueryCommand.self, SearchCommand.self, ExplainCommand.self, GetCommand.self, DeleteCommand.self,
             ExportCommand.self, SchemaGroup.self, IndexCommand.self, StatsCommand.self, VerifyCommand.self,
             BackupCommand.self, MigrateCommand.self, ChangeLogCommand.self, ChangesCommand.self, ReplicateCommand.self, DemoCommand.self,
         ]

@@ -196,6 +196,8 @@ extension EntityDescription {
         }
         var description = EntityDescription(name: name, primaryKey: keyFieldNames.joined(separator: ","), fields: result,
                                             indexes: partial?.indexes ?? [], relationships: partial?.relationships ?? [])
+        // A schema file's full-text indexes are kept, as its indexes are.
+        description.fullTextIndexes = partial?.fullTextIndexes ?? []
         if case .generated = choices.first { description.primaryKeyIsGenerated = true }
         for (part, choice) in choices.enumerated() {
             if case .json(let keyName) = choice {

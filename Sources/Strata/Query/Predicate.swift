@@ -76,6 +76,10 @@ public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
     case like = "LIKE"
     /// An ICU-style regular expression that must match the whole string.
     case matches = "MATCHES"
+    /// A full-text query (`body SEARCH "lmdb swift"`) over the full-text index that holds the
+    /// field: its unscoped words search that field, `title:` scopes other fields of the index.
+    /// The value is the query text; see the Full-text search article for its language.
+    case search = "SEARCH"
 }
 
 /// How a comparison applies to the elements of an array field.
@@ -84,8 +88,16 @@ public enum Quantifier: String, Sendable, Hashable {
     case any = "ANY", all = "ALL", none = "NONE"
 }
 
-/// One sort key: a field and a direction, optionally compared by a collation.
+/// One sort key: a field and a direction, optionally compared by a collation; or relevance
+/// (``relevance``).
 public struct QueryOrdering: Sendable, Hashable {
+    /// Relevance, best first: a record's BM25 score summed over the query's `SEARCH` conditions
+    /// (0 for a record that matches none of them); ties go to the next ordering, then the primary key.
+    public static var relevance: QueryOrdering { QueryOrdering(field: ["@relevance"], ascending: false) }
+
+    /// True for ``relevance``.
+    public var isRelevance: Bool { field == ["@relevance"] }
+
     /// The stored field path, e.g. `["address", "city"]`.
     public var field: [String]
     /// Smallest first when true.

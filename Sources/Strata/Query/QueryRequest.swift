@@ -137,7 +137,8 @@ public struct QueryRequest<Root> {
         return copy
     }
 
-    /// Makes the planner use the index named `name` where it can (a hint, for diagnosis).
+    /// Makes the planner use the index named `name` where it can (a hint, for diagnosis); a
+    /// full-text index goes by its name too (`title,body`).
     public func using(index name: String) -> Self {
         var copy = self
         copy.query.indexHint = name

@@ -335,8 +335,11 @@ extension QueryRequest {
         var resolver = RelationshipResolver(transaction: transaction, context: context, depth: depth, root: Root.self)
         var resolved = query
         resolved.predicate = try resolver.resolve(query.predicate)
-        for ordering in query.orderings where ordering.field.count != 1 || context.schema.fields.id(for: ordering.field[0]) == nil {
+        for ordering in query.orderings where !ordering.isRelevance && (ordering.field.count != 1 || context.schema.fields.id(for: ordering.field[0]) == nil) {
             try resolver.checkPath(ordering.field)
+        }
+        if query.orderings.contains(where: \.isRelevance), query.predicate.textSearches.isEmpty {
+            throw StrataError(.invalidQuery, "\(context.name): an order by relevance needs a SEARCH condition to score by", entity: context.name)
         }
         return (resolved, resolver.joins)
     }

@@ -44,6 +44,19 @@ extension ReadTransaction {
         try lmdb(entity: entity) { try raw.value(forKey: key, in: database) }
     }
 
+    /// The last entry at or before `key` in a database of a full-text index of `entity`, nil
+    /// when every key is after it.
+    func textIndexEntry(atMost key: [UInt8], in database: Database, entity: String) throws -> (key: [UInt8], value: [UInt8])? {
+        try lmdb(entity: entity) {
+            try raw.withCursor(database) { cursor in
+                let positioned = try cursor.seek(atLeast: key)
+                if positioned, cursor.key == key { return (cursor.key, cursor.value) }
+                guard try positioned ? cursor.previous() : cursor.last() else { return nil }
+                return (cursor.key, cursor.value)
+            }
+        }
+    }
+
     /// Calls `body` with each key and value of a database of a full-text index of `entity`, in key
     /// order, from the first key at or after `start`, until it returns false.
     func forEachTextIndexEntry(in database: Database, from start: [UInt8] = [], entity: String,

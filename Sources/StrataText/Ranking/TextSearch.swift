@@ -56,6 +56,20 @@ package struct TextSearch {
         return found
     }
 
+    /// Every match of `query` with its score, ascending by document: what ranking needs when
+    /// other conditions than the query's decide which matches are kept.
+    package func scored(_ query: TextQuery, source: String = "") throws -> [Result] {
+        let context = try ScoringContext(reader: reader, ranking: ranking)
+        let root = try scorer(for: query, context: context, source: source)
+        var found: [Result] = []
+        try root.advance(to: 1)
+        while root.document != .max {
+            found.append(Result(document: root.document, score: try root.score()))
+            try root.advance(to: root.document + 1)
+        }
+        return found
+    }
+
     /// What a top-k search did: how many matches it scored, and how often a bound let it skip.
     package struct Work: Sendable, Hashable {
         /// Matches whose score was computed.

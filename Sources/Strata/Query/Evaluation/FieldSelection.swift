@@ -22,12 +22,16 @@ final class FieldSelection: Sendable {
     /// The field table of a selection of every field; nil for listed names.
     private let every: FieldTable?
 
-    convenience init(predicate: QueryPredicate, orderings: [QueryOrdering], fields: FieldTable) {
+    /// The selection of the fields `predicate` and `orderings` read, and the fields of `texts`'
+    /// full-text indexes (a `SEARCH` reads them all: its query may scope any).
+    convenience init(predicate: QueryPredicate, orderings: [QueryOrdering], fields: FieldTable,
+                     texts: [FieldComparison: TextSearchTarget] = [:]) {
         var names: [String] = []
         func select(_ path: [String]) {
             if let first = path.first, !names.contains(first) { names.append(first) }
         }
         predicate.forEachComparison { select($0.field) }
+        for target in texts.values { target.descriptor.fieldPaths.forEach(select) }
         orderings.forEach { select($0.field) }
         self.init(names: names, fields: fields)
     }

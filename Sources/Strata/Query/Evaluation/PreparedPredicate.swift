@@ -14,13 +14,19 @@ indirect enum PreparedPredicate {
     case membership(FieldComparison, Set<QueryValue>)
     /// `comparison` is `field LIKE pattern`, the pattern prepared once for the query.
     case like(FieldComparison, LikeMatcher)
+    /// `field SEARCH query`, run over the record's texts alone.
+    case textSearch(TextRecordMatcher)
     case and([PreparedPredicate])
     case or([PreparedPredicate])
     case not(PreparedPredicate)
 
-    init(_ predicate: QueryPredicate, selection: FieldSelection) {
+    /// The prepared `predicate`; `texts` holds the target of each `SEARCH` comparison (one
+    /// without a target matches nothing).
+    init(_ predicate: QueryPredicate, selection: FieldSelection, texts: [FieldComparison: TextSearchTarget] = [:]) {
         switch predicate {
         case .constant(let value): self = .constant(value)
+        case .comparison(let c) where c.op == .search:
+            self = texts[c].map { .textSearch(TextRecordMatcher(target: $0)) } ?? .constant(false)
         case .comparison(let c):
             if c.op == .equal, c.options.isEmpty, c.quantifier == nil, c.field.count == 1, case .string(let text) = c.value,
                let slot = selection.slot(of: c.field[0]) {
@@ -32,9 +38,9 @@ indirect enum PreparedPredicate {
             } else {
                 self = .comparison(c)
             }
-        case .and(let operands): self = .and(operands.map { PreparedPredicate($0, selection: selection) })
-        case .or(let operands): self = .or(operands.map { PreparedPredicate($0, selection: selection) })
-        case .not(let operand): self = .not(PreparedPredicate(operand, selection: selection))
+        case .and(let operands): self = .and(operands.map { PreparedPredicate($0, selection: selection, texts: texts) })
+        case .or(let operands): self = .or(operands.map { PreparedPredicate($0, selection: selection, texts: texts) })
+        case .not(let operand): self = .not(PreparedPredicate(operand, selection: selection, texts: texts))
         }
     }
 
@@ -48,6 +54,7 @@ indirect enum PreparedPredicate {
             comparison.evaluate(on: values) { keys.contains($0.membershipKey) }
         case .like(let comparison, let matcher):
             comparison.evaluate(on: values) { comparison.likeHolds($0, matcher) }
+        case .textSearch(let matcher): matcher.matches(values)
         case .and(let operands): operands.allSatisfy { $0.evaluate(on: values) }
         case .or(let operands): operands.contains { $0.evaluate(on: values) }
         case .not(let operand): !operand.evaluate(on: values)

@@ -94,6 +94,9 @@ extension FieldComparison {
             default:
                 return Self.equal(subject, value, options)
             }
+        case .search:
+            // Needs the entity's full-text index, which a prepared predicate has (``TextRecordMatcher``).
+            return false
         case .beginsWith, .endsWith, .like, .matches:
             guard case .string(let text) = subject, case .string(let pattern) = value else { return false }
             return stringHolds(text, pattern)

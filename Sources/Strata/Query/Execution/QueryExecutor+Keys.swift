@@ -79,7 +79,7 @@ extension QueryExecutor {
                         try budget?.tick()
                         if IndexKey.mayBeTruncated(indexKey) {
                             guard try record(primaryKey, into: &bytes) else { return true }
-                            if whole == nil { whole = PreparedPredicate(predicate, selection: selection) }
+                            if whole == nil { whole = PreparedPredicate(predicate, selection: selection, texts: texts) }
                             let values = try fieldValues(of: bytes, selection, { primaryKey }, &offsets)
                             guard whole!.evaluate(on: values) else { return true }
                             if let budget, budget.failure != nil { try budget.check() }

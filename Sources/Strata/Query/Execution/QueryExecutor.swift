@@ -38,8 +38,13 @@ final class QueryExecutor {
     /// nil when it has none of them.
     let budget: QueryBudget?
     /// The candidates the access path has yielded so far, and the matches among them (the
-    /// actual rows `analyze()` reports).
-    private(set) var candidatesRead = 0, matchesFound = 0
+    /// actual rows `analyze()` reports); counted by the walks here and in `+Relevance`.
+    var candidatesRead = 0, matchesFound = 0
+    /// The target of each `SEARCH` comparison of the predicate.
+    let texts: [FieldComparison: TextSearchTarget]
+    /// The stored full-text indexes the access path read, by index name (their blocks read are
+    /// what `analyze()` reports).
+    var textIndexesRead: [String: StoredTextIndex] = [:]
 
     init(transaction: ReadTransaction, context: EntityContext, plan: QueryPlan, predicate: QueryPredicate,
          timeout: Duration? = nil) throws {
@@ -47,7 +52,12 @@ final class QueryExecutor {
         self.context = context
         self.plan = plan
         self.predicate = predicate
-        selection = FieldSelection(predicate: predicate, orderings: plan.sort, fields: context.schema.fields)
+        var texts: [FieldComparison: TextSearchTarget] = [:]
+        for comparison in predicate.textSearches where texts[comparison] == nil {
+            texts[comparison] = try TextSearchTarget(comparison, schema: context.schema)
+        }
+        self.texts = texts
+        selection = FieldSelection(predicate: predicate, orderings: plan.sort, fields: context.schema.fields, texts: texts)
         // A compound key's ranges bound its first field.
         keyKind = try transaction.primaryKeyFieldKinds(of: context)?.first?.kind ?? transaction.primaryKeyKind(of: context)
         records = context.records
@@ -83,7 +93,7 @@ final class QueryExecutor {
         self.mergeSources = mergeSources
         self.exact = exact
         checked = exact ? plan.residual : predicate
-        checkedSelection = exact ? FieldSelection(predicate: checked, orderings: plan.sort, fields: context.schema.fields) : selection
+        checkedSelection = exact ? FieldSelection(predicate: checked, orderings: plan.sort, fields: context.schema.fields, texts: texts) : selection
     }
 
     /// A matching record: its stored primary key and bytes.
@@ -91,6 +101,10 @@ final class QueryExecutor {
 
     /// Calls `body` with each result in order, after `offset`, at most `limit` times.
     func forEachResult(_ body: (Match) throws -> Bool) throws {
+        if let best = try relevanceTop() {
+            for match in best { guard try body(match) else { return } }
+            return
+        }
         if plan.orderFromAccess {
             var skipped = 0, delivered = 0
             try forEachMatchInAccessOrder { match in
@@ -115,8 +129,11 @@ final class QueryExecutor {
         var rows: [(match: Match, sortKey: [QueryValue])] = []
         var worstKept: (match: Match, sortKey: [QueryValue])?
         let comparator = ResultOrder(orderings: plan.sort)
+        let relevance = plan.sort.contains(where: \.isRelevance) ? try transaction.relevanceScores(of: predicate, texts: texts, context, read: &textIndexesRead) : [:]
         try forEachMatch { match, values, _ in
-            let row = (match: match, sortKey: plan.sort.map { values.queryValue(at: $0.field) ?? .null })
+            let row = (match: match, sortKey: plan.sort.map {
+                $0.isRelevance ? .double(relevance[match.key] ?? 0) : values.queryValue(at: $0.field) ?? .null
+            })
             if let worstKept, !comparator.precedes(row, worstKept) { return true }
             rows.append(row)
             if let keep, rows.count >= max(2 * keep, 1024) {
@@ -136,7 +153,7 @@ final class QueryExecutor {
     /// fields, and the stored index key it was found under when that key was cut (nil otherwise).
     func forEachMatch(_ body: (Match, StoredFieldValues, _ cutKey: [UInt8]?) throws -> Bool) throws {
         var offsets: [Int] = []
-        let prepared = PreparedPredicate(checked, selection: checkedSelection)
+        let prepared = PreparedPredicate(checked, selection: checkedSelection, texts: texts)
         // The whole predicate, for candidates under cut keys of an exact access; prepared when the first comes.
         var whole: PreparedPredicate?
         // `field == text` alone (a scan's usual filter): compared in place, the field values
@@ -163,7 +180,7 @@ final class QueryExecutor {
             if takesAll, cutKey == nil || !exact { return try found((key(), bytes), noValues, cutKey) }
             if let text, cutKey == nil || !exact, checkedSelection.singleTextEquals(bytes, text) == false { return true }
             if exact, cutKey != nil {
-                if whole == nil { whole = PreparedPredicate(predicate, selection: selection) }
+                if whole == nil { whole = PreparedPredicate(predicate, selection: selection, texts: texts) }
                 let values = try fieldValues(of: bytes, selection, key, &offsets)
                 guard try passes(whole!, values) else { return true }
                 return try found((key(), bytes), values, cutKey)
@@ -253,6 +270,14 @@ final class QueryExecutor {
                 let ordered = (combined ?? []).sorted(by: OrderedKey.precedes)
                 var bytes: [UInt8] = []
                 for key in plan.reversed ? ordered.reversed() : ordered {
+                    guard try record(key, into: &bytes) else { continue }
+                    guard try body(key, bytes) else { return }
+                }
+            case .textSearch(let access):
+                // The matches' keys, ascending; the records in that order.
+                let keys = try textMatches(of: access).map(\.key)
+                var bytes: [UInt8] = []
+                for key in plan.reversed ? keys.reversed() : keys {
                     guard try record(key, into: &bytes) else { continue }
                     guard try body(key, bytes) else { return }
                 }
@@ -349,8 +374,10 @@ extension QueryExecutor {
             for value in values {
                 if let key = IndexKey.lookupKey(value, kind: keyKind, collation: .binary) { keys.insert(key) }
             }
+        case .textSearch(let access):
+            for match in try textMatches(of: access) { keys.insert(match.key) }
         case .primaryKeyRange, .fullScan, .union, .intersection:
-            preconditionFailure("the planner combines only index scans and key lookups")
+            preconditionFailure("the planner combines only index scans, text searches and key lookups")
         }
         return keys
     }

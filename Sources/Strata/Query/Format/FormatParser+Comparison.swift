@@ -90,6 +90,11 @@ extension FormatParser {
             guard case .list = value else {
                 throw error("IN needs a list of values ({a, b} or an array argument)", at: token)
             }
+        case .search:
+            // The query's own language is checked against the field's full-text index when the query runs.
+            guard case .string = value else {
+                throw error("SEARCH needs a full-text query string (\"lmdb swift\")", at: token)
+            }
         case .matches:
             // Literals here, with the column; a pattern passed as an argument is checked when the
             // query runs (`PatternMatching.validatePatterns`).
@@ -138,6 +143,7 @@ extension FormatParser {
         case "CONTAINS": .contains
         case "LIKE": .like
         case "MATCHES": .matches
+        case "SEARCH": .search
         default: nil
         }
     }

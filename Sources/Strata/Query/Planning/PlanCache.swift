@@ -158,6 +158,7 @@ extension QueryPlan.Access {
         switch self {
         case .indexScan(let name, _, _): [name]
         case .union(let parts), .intersection(let parts): parts.reduce(into: []) { $0.formUnion($1.indexNames) }
+        case .textSearch(let access): [Self.textIndexName(access.index)]
         case .primaryKeyLookup, .primaryKeyRange, .fullScan: []
         }
     }
@@ -178,6 +179,10 @@ extension QueryPlan.Access {
         case .primaryKeyRange(let field, let range): .primaryKeyRange(field: field, range: range.shape)
         case .indexScan(let name, let fields, let condition): .indexScan(index: name, fields: fields, condition: condition.shape)
         case .fullScan: .fullScan
+        case .textSearch(let access):
+            .textSearch(QueryPlan.TextAccess(comparison: FieldComparison(field: access.comparison.field, op: .search,
+                                                                         value: access.comparison.value.shape),
+                                             index: access.index, terms: []))
         case .union(let parts): .union(parts.map(\.shape))
         case .intersection(let parts): .intersection(parts.map(\.shape))
         }

@@ -20,12 +20,14 @@ extension QueryRequest {
         guard let context = try resolvedContext() else { return (plan, steps) }
         let prepared = try prepare(context).query
         /// Rows, seconds, candidates read and matches found of running `stage` with `predicate`.
+        var postings: [String: Int] = [:]
         func measure(_ stage: QueryPlan, _ predicate: QueryPredicate) throws -> (rows: Int, seconds: Double, candidates: Int, matches: Int) {
             let started = DispatchTime.now()
             var rows = 0
             let executor = try QueryExecutor(transaction: transaction, context: context, plan: stage, predicate: predicate, timeout: timeLimit)
             try executor.forEachResult { _ in rows += 1; return true }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            if stage == plan { postings = executor.textIndexesRead.mapValues(\.blocksRead) }
             return (rows, seconds, executor.candidatesRead, executor.matchesFound)
         }
         let whole = try measure(plan, prepared.predicate)
@@ -62,6 +64,12 @@ extension QueryRequest {
                 (steps[index].actualRows, steps[index].seconds) = access
             }
         }
+        // A text search's step, the plan's own or a part of an intersection or a union.
+        func notePostings(_ step: inout QueryPlan.Step) {
+            if step.operation == "TextSearch", let index = step.index { step.postingsRead = postings[index] ?? 0 }
+            for child in step.children.indices { notePostings(&step.children[child]) }
+        }
+        for index in steps.indices { notePostings(&steps[index]) }
         return (plan, steps)
     }
 }

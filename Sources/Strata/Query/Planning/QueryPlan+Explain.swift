@@ -22,7 +22,8 @@ extension QueryPlan.ValueRange {
 
 extension QueryOrdering {
     var explained: String {
-        field.joined(separator: ".") + (options.isEmpty ? "" : StringComparisonOptions.marker(options)) + (ascending ? "" : " desc")
+        if isRelevance { return "relevance" }
+        return field.joined(separator: ".") + (options.isEmpty ? "" : StringComparisonOptions.marker(options)) + (ascending ? "" : " desc")
     }
 }
 

@@ -5,7 +5,7 @@ extension QueryPlan {
     /// the index it reads, how many rows the planner expects from it and, after
     /// ``QueryRequest/analyze()``, how many it gave and how long the plan took up to it.
     public struct Step: Sendable, Hashable {
-        /// `FullScan`, `KeyLookup`, `KeyRange`, `IndexScan`, `IndexMerge`, `IndexOrder`, `Union`,
+        /// `FullScan`, `KeyLookup`, `KeyRange`, `IndexScan`, `IndexMerge`, `IndexOrder`, `TextSearch`, `Union`,
         /// `Intersection`, `SemiJoin`, `Filter`, `Sort`, `TopK`, `Offset` or `Limit`.
         public var operation: String
         /// The rest of the step's line: the entity and condition, the predicate, the sort keys.
@@ -22,6 +22,9 @@ extension QueryPlan {
         public var actualRows: Int?
         /// The seconds the plan took up to and including this step when the query ran.
         public var seconds: Double?
+        /// For a `TextSearch`, the posting blocks it read when the query ran
+        /// (``QueryRequest/analyze()``).
+        public var postingsRead: Int?
         /// The steps that feed this one beside the pipeline: the parts of a union or an
         /// intersection, the related entity's plan of a semi-join.
         public var children: [Step]
@@ -87,6 +90,8 @@ extension QueryPlan {
             return Step(operation: "Intersection", detail: children.map(\.line).joined(separator: ", "), estimatedRows: rows, children: children)
         case .fullScan:
             return Step(operation: "FullScan", detail: "\(entity)", estimatedRows: rows)
+        case .textSearch(let text):
+            return Step(operation: "TextSearch", detail: text.explained(entity: entity), index: text.index, estimatedRows: rows)
         case .primaryKeyLookup(let field, let keys):
             return Step(operation: "KeyLookup", detail: keys.count == 1 ? "\(entity).\(field) = \(keys[0].explained)"
                         : "\(entity).\(field) IN \(QueryValue.list(keys).explained)", estimatedRows: rows)
@@ -190,6 +195,7 @@ extension QueryPlan {
         }
         if step.reversed { notes.append("reversed") }
         if let rows = step.actualRows { notes.append("actual \(rows) row\(rows == 1 ? "" : "s")") }
+        if let blocks = step.postingsRead { notes.append("\(blocks) posting block\(blocks == 1 ? "" : "s") read") }
         if let seconds = step.seconds { notes.append(String(format: "%.3f ms", seconds * 1000)) }
         // A union or an intersection lists its parts below it, not on its line.
         let detail = step.operation == "Union" || step.operation == "Intersection" ? "" : " " + step.detail
@@ -223,6 +229,7 @@ extension QueryPlan.Step {
         if reversed { members.append(JSONMember(key: "reversed", value: .bool(true))) }
         members.append(JSONMember(key: "estimatedRows", value: estimatedRows.map { .int(Int64($0)) } ?? .null))
         if let actualRows { members.append(JSONMember(key: "actualRows", value: .int(Int64(actualRows)))) }
+        if let postingsRead { members.append(JSONMember(key: "postingsRead", value: .int(Int64(postingsRead)))) }
         if let seconds { members.append(JSONMember(key: "seconds", value: .double((seconds * 1e6).rounded() / 1e6))) }
         if !children.isEmpty { members.append(JSONMember(key: "children", value: .array(children.map(\.jsonValue)))) }
         return .object(members)

@@ -15,6 +15,9 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
         case indexScan(index: String, fields: [IndexedField], condition: IndexCondition)
         /// Every record, in primary key order.
         case fullScan
+        /// The records a full-text query matches (a `SEARCH` comparison), found in the postings
+        /// of its full-text index and read in primary key order.
+        case textSearch(TextAccess)
         /// The records any of the parts yields (OR), read once each in primary key order.
         indirect case union([Access])
         /// The records every part yields (AND), read in primary key order; the parts' index

@@ -77,7 +77,7 @@ extension QueryPlanner {
                 return Delivery(direction: .backward)
             }
             return nil
-        case .primaryKeyLookup, .union, .intersection:
+        case .primaryKeyLookup, .union, .intersection, .textSearch:
             return orderings.isEmpty ? Delivery(direction: .forward) : nil
         case .indexScan(let name, let fields, let condition):
             let pinned = Self.pinnedFields(condition)

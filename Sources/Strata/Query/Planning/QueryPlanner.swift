@@ -43,7 +43,9 @@ struct QueryPlanner {
         try PatternMatching.validatePatterns(of: query.predicate, entity: context.name)
         let total = try transaction.recordCount(context)
         let cache = transaction.store.planCache
-        let shape = PlanCache.Shape(entity: context.name, indexes: context.schema.indexes.map(\.name), query: query.shape)
+        let shape = PlanCache.Shape(entity: context.name,
+                                    indexes: context.schema.indexes.map(\.name) + context.schema.fullTextIndexes.map { QueryPlan.Access.textIndexName($0.name) },
+                                    query: query.shape)
         if let kept = cache.choice(for: shape), kept.holds(records: total),
            let plan = try rebound(query, to: kept, total: total), kept.isConfirmed(by: plan) {
             return plan
@@ -85,7 +87,10 @@ struct QueryPlanner {
                 break
             }
             if let cheapest = paths.min(by: { $0.cost < $1.cost }) {
-                if case .indexScan = cheapest.access { singles.append(cheapest) }
+                switch cheapest.access {
+                case .indexScan, .textSearch: singles.append(cheapest)
+                default: break
+                }
                 selectivity[position] = Double(cheapest.rows) / Double(max(total, 1))
             }
             candidates += paths.map { var path = $0; path.used = [position]; return path }
@@ -152,7 +157,7 @@ struct QueryPlanner {
     /// entries: not an intersection, nor a union of parts that cannot be merged.
     private func streams(_ access: QueryPlan.Access) -> Bool {
         switch access {
-        case .intersection: return false
+        case .intersection, .textSearch: return false
         case .union(let parts): return parts.allSatisfy { $0.yieldsSortedKeysPerPoint }
         default: return true
         }
@@ -181,7 +186,7 @@ struct QueryPlanner {
 
         var yieldsKeys: Bool {
             switch access {
-            case .indexScan, .primaryKeyLookup: true
+            case .indexScan, .primaryKeyLookup, .textSearch: true
             default: false
             }
         }
@@ -189,7 +194,13 @@ struct QueryPlanner {
 
     private func isBetter(_ candidate: Candidate, than best: Candidate, hint: String?) -> Bool {
         if let hint {
-            let named = { (c: Candidate) -> Bool in if case .indexScan(hint, _, _) = c.access { true } else { false } }
+            let named = { (c: Candidate) -> Bool in
+                switch c.access {
+                case .indexScan(hint, _, _): true
+                case .textSearch(let text): text.index == hint
+                default: false
+                }
+            }
             if named(candidate) != named(best) { return named(candidate) }
         }
         if candidate.cost == best.cost { return candidate.used.count > best.used.count }   // the one that leaves less to filter
@@ -208,6 +219,7 @@ struct QueryPlanner {
     /// The access paths that can answer `comparison` alone (or `range` of its field, when given),
     /// with their estimated rows and cost.
     func accessPaths(for comparison: FieldComparison, total: Int, range: QueryPlan.ValueRange? = nil) throws -> [Candidate] {
+        if comparison.op == .search { return try textPaths(for: comparison, total: total) }
         var paths: [Candidate] = []
         if comparison.field == [context.schema.primaryKey], comparison.quantifier == nil, comparison.options.isEmpty {
             switch comparison.op {

@@ -51,6 +51,18 @@ public struct TypedPredicate<Root: Record>: Sendable {
         compare(keyPath, .equal, .string(value), options.options)
     }
 
+    /// `field SEARCH query`: the records whose text matches the full-text query `query` (terms all
+    /// required, `OR`, `NOT`, `"phrases"`, `prefix*`, `NEAR(a b, 5)`, `title:` scopes), run over the
+    /// full-text index that holds the field, e.g. `.matches(\.body, "lmdb AND swift") && \.views > 2`.
+    public static func matches(_ keyPath: KeyPath<Root, String> & Sendable, _ query: String) -> Self {
+        compare(keyPath, .search, .string(query))
+    }
+
+    /// `field SEARCH query` on an optional text field (a record without the text matches nothing).
+    public static func matches(_ keyPath: KeyPath<Root, String?> & Sendable, _ query: String) -> Self {
+        compare(keyPath, .search, .string(query))
+    }
+
     /// `field BEGINSWITH[options] prefix`.
     public static func beginsWith(_ keyPath: KeyPath<Root, String> & Sendable, _ prefix: String, _ options: IndexCollation = .binary) -> Self {
         compare(keyPath, .beginsWith, .string(prefix), options.options)
