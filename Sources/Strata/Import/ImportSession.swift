@@ -134,16 +134,19 @@ final class ImportSession {
                                       fields: Set(context.schema.fields.entries.map(\.name)),
                                       types: FieldTypes(root.description)).predicate
         }
-        // The scope reads only its own fields, found by id in one pass over each record.
-        let selection = scope.map { FieldSelection(predicate: $0, orderings: [], fields: context.schema.fields) }
+        // The scope reads only its own fields, found by id in one pass over each record; a
+        // `SEARCH` in it runs over each record's own texts, as a query's filter runs it.
+        let texts = try scope.map { try TextSearchTarget.targets(of: $0, schema: context.schema) } ?? [:]
+        let selection = scope.map { FieldSelection(predicate: $0, orderings: [], fields: context.schema.fields, texts: texts) }
+        let prepared = scope.flatMap { scope in selection.map { PreparedPredicate(scope, selection: $0, texts: texts) } }
         var offsets: [Int] = []
         var doomed: [[UInt8]] = []
         try tx.forEachStoredRecord(context) { key, bytes in
             guard try !tx.hasScratchKey(key, in: seen, entity: context.name) else { return true }
             var inScope = true
-            if let scope, let selection {
+            if let prepared, let selection {
                 do {
-                    inScope = scope.evaluate(on: try selection.values(of: bytes, reusing: &offsets))
+                    inScope = prepared.evaluate(on: try selection.values(of: bytes, reusing: &offsets))
                 } catch {
                     throw StoredFieldValues.corrupt(entity: context.name, cause: error)
                 }

@@ -261,17 +261,22 @@ final class ObservedCondition: Sendable {
     /// The fields the condition reads, found in one pass over a record's map (no dictionary of
     /// every field by name, as ``StoredFieldValues`` builds).
     private let selection: FieldSelection
+    /// The condition holds a `SEARCH`.
+    private let searches: Bool
 
     init(entity: String, predicate: QueryPredicate, fields: FieldTable) {
         self.entity = entity
         self.predicate = predicate
         self.fields = fields
         selection = FieldSelection(predicate: predicate, orderings: [], fields: fields)
+        searches = !predicate.textSearches.isEmpty
     }
 
     /// Whether one of `records` (bytes after the commit, nil: deleted) may match: true also for
-    /// bytes that are not a valid record.
+    /// bytes that are not a valid record, and for any record when the condition holds a `SEARCH`
+    /// (which needs the entity's full-text index: the query is read again).
     func matchesAny(_ records: [[UInt8]?]) -> Bool {
+        if searches, records.contains(where: { $0 != nil }) { return true }
         var offsets: [Int] = []
         for bytes in records {
             guard let bytes else { continue }

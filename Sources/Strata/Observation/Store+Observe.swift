@@ -102,13 +102,14 @@ extension ReadTransaction {
     /// Whether a commit with `changes` may have changed `request`'s result: false only when the
     /// changed keys of its entity are known, none was in the last result, none matches the query
     /// now, the query names no relationship, and no other entity was touched that it could read.
-    /// With an offset, any change of the entity may shift the page (a record before it left).
+    /// With an offset, any change of the entity may shift the page (a record before it left);
+    /// with a `SEARCH`, any changed record may match (its texts are not searched here).
     func mayChange<T>(_ request: QueryRequest<T>, entity: String, changes: ChangeSet, lastKeys: Set<[UInt8]>) throws -> Bool {
         guard !changes.isExternal else { return true }
         guard let context = try context(named: entity) else { return changes.touches(entity) }
         if !context.storesEveryField(of: request.query.predicate) { return true }   // it reads related entities
         guard let changes = changes.changed[entity] else { return false }
-        if request.query.offset > 0 || changes.all { return true }
+        if request.query.offset > 0 || changes.all || !request.query.predicate.textSearches.isEmpty { return true }
         let predicate = request.query.predicate
         for key in changes.keys {
             if lastKeys.contains(key) { return true }

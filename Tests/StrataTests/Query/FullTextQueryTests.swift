@@ -6,7 +6,7 @@ import TestSupport
 import StrataText
 
 /// A post whose body is searched, with an indexed city and an unindexed score.
-struct Post: Record {
+struct Post: Record, Equatable {
     var id: Int64
     var body: String
     var city: String

@@ -52,10 +52,7 @@ final class QueryExecutor {
         self.context = context
         self.plan = plan
         self.predicate = predicate
-        var texts: [FieldComparison: TextSearchTarget] = [:]
-        for comparison in predicate.textSearches where texts[comparison] == nil {
-            texts[comparison] = try TextSearchTarget(comparison, schema: context.schema)
-        }
+        let texts = try TextSearchTarget.targets(of: predicate, schema: context.schema)
         self.texts = texts
         selection = FieldSelection(predicate: predicate, orderings: plan.sort, fields: context.schema.fields, texts: texts)
         // A compound key's ranges bound its first field.

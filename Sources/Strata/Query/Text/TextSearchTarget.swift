@@ -47,6 +47,18 @@ struct TextSearchTarget: Sendable, Hashable {
     var ranking: BM25 { BM25(fieldWeights: descriptor.weights) }
 }
 
+extension TextSearchTarget {
+    /// The target of each `SEARCH` comparison of `predicate` on `schema`'s entity: what a
+    /// predicate checked on stored records needs (``FieldSelection``, ``PreparedPredicate``).
+    static func targets(of predicate: QueryPredicate, schema: EntitySchema) throws(StrataError) -> [FieldComparison: TextSearchTarget] {
+        var texts: [FieldComparison: TextSearchTarget] = [:]
+        for comparison in predicate.textSearches where texts[comparison] == nil {
+            texts[comparison] = try TextSearchTarget(comparison, schema: schema)
+        }
+        return texts
+    }
+}
+
 extension QueryPredicate {
     /// The `SEARCH` comparisons of the predicate, in order.
     var textSearches: [FieldComparison] {
