@@ -14,9 +14,7 @@ import LMDB
 ///   estimated alone, reads at most ``estimateDrift`` times the rows it was chosen for (counting
 ///   at least ``smallEstimate``): a constant that finds far more entries (a skewed value) is
 ///   planned in full. One that finds fewer keeps the choice: whatever another index would save,
-///   the kept path reads no more than it did;
-/// - the query's order is delivered by that path, or sorted without a LIMIT (a sorted LIMIT
-///   weighs a walk in index order against every conjunct's matches: planned in full).
+///   the kept path reads no more than it did.
 ///
 /// A plan that reads no index (a full scan, primary keys) is not kept: its choice rests on every
 /// index having been found too costly for its constants, which a repeated query with other

@@ -26,8 +26,8 @@ extension QueryPlanner {
     }
 
     /// The candidate of the kept access path for `conjuncts`, from the generator that made it:
-    /// a compound index's conditions, a range of two conjuncts, or one conjunct's index scan or
-    /// union, over the kept indexes alone. Nil when none has the kept access shape.
+    /// a compound index's conditions, a range of two conjuncts, or one conjunct's index scan,
+    /// text search or union, over the kept indexes alone. Nil when none has the kept access shape.
     private func keptPath(_ kept: PlanCache.Choice, conjuncts: [QueryPredicate], total: Int) throws -> Candidate? {
         var planner = self
         planner.weighed = kept.indexes

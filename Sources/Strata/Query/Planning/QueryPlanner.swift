@@ -37,8 +37,9 @@ struct QueryPlanner {
         try plan(query.retyped(as: Void.self))
     }
 
-    /// The plan for `query`, as concrete code (no generic record type): over the indexes kept
-    /// for its shape when that choice still holds, else over every index (the choice then kept).
+    /// The plan for `query`, as concrete code (no generic record type): the access path kept for
+    /// its shape, made again from its constants, when that choice still holds
+    /// (``rebound(_:to:total:)``), else over every index (the choice then kept).
     private func plan(_ query: Query<Void>) throws -> QueryPlan {
         try PatternMatching.validatePatterns(of: query.predicate, entity: context.name)
         let total = try transaction.recordCount(context)
