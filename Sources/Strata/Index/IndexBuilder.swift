@@ -45,11 +45,11 @@ extension WriteTransaction {
         try applyDefaults(T.storedDefaults(), context)
         try migrate(context, to: declared.map { $0.descriptor }) { toBuild in
             // A declared key path must name a stored field (not a computed property, not a property renamed by CodingKeys).
-            let known = knownFields(of: context, adding: FieldTypes.of(type)?.description)
+            let known = knownFields(of: context, adding: EntityDescription.probed(type))
             for descriptor in toBuild { try known.check(index: descriptor.fields.map(\.path)) }
             try buildIndexes(toBuild, context)
         }
-        try migrateTextIndexes(textIndexes.map(FullTextIndexDescriptor.current), context) { knownFields(of: context, adding: FieldTypes.of(type)?.description) }
+        try migrateTextIndexes(textIndexes.map(FullTextIndexDescriptor.current), context) { knownFields(of: context, adding: EntityDescription.probed(type)) }
     }
 
     /// Makes `descriptors` the built indexes of `context`'s entity: empties the built ones not

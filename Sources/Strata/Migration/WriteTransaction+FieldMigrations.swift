@@ -236,7 +236,7 @@ extension WriteTransaction {
         context.schema = schema
         context.indexes = indexes
         context.indexMaintainer = nil
-        context.sampledFieldTypes = nil
+        context.sampledDescription = nil
         context.needsSaving = true
     }
 

@@ -12,7 +12,7 @@ import LMDB
 /// range the commit does not touch costs a few loads and no lock of its own, no allocation and no
 /// queue hop; a condition shared by several observers is evaluated once per commit. Only the
 /// concerned observers are handed the commit, in one hop per commit, in commit order.
-final class ObservationCenter: Sendable {
+final class ObservationCenter: CommitListener {
     /// How long after a look that found new commits the next look judges them (see
     /// ``State/previousPoll``).
     static let settleDelay: DispatchTimeInterval = .milliseconds(5)
@@ -429,4 +429,10 @@ struct CommitPass {
         case .scoped(let entity, let scope): return scope.reachesOtherEntities || changes.touches(entity)
         }
     }
+}
+
+extension Store {
+    /// Who is told of this store's commits (see ``observe(_:_:)``): made at the first
+    /// observation, kept in the store's ``StoreAttachments``.
+    var observers: ObservationCenter { attachments.attachment { ObservationCenter(environment: environment) } }
 }

@@ -11,19 +11,11 @@ extension ReadTransaction {
         if let description = context.schema.description { return FieldTypes(description) }
         guard let records = try? recordCount(context) else { return nil }
         let fields = context.schema.fields.names.count
-        if let kept = context.sampledFieldTypes, kept.records == records, kept.fields == fields { return kept.types }
+        if let kept = context.sampledDescription, kept.records == records, kept.fields == fields { return kept.description.map(FieldTypes.init) }
         let types = records == 0 ? nil : FieldTypes.sampled(context, in: self)
-        context.sampledFieldTypes = SampledFieldTypes(records: records, fields: fields, types: types)
+        context.sampledDescription = SampledDescription(records: records, fields: fields, description: types?.description)
         return types
     }
-}
-
-/// The field types sampled from an entity's stored records, with the record and field counts
-/// they were read at (kept in its ``EntityContext`` for one transaction).
-struct SampledFieldTypes {
-    let records: Int
-    let fields: Int
-    let types: FieldTypes?
 }
 
 extension FieldTypes {

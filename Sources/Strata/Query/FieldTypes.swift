@@ -21,17 +21,12 @@ package struct FieldTypes: Sendable {
 
     package init(_ description: EntityDescription) { self.description = description }
 
-    /// The field types of a record type, from its `Decodable` conformance (probed once per type);
-    /// nil when the type cannot be probed, and then nothing is checked.
+    /// The field types of a record type, from its `Decodable` conformance
+    /// (``EntityDescription/probed(_:)``); nil when the type cannot be probed, and then nothing
+    /// is checked.
     static func of<T: Record>(_ type: T.Type) -> FieldTypes? {
-        let id = ObjectIdentifier(type)
-        if let known = probed.withLock({ $0[id] }) { return known }
-        let types = (try? EntityDescription(type)).map(FieldTypes.init)
-        probed.withLock { $0[id] = types }
-        return types
+        EntityDescription.probed(type).map(FieldTypes.init)
     }
-
-    private static let probed = ConditionLock<[ObjectIdentifier: FieldTypes?]>([:])
 
     /// Checks every comparison of `predicate`.
     func check(_ predicate: QueryPredicate) throws(StrataError) {

@@ -156,7 +156,7 @@ public struct QueryRequest<Root> {
     /// no such entity yet, so that nothing is checked.
     var knownFields: KnownFields? {
         guard let context = (try? resolvedContext()) ?? nil else { return nil }
-        return transaction.knownFields(of: context, adding: (Root.self as? any Record.Type).flatMap { FieldTypes.of($0)?.description })
+        return transaction.knownFields(of: context, adding: (Root.self as? any Record.Type).flatMap { EntityDescription.probed($0) })
     }
 
     /// The field types conditions are checked against: a record type's own, else the entity's

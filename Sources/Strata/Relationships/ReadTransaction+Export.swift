@@ -30,18 +30,18 @@ extension ReadTransaction {
             let name = renamer.name(relationship.name)
             switch relationship.kind {
             case .toOne:
-                let reference = fields.value(at: RelationshipResolver.path(relationship.keyField))
+                let reference = fields.value(at: FieldPath.components(of: relationship.keyField))
                 let target = try reference.flatMap { $0 == .null ? nil : try self.record(entity: relationship.target, key: $0) }
                 members.append(JSONMember(key: name, value: try target.map { $0.jsonObject(renaming: try renamer.keys(of: relationship.target)) } ?? .null))
             case .keyList:
-                guard case .list(let keys)? = fields.value(at: RelationshipResolver.path(relationship.keyField)) else { continue }
+                guard case .list(let keys)? = fields.value(at: FieldPath.components(of: relationship.keyField)) else { continue }
                 let targets = try keys.compactMap { try self.record(entity: relationship.target, key: $0) }
                 members.append(JSONMember(key: name, value: .array(try targets.map { $0.jsonObject(renaming: try renamer.keys(of: relationship.target)) })))
             }
         }
         for (holder, relationship) in try incomingRelationships(of: entity) {
             guard let inverse = relationship.inverse else { continue }
-            let comparison = FieldComparison(field: RelationshipResolver.path(relationship.keyField), op: .equal, value: key,
+            let comparison = FieldComparison(field: FieldPath.components(of: relationship.keyField), op: .equal, value: key,
                                              quantifier: relationship.kind == .keyList ? .any : nil)
             let related = try QueryRequest<StoredRecord>(transaction: self, entity: holder).filtered(by: .comparison(comparison)).all()
             let keys = try renamer.keys(of: holder)

@@ -39,7 +39,7 @@ struct RelationshipResolver {
     /// knows a type's properties, not what is stored), and the other front ends' paths again.
     func checkPath(_ path: [String]) throws(StrataError) {
         guard depth == 0, !path.isEmpty else { return }
-        try transaction.knownFields(of: context, adding: (root as? any Record.Type).flatMap { FieldTypes.of($0)?.description }).check(path)
+        try transaction.knownFields(of: context, adding: (root as? any Record.Type).flatMap { EntityDescription.probed($0) }).check(path)
     }
 
     /// `predicate` with every relationship condition replaced.
@@ -99,7 +99,7 @@ struct RelationshipResolver {
         }
         switch link {
         case .toOne(let relationship):
-            let keyField = Self.path(relationship.keyField)
+            let keyField = FieldPath.components(of: relationship.keyField)
             guard !rest.isEmpty else {
                 // `company == nil`, `company == 7`: the reference itself.
                 return .comparison(FieldComparison(field: keyField, op: comparison.op, value: comparison.value, options: comparison.options))
@@ -108,20 +108,20 @@ struct RelationshipResolver {
                                        through: "\(relationship.target).\(transaction.primaryKeyName(of: relationship.target))", .primaryKey)
             return .comparison(FieldComparison(field: keyField, op: .in, value: .list(keys)))
         case .keyList(let relationship):
-            let keyField = Self.path(relationship.keyField)
+            let keyField = FieldPath.components(of: relationship.keyField)
             return try quantified(comparison, rest: rest, name: name) { condition in
                 let keys = try relatedKeys(relationship.target, where: condition, name: name,
                                            through: "\(relationship.target).\(transaction.primaryKeyName(of: relationship.target))", .primaryKey)
                 return FieldComparison(field: keyField, op: .in, value: .list(keys), quantifier: .any)
             }
         case .children(let relationship, let holder):
-            let keyField = Self.path(relationship.keyField)
+            let keyField = FieldPath.components(of: relationship.keyField)
             return try quantified(comparison, rest: rest, name: name) { condition in
                 let keys = try relatedKeys(holder, where: condition, name: name, through: "\(holder).\(relationship.keyField)", .field(keyField))
                 return FieldComparison(field: ownKey, op: .in, value: .list(keys))
             }
         case .listedBy(let relationship, let holder):
-            let keyField = Self.path(relationship.keyField)
+            let keyField = FieldPath.components(of: relationship.keyField)
             return try quantified(comparison, rest: rest, name: name) { condition in
                 let keys = try relatedKeys(holder, where: condition, name: name, through: "\(holder).\(relationship.keyField)", .field(keyField))
                 return FieldComparison(field: ownKey, op: .in, value: .list(keys))
@@ -217,7 +217,7 @@ struct RelationshipResolver {
         case .children(let relationship, let holder), .listedBy(let relationship, let holder):
             through = "\(holder).\(relationship.keyField)"
             if let holderContext = try transaction.context(named: holder),
-               let index = holderContext.schema.indexes.first(where: { $0.fields.first?.path == Self.path(relationship.keyField) }),
+               let index = holderContext.schema.indexes.first(where: { $0.fields.first?.path == FieldPath.components(of: relationship.keyField) }),
                let database = holderContext.indexes[index.name] {
                 try transaction.lmdb(entity: holder) {
                     try transaction.withCursor(database) { cursor in
@@ -244,7 +244,7 @@ struct RelationshipResolver {
                         let fields = try StoredFieldValues(bytes: cursor.value, fields: context.schema.fields, entity: context.name)
                         var position = 0
                         let key = try OrderedKey.queryValue(from: cursor.key, at: &position)
-                        if case .list(let listed)? = fields.value(at: Self.path(relationship.keyField)) { counts[key.membershipKey] = listed.count }
+                        if case .list(let listed)? = fields.value(at: FieldPath.components(of: relationship.keyField)) { counts[key.membershipKey] = listed.count }
                         more = try cursor.next()
                     }
                 }
@@ -269,8 +269,6 @@ struct RelationshipResolver {
         joins.append(QueryPlan.SemiJoin(relationship: "\(name).@count", through: through, plan: nil, keys: keys.count))
         return predicate
     }
-
-    static func path(_ field: String) -> [String] { field.split(separator: ".").map(String.init) }
 }
 
 /// The distinct keys a semi-join collects. Integer keys (the usual kind) are kept as a sorted

@@ -76,9 +76,9 @@ final class EntityContext {
     /// The ids of the stored fields a record type lacks, for the field table they were found in
     /// (see ``WriteTransaction/fieldsUnknown(to:_:)``); never copied into a savepoint.
     var unknownFields: (type: ObjectIdentifier, fields: FieldTable, ids: [Int])?
-    /// The field types sampled from the stored records, for checking conditions (see
+    /// The description sampled from the stored records, for checking conditions (see
     /// ``ReadTransaction/fieldTypes(of:)``); never copied into a savepoint.
-    var sampledFieldTypes: SampledFieldTypes?
+    var sampledDescription: SampledDescription?
 
     init(schema: EntitySchema, catalogBytes: [UInt8], records: Database, indexes: [String: Database],
          textIndexes: [String: TextIndexDatabases] = [:]) {
@@ -161,4 +161,13 @@ extension Store {
             for context in changed { state.entities[context.name] = context.published }
         }
     }
+}
+
+/// The description of an entity sampled from its stored records, with the record and field
+/// counts it was read at (kept in its ``EntityContext`` for one transaction); nil when nothing
+/// could be sampled.
+struct SampledDescription {
+    let records: Int
+    let fields: Int
+    let description: EntityDescription?
 }

@@ -37,10 +37,9 @@ public final class Store: Sendable {
     /// The worker threads that decode beside reading threads, shared by every `Store` of this
     /// environment and ended when the last of them is released (see ``DecodeExecutor``).
     let decodeExecutor: DecodeExecutor
-    /// Who is told of commits (see ``observe(_:_:)``).
-    let observers: ObservationCenter
-    /// The indexes chosen for queries of each shape (``QueryPlanner``).
-    let planCache = PlanCache()
+    /// What the layers above keep for this store: the observation center (told of commits,
+    /// see ``observe(_:_:)``) and the plan cache (``QueryPlanner``).
+    let attachments = StoreAttachments()
     /// The migrations this `Store` knows (its configuration's migrator's, or those of the last
     /// ``migrate(with:dryRun:)``): writes through record types check the store's history against
     /// them (``WriteTransaction/checkKnownHistory(writing:)``).
@@ -103,7 +102,6 @@ public final class Store: Sendable {
         knownMigrations = ConditionLock(KnownMigrations(names: configuration.migrator?.names ?? []))
         decodeExecutor = DecodeExecutor.shared(by: environment)
         writerQueue = DispatchQueue(label: "strata.writer")
-        observers = ObservationCenter(environment: environment)
         // A writer killed inside its commit left it on disk but unseen by reads: publish it.
         environment.publishCommitOfDeadWriter()
         configuration.logger.debug("opened store", metadata: [
@@ -198,7 +196,7 @@ public final class Store: Sendable {
                                   timeout: configuration.writeLockTimeout,
                                   onForeignWriter: Store.foreignWriterWarning(configuration, path: path)) { txn in
                 let tx = WriteTransaction(store: self, raw: txn)
-                tx.changes.isTracking = observers.isObserved
+                tx.changes.isTracking = attachments.commitListener?.isObserved ?? false
                 defer { tx.invalidate() }
                 try tx.prepareWrite(replicating: replicating)
                 let value = try body(tx)
@@ -214,7 +212,7 @@ public final class Store: Sendable {
         if let committed {
             publish(committed)
             // Untracked changes (nothing observed when the write began) are news of unknown extent.
-            observers.didCommit(committed.changes.missed ? .external : committed.changes, transactionID: transactionID)
+            attachments.commitListener?.didCommit(committed.changes.missed ? .external : committed.changes, transactionID: transactionID)
         }
         let mapSizeAfter = environment.currentMapSize
         if mapSizeAfter != mapSizeBefore {

@@ -27,7 +27,7 @@ extension WriteTransaction {
         // The reference fields of relationships are indexed, unless an index leads with them.
         var wanted = description.indexDescriptors
         for relationship in description.relationships {
-            let path = RelationshipResolver.path(relationship.keyField)
+            let path = FieldPath.components(of: relationship.keyField)
             guard !wanted.contains(where: { $0.fields.first?.path == path }) else { continue }
             var implied = description
             implied.indexes = [IndexDescription(fields: [relationship.keyField], multiValue: relationship.kind == .toMany)]

@@ -14,7 +14,7 @@ extension WriteTransaction {
         let id = ObjectIdentifier(type)
         if let cached = context.unknownFields, cached.type == id, cached.fields == fields { return cached.ids }
         var ids: [Int] = []
-        if let description = FieldTypes.of(type)?.description {
+        if let description = EntityDescription.probed(type) {
             let names = Set(description.fields.map(\.name))
             ids = fields.ids.compactMap { name, id in FieldTable.isRemoved(name) || names.contains(name) ? nil : id }.sorted()
         }

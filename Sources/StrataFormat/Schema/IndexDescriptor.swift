@@ -76,8 +76,14 @@ package struct IndexDescriptor: Sendable, Encodable, Hashable {
     private enum CodingKeys: String, CodingKey { case name, fields, isUnique, isMultiValue, foldingVersion }
 }
 
-/// Stored field names of key paths.
+/// Stored field names of key paths and of dotted field names.
 package enum FieldPath {
+    /// The components of a dotted field name: `"address.city"` → `["address", "city"]`.
+    package static func components(of field: String) -> [String] {
+        field.split(separator: ".").map(String.init)
+    }
+
+
     /// The stored field path of `keyPath`: `\User.address.city` → `["address", "city"]`.
     package static func components<Root, Value>(of keyPath: KeyPath<Root, Value>) -> [String] {
         let text = String(describing: keyPath)                    // "\User.address.city"

@@ -127,7 +127,7 @@ extension ImportSession {
             }
         }
         guard detachesMissing else { return }
-        let comparison = FieldComparison(field: RelationshipResolver.path(relationship.keyField), op: .equal, value: parentValue,
+        let comparison = FieldComparison(field: FieldPath.components(of: relationship.keyField), op: .equal, value: parentValue,
                                          quantifier: kind == .keyList ? .any : nil)
         let referring = try QueryRequest<StoredRecord>(transaction: tx, entity: related.name)
             .filtered(by: .comparison(comparison)).storedKeys()

@@ -115,12 +115,3 @@ final class QueryBudget: @unchecked Sendable {
         return milliseconds % 1_000 == 0 ? "\(milliseconds / 1_000) s" : "\(Double(milliseconds) / 1_000) s"
     }
 }
-
-/// Set when the task awaiting an async transaction is cancelled, for the queries running in it.
-final class CancellationFlag: Sendable {
-    private let flag = Atomic(false)
-
-    var isCancelled: Bool { flag.load(ordering: .relaxed) }
-
-    func cancel() { flag.store(true, ordering: .relaxed) }
-}

@@ -287,18 +287,4 @@ struct IndexProbe {
         }
         return true
     }
-
-    /// The smallest byte string greater than every string that starts with `prefix`, or nil when
-    /// there is none (all 0xFF).
-    static func successor(_ prefix: [UInt8]) -> [UInt8]? {
-        var bytes = prefix
-        while let last = bytes.last {
-            if last < 0xFF {
-                bytes[bytes.count - 1] = last + 1
-                return bytes
-            }
-            bytes.removeLast()
-        }
-        return nil
-    }
 }

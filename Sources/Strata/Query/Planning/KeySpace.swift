@@ -37,8 +37,8 @@ struct KeySpace {
         let upper: Double
         switch bounds.end {
         case .none: upper = 1
-        case .prefix(let prefix): upper = IndexProbe.successor(prefix).map(position) ?? 1
-        case .upper(let bound, let inclusive): upper = inclusive ? IndexProbe.successor(bound).map(position) ?? 1 : position(bound)
+        case .prefix(let prefix): upper = KeyBounds.successor(prefix).map(position) ?? 1
+        case .upper(let bound, let inclusive): upper = inclusive ? KeyBounds.successor(bound).map(position) ?? 1 : position(bound)
         }
         return max(0, upper - lower)
     }

@@ -206,3 +206,9 @@ extension QueryPlan.ValueRange {
         QueryPlan.ValueRange(lower: lower?.shape, lowerInclusive: lowerInclusive, upper: upper?.shape, upperInclusive: upperInclusive)
     }
 }
+
+extension Store {
+    /// The indexes chosen for queries of each shape (``QueryPlanner``): made at the first
+    /// query, kept in the store's ``StoreAttachments``.
+    var planCache: PlanCache { attachments.attachment { PlanCache() } }
+}

@@ -198,15 +198,3 @@ extension KnownFields {
         }
     }
 }
-
-extension QueryPredicate {
-    /// Calls `body` with every field path the predicate compares, in order.
-    func forEachFieldPath(_ body: ([String]) throws(StrataError) -> Void) throws(StrataError) {
-        switch self {
-        case .constant: return
-        case .comparison(let comparison): try body(comparison.field)
-        case .and(let operands), .or(let operands): for operand in operands { try operand.forEachFieldPath(body) }
-        case .not(let operand): try operand.forEachFieldPath(body)
-        }
-    }
-}

@@ -61,8 +61,8 @@ struct KeyBounds {
     var backwardStart: [UInt8]? {
         switch end {
         case .none: nil
-        case .prefix(let prefix): IndexProbe.successor(prefix)
-        case .upper(let upper, let inclusive): inclusive ? IndexProbe.successor(upper) : upper
+        case .prefix(let prefix): KeyBounds.successor(prefix)
+        case .upper(let upper, let inclusive): inclusive ? KeyBounds.successor(upper) : upper
         }
     }
 
@@ -97,5 +97,19 @@ struct KeyBounds {
         case .prefix(let prefix): (prefix, true)
         case .upper(let upper, let inclusive): (upper, inclusive)
         }
+    }
+
+    /// The smallest byte string greater than every string that starts with `prefix`, or nil when
+    /// there is none (all 0xFF).
+    static func successor(_ prefix: [UInt8]) -> [UInt8]? {
+        var bytes = prefix
+        while let last = bytes.last {
+            if last < 0xFF {
+                bytes[bytes.count - 1] = last + 1
+                return bytes
+            }
+            bytes.removeLast()
+        }
+        return nil
     }
 }
