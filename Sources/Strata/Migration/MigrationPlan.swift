@@ -105,7 +105,7 @@ public struct MigrationPlan: Sendable, Hashable {
         for migration in migrations {
             let steps = migration.steps
             migrator.registerMigration(migration.name) { tx in for step in steps { try step.run(tx) } }
-            migrator.planSteps[migrator.migrations.count - 1] = steps
+            migrator.planSteps[migrator.migrations.count - 1] = steps.map { step in Migrator.Step(description: step.description, run: step.run) }
         }
         return migrator
     }

@@ -40,7 +40,15 @@ public struct Migrator: Sendable {
     public private(set) var migrations: [(name: String, body: Body)] = []
     /// The steps of the migrations a ``MigrationPlan`` made, by position: a dry run runs them
     /// one at a time, to report every step that is refused.
-    var planSteps: [Int: [MigrationPlan.Step]] = [:]
+    var planSteps: [Int: [Step]] = [:]
+
+    /// One step of a migration made of steps (a ``MigrationPlan/Step``), for a dry run's report.
+    struct Step: Sendable {
+        /// The step as a line of the report (`rename field User.fullName to name`).
+        let description: String
+        /// Runs the step.
+        let run: Body
+    }
 
     /// An empty migrator.
     public init() {}
@@ -151,7 +159,7 @@ extension Store {
             } else if let steps = migrator.planSteps[position] {
                 for (index, step) in steps.enumerated() {
                     do { try tx.savepoint { try step.run($0) } } catch {
-                        refusals.append("migration '\(name)', step \(index + 1) (\(step)): \(Migrator.message(of: error))")
+                        refusals.append("migration '\(name)', step \(index + 1) (\(step.description)): \(Migrator.message(of: error))")
                     }
                 }
             } else {
