@@ -26,10 +26,17 @@ let package = Package(
         // Full-text search without storage: the tokenizer, the query grammar, the postings codec,
         // BM25 ranking and top-k over posting cursors, highlights and snippets. On StrataFormat alone.
         .target(name: "StrataText", dependencies: ["StrataFormat"]),
-        // Storage, indexes, queries, import, migration, replication, inspection; re-exports StrataFormat.
+        // The store on LMDB: transactions, the catalog, the one record writer, the one index maintainer,
+        // the change log, replica apply, the migrator's run, decoding threads. Names nothing above it.
+        .target(
+            name: "StrataStorage",
+            dependencies: ["StrataFormat", "StrataText", "LMDB", .product(name: "Logging", package: "swift-log")]
+        ),
+        // Queries, import, migration operations, relationships, observation, replication, inspection;
+        // the library users import: re-exports StrataFormat and StrataStorage.
         .target(
             name: "Strata",
-            dependencies: ["StrataFormat", "StrataText", "LMDB", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["StrataFormat", "StrataText", "StrataStorage", "LMDB", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "StrataCommand",
@@ -40,7 +47,7 @@ let package = Package(
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(name: "StrataFormatTests", dependencies: ["StrataFormat", "TestSupport"]),
         .testTarget(name: "StrataTextTests", dependencies: ["StrataText", "StrataFormat", "TestSupport"]),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataFormat", "StrataText", "LMDB", "TestSupport", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStorage", "StrataFormat", "StrataText", "LMDB", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrataCommandTests", dependencies: ["StrataCommand", "Strata", "LMDB", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

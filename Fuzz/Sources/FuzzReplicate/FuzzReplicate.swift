@@ -1,5 +1,7 @@
 import Foundation
 @testable import Strata
+@testable import StrataStorage
+@_spi(Format) @testable import StrataFormat
 
 /// Arbitrary bytes as the standard input of `strata replicate - R`: JSON lines of `strata changes`,
 /// or its CBOR form (told by the first byte, as the tool tells it), read by

@@ -172,17 +172,3 @@ extension ImportTarget {
         }
     }
 }
-
-extension WriteTransaction {
-    /// Gives every described top-level field an id, in declaration order (the order the record
-    /// codec would assign them in).
-    func assignFieldIDs(_ description: EntityDescription, _ context: EntityContext) {
-        // Assigned in a copy put back once: the context's table is shared (with its `decoding`
-        // view), so each assignment through it would copy the whole table.
-        var fields = context.schema.fields
-        for field in description.fields where fields.id(for: field.name) == nil { fields.assign(field.name) }
-        guard fields.count != context.schema.fields.count else { return }
-        context.schema.fields = fields
-        context.needsSaving = true
-    }
-}

@@ -2,13 +2,6 @@ import Foundation
 import LMDB
 
 extension ReadTransaction {
-    /// The names of the store's entities, sorted; in a write transaction, with those it created.
-    public func entityNames() throws -> [String] {
-        checkOpen()
-        let stored = try catalogEntityNames()
-        return Set(stored).union(contexts.keys).sorted()
-    }
-
     /// An untyped query over the records of the entity named `name`, to narrow with predicate
     /// format strings, order with sort strings and read as ``StoredRecord``s: what the
     /// command-line tool runs. The planner and executor are those of typed queries.
@@ -41,22 +34,6 @@ extension ReadTransaction {
         let known = try entityNames()
         throw StrataError(.notFound, "the store has no entity '\(name)'; "
             + (known.isEmpty ? "it has none yet" : "it has \(known.joined(separator: ", "))"), entity: name)
-    }
-}
-
-extension QueryValue {
-    /// This value as a value of `kind`, when it is text that spells one (`"42"` for an integer
-    /// key); nil when no conversion applies.
-    func converted(toKind kind: ValueKind) -> QueryValue? {
-        guard case .string(let text) = self else { return nil }
-        switch kind {
-        case .integer: return ValueConverter.integer(.string(text))?.queryValue   // "1.0" as import takes it
-        case .double: return Double(text).map(QueryValue.double)
-        case .bool: return text == "true" ? .bool(true) : text == "false" ? .bool(false) : nil
-        case .uuid: return UUID(uuidString: text).map(QueryValue.uuid)
-        case .date: return DateParsing.seconds(.string(text), format: .automatic).map { .date(Date(timeIntervalSince1970: $0)) }
-        case .string, .other: return nil
-        }
     }
 }
 

@@ -1,19 +1,4 @@
 extension ReadTransaction {
-    /// The relationships of other entities (or this one) that refer to entity `name`, each with
-    /// the entity holding the reference field.
-    func incomingRelationships(of name: String) throws -> [(holder: String, relationship: RelationshipDescriptor)] {
-        if let known = relationshipsByTarget[name] { return known }
-        var incoming: [(holder: String, relationship: RelationshipDescriptor)] = []
-        for holder in try entityNames() {
-            guard let context = try context(named: holder) else { continue }
-            for relationship in context.schema.relationships where relationship.target == name {
-                incoming.append((holder, relationship))
-            }
-        }
-        relationshipsByTarget[name] = incoming
-        return incoming
-    }
-
     /// The record `record` refers to through `relationship`, or nil when its reference is nil or
     /// names no stored record.
     public func parent<Source, Target>(_ relationship: ToOne<Source, Target>, of record: Source) throws -> Target? {

@@ -31,3 +31,16 @@ extension OrderedKey {
         }
     }
 }
+
+extension OrderedKey {
+    /// A stored primary key's value: the value of a single-field key, the `.list` of the values
+    /// of a compound key. Throws `.corruptRecord` when the bytes do not decode.
+    package static func primaryKeyValue(from bytes: [UInt8]) throws(StrataError) -> QueryValue {
+        var position = 0
+        let first = try queryValue(from: bytes, at: &position)
+        guard position < bytes.count else { return first }
+        var parts = [first]
+        while position < bytes.count { parts.append(try queryValue(from: bytes, at: &position)) }
+        return .list(parts)
+    }
+}

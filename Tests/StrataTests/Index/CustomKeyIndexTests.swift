@@ -3,6 +3,7 @@ import LMDB
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 /// A value type of the program's own with its own key encoding: "1.10" sorts after "1.9". Stored
 /// as its text, so imports read it from a JSON string.

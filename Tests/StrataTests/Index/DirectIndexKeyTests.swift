@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 /// The index keys read straight from stored bytes (StoredIndexMaintainer+Direct.swift) are the
 /// general path's byte for byte, on random values of every kind the direct path takes and some

@@ -3,6 +3,7 @@ import LMDB
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 @Suite struct BulkWriteTests {
     /// Checks that every index of `T` holds exactly one entry per record (per distinct element for

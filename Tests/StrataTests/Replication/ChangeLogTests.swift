@@ -3,6 +3,7 @@ import LMDB
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 /// The change log: one entry per commit that changed records, written in the commit's own
 /// transaction, pruned by its retention in bounded steps, read by sequence.

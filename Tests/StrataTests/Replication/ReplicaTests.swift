@@ -3,6 +3,7 @@ import LMDB
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 /// A user with an index, for replicas to rebuild.
 private struct Subscriber: Record, Equatable {

@@ -3,6 +3,7 @@ import LMDB
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 /// A record that takes the name `User` after the first `User` was renamed away.
 private struct NewUser: Record, Equatable {

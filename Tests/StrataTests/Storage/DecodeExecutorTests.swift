@@ -3,6 +3,7 @@ import LMDB
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 /// The store's bounded executor (`DecodeExecutor`): never more threads than its limit, work taken
 /// back when no worker started it (and then never run), started work waited for, threads ended

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 /// A query's results are decoded on a second thread while the query still finds them
 /// (`DecodePipeline`): at every size around its chunk and start thresholds, and past the batch

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 /// Scans longer than a batch overlap gathering with decoding on another thread: order, early
 /// stops and errors must be those of a plain scan.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 /// Large scans gather batches in one call per batch (`Cursor.copyEntries`), start the other
 /// thread on a batch before handing the previous one to `body`, and balance the shares as they
