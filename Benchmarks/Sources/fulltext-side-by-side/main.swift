@@ -176,6 +176,13 @@ do {
     if let profile {
         let queries = QueryDraw.draw(profile.shape, count: queryCount, from: documents,
                                      df: QueryDraw.documentFrequencies(documents), seed: seed)
+        try strata.store.read { tx in
+            for q in queries.prefix(3) {
+                var request = tx.query(TextDoc.self).where(.matches(\.body, q.text))
+                if let section = q.section { request = tx.query(TextDoc.self).where(.matches(\.body, q.text) && \.section == section) }
+                log("explain \(q.text) \(q.section ?? ""): \(try request.sorted(by: .relevance).limit(10).explain())")
+            }
+        }
         log("profiling Strata, \(profile.shape.rawValue), \(profile.seconds) s")
         var runs = 0
         start = now()
