@@ -81,10 +81,12 @@ final class SQLiteText {
     static let topSQL = "SELECT rowid FROM doc_fts WHERE body MATCH ? ORDER BY rank LIMIT 10"
     static let topInSectionSQL = "SELECT doc.id FROM doc_fts JOIN doc ON doc.id = doc_fts.rowid WHERE doc_fts.body MATCH ? AND doc.section = ? ORDER BY doc_fts.rank LIMIT 10"
     static let matchSQL = "SELECT rowid FROM doc_fts WHERE body MATCH ?"
+    static let tiedTopSQL = topSQL.replacingOccurrences(of: "ORDER BY rank", with: "ORDER BY rank, rowid")
+    static let tiedTopInSectionSQL = topInSectionSQL.replacingOccurrences(of: "ORDER BY doc_fts.rank", with: "ORDER BY doc_fts.rank, doc.id")
 
     let directory: ScratchDirectory
     let connection: SQLiteConnection
-    let insertDoc, insertFTS, deleteFTS, selectDoc, begin, commit, top, topInSection, match: SQLiteStatement
+    let insertDoc, insertFTS, deleteFTS, selectDoc, begin, commit, top, topInSection, match, tiedTop, tiedTopInSection: SQLiteStatement
     let path: String
     var settings = ""
 
@@ -102,8 +104,10 @@ final class SQLiteText {
         top = try connection.prepare(Self.topSQL)
         topInSection = try connection.prepare(Self.topInSectionSQL)
         match = try connection.prepare(Self.matchSQL)
+        tiedTop = try connection.prepare(Self.tiedTopSQL)
+        tiedTopInSection = try connection.prepare(Self.tiedTopInSectionSQL)
         settings = try SQLiteSettings.describe(connection, statements: "statements prepared once (`sqlite3_prepare_v3`, `SQLITE_PREPARE_PERSISTENT`), reset and bound per use; "
-            + Self.schema.map { "`\($0)`" }.joined(separator: "; ") + "; queries: `\(Self.topSQL)`, `\(Self.topInSectionSQL)`, `\(Self.matchSQL)` (`rank` is `bm25(doc_fts)`, FTS5's default)")
+            + Self.schema.map { "`\($0)`" }.joined(separator: "; ") + "; queries: `\(Self.topSQL)`, `\(Self.topInSectionSQL)`, `\(Self.matchSQL)` (`rank` is `bm25(doc_fts)`, FTS5's default); for the top-10 overlap alone, the same with `ORDER BY rank, rowid` (ties broken as Strata breaks them, by the oldest document)")
     }
 
     func run(_ statement: SQLiteStatement) throws {
@@ -157,13 +161,15 @@ final class SQLiteText {
         return ids
     }
 
-    func topTen(_ query: String, section: String? = nil) throws -> [Int64] {
+    func topTen(_ query: String, section: String? = nil, tiesByRowid: Bool = false) throws -> [Int64] {
         if let section {
-            topInSection.bind(query, at: 1); topInSection.bind(section, at: 2)
-            return try ids(topInSection)
+            let statement = tiesByRowid ? tiedTopInSection : topInSection
+            statement.bind(query, at: 1); statement.bind(section, at: 2)
+            return try ids(statement)
         }
-        top.bind(query, at: 1)
-        return try ids(top)
+        let statement = tiesByRowid ? tiedTop : top
+        statement.bind(query, at: 1)
+        return try ids(statement)
     }
 
     func matches(_ query: String) throws -> [Int64] {

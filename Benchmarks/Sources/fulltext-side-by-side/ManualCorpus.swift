@@ -17,7 +17,8 @@ struct ManualParagraph: Sendable {
 /// The corpus, built from the manual pages installed on the machine (Debian's `manpages`,
 /// `manpages-dev` and those of every installed package): each page's roff source is read
 /// (gunzipped with zlib), `.so` links are skipped, requests are dropped or reduced to their text
-/// (`.B word` → `word`), escapes are removed (`\fB`, `\-` → `-`, `\(em` → `—`), and the text is
+/// (`.B word` → `word`), escapes are removed or replaced (`\fB`, `\-` → `-`, `\(em` → `—`, `\('e` → `é`,
+/// `\[u00E9]` → `é`, `\*(Aq` → `'`), and the text is
 /// cut into paragraphs at `.PP`/`.P`/`.LP`/`.TP`/`.IP`/`.sp`/blank lines and headings at
 /// `.SH`/`.SS` (mdoc's `.Sh`/`.Ss`/`.Pp` alike); a paragraph of fewer than three words is left
 /// out. Pages are read in the order of an FNV-1a hash of their file names (mixing the sections),
@@ -123,18 +124,30 @@ enum ManualCorpus {
                                              "a:": "ä", "o:": "ö", "u:": "ü", "A:": "Ä", "O:": "Ö", "U:": "Ü", "ss": "ß", "e'": "é",
                                              "e`": "è", "a`": "à", "c,": "ç", "->": "→", "<-": "←", "<=": "≤", ">=": "≥", "mu": "×"]
 
+    static let accents: [Character: String] = ["'": "\u{301}", "`": "\u{300}", "^": "\u{302}", ":": "\u{308}", "~": "\u{303}", ",": "\u{327}"]
+
     /// A line of roff text with its escapes removed.
     static func text(of line: Substring) -> String {
         var out = ""
         var characters = Array(line)
         var i = 0
-        func special(_ name: String) -> String { specials[name] ?? " " }
+        func special(_ name: String) -> String {
+            if let known = specials[name] { return known }
+            let c = Array(name)
+            // \('e \(`a \(^e: a letter and its accent; \[u00E9]: a code point.
+            if c.count == 2, let mark = accents[c[0]], c[1].isLetter { return (String(c[1]) + mark).precomposedStringWithCanonicalMapping }
+            if c.first == "u", let value = UInt32(String(c.dropFirst()), radix: 16), let scalar = Unicode.Scalar(value) { return String(Character(scalar)) }
+            return " "
+        }
         while i < characters.count {
             let c = characters[i]
             guard c == "\\", i + 1 < characters.count else { out.append(c); i += 1; continue }
             let e = characters[i + 1]
             i += 2
             switch e {
+            case "*" where i + 2 < characters.count && characters[i] == "(" && characters[i + 1] == "A" && characters[i + 2] == "q":
+                out.append("'")   // \*(Aq, the man macros' apostrophe
+                i += 3
             case "f", "*", "n", "g", "k", "F", "m":   // font, string, register: \fB \f(CW \f[B] \*(xx
                 guard i < characters.count else { break }
                 if characters[i] == "(" { i += 3 } else if characters[i] == "[" {

@@ -94,12 +94,23 @@ func measure(_ queries: [TextQueryCase], minSeconds: Double, _ run: (TextQueryCa
     return (samples.map(median), results)
 }
 
+/// Up to 60 characters either side of the first place `query`'s first word (or prefix) occurs
+/// in `body`, case folded: where a matching-set difference comes from.
+func context(of query: String, in body: String) -> String {
+    let word = query.split(separator: " ").first.map { $0.filter { $0 != "\"" && $0 != "*" } } ?? ""
+    let folded = body.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    guard !word.isEmpty, folded.count == body.count, let range = folded.range(of: word.lowercased()) else { return String(body.prefix(120)) }
+    let start = folded.distance(from: folded.startIndex, to: range.lowerBound)
+    let characters = Array(body)
+    return String(characters[max(0, start - 60)..<min(characters.count, start + word.count + 60)])
+}
+
 struct ShapeResult {
     var shape: String
     var queries: Int
     var strataMedian = 0.0, sqliteMedian = 0.0, strataP90 = 0.0, sqliteP90 = 0.0
     var equalSets = 0, compared = 0, onlyStrata = 0, onlySQLite = 0
-    var overlap = 0.0, overlapQueries = 0
+    var overlap = 0.0, overlapQueries = 0, untiedOverlap = 0.0
     var meanMatches = 0.0
     var examples: [String] = []
     var worst: (query: String, strata: Double, sqlite: Double)?
@@ -130,12 +141,14 @@ func compare(_ name: String, _ queries: [TextQueryCase], strata: StrataText, sql
                     if result.examples.count < 4 {
                         let id = extraS.first ?? extraL.first!
                         let side = extraS.isEmpty ? "FTS5 only" : "Strata only"
-                        let body = documents[id].map { String($0.body.prefix(160)) } ?? "?"
-                        result.examples.append("`\(q.text)`: Strata \(s.count), FTS5 \(l.count) (\(extraS.count) Strata only, \(extraL.count) FTS5 only); e.g. \(side) #\(id) \(documents[id]?.title ?? ""): “\(body)…”")
+                        let body = documents[id].map { context(of: q.text, in: $0.body) } ?? "?"
+                        result.examples.append("`\(q.text)`: Strata \(s.count), FTS5 \(l.count) (\(extraS.count) Strata only, \(extraL.count) FTS5 only); e.g. \(side) #\(id) \(documents[id]?.title ?? ""): “…\(body)…”")
                     }
                 }
-                if !qTop[i].isEmpty {
-                    result.overlap += Double(Set(sTop[i]).intersection(qTop[i]).count) / Double(qTop[i].count)
+                result.untiedOverlap += qTop[i].isEmpty ? 0 : Double(Set(sTop[i]).intersection(qTop[i]).count) / Double(qTop[i].count)
+                let tied = try sqlite.topTen(q.text, section: q.section, tiesByRowid: true)
+                if !tied.isEmpty {
+                    result.overlap += Double(Set(sTop[i]).intersection(tied).count) / Double(tied.count)
                     result.overlapQueries += 1
                 }
             }
@@ -262,11 +275,11 @@ do {
         | store size (Strata: LMDB pages in use; SQLite: file after `wal_checkpoint(TRUNCATE)`) | \(mebibytes(strataSize.used)) | \(mebibytes(sqliteSize)) | \(f(Double(strataSize.used) / Double(sqliteSize)))× |
         | Strata's store file allocated / store without the text index (pages in use) / the difference, the text index | \(mebibytes(strataSize.allocated)) / \(mebibytes(plainSize.used)) / \(mebibytes(textIndexBytes)) | – | – |
 
-        | top 10 by relevance | queries | mean FTS5 matches | Strata median µs | FTS5 median µs | Strata / FTS5 | Strata p90 µs | FTS5 p90 µs | equal matching sets | docs only in Strata / only in FTS5 | top-10 overlap | worst query (Strata µs / FTS5 µs) |
-        |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
+        | top 10 by relevance | queries | mean FTS5 matches | Strata median µs | FTS5 median µs | Strata / FTS5 | Strata p90 µs | FTS5 p90 µs | equal matching sets | docs only in Strata / only in FTS5 | top-10 overlap (FTS5 ties by rowid) | overlap with FTS5's own tie order | worst query (Strata µs / FTS5 µs) |
+        |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
         """)
     func row(_ r: ShapeResult) -> String {
-        "| \(r.shape) | \(r.queries) | \(f(r.meanMatches, 0)) | \(micro(r.strataMedian)) | \(micro(r.sqliteMedian)) | \(f(r.strataMedian / r.sqliteMedian))× | \(micro(r.strataP90)) | \(micro(r.sqliteP90)) | \(r.equalSets)/\(r.compared) | \(r.onlyStrata) / \(r.onlySQLite) | \(f(r.overlapQueries == 0 ? .nan : r.overlap / Double(r.overlapQueries))) | "
+        "| \(r.shape) | \(r.queries) | \(f(r.meanMatches, 0)) | \(micro(r.strataMedian)) | \(micro(r.sqliteMedian)) | \(f(r.strataMedian / r.sqliteMedian))× | \(micro(r.strataP90)) | \(micro(r.sqliteP90)) | \(r.equalSets)/\(r.compared) | \(r.onlyStrata) / \(r.onlySQLite) | \(f(r.overlapQueries == 0 ? .nan : r.overlap / Double(r.overlapQueries))) | \(f(r.overlapQueries == 0 ? .nan : r.untiedOverlap / Double(r.overlapQueries))) | "
             + (r.worst.map { "`\($0.query)` (\(micro($0.strata)) / \(micro($0.sqlite)))" } ?? "") + " |"
     }
     for r in shapeResults { print(row(r)) }
@@ -284,8 +297,8 @@ do {
 
         Multilingual corpus (the translated pages installed under \(manRoot)/de, fr, ja, zh_CN, cut the same way; one store and one database per language; one-term queries: a word of four or more letters, or for ja and zh_CN the first two characters of a CJK run):
 
-        | language | documents | build docs/s Strata / FTS5 | size Strata / FTS5 | top 10 by relevance | queries | mean FTS5 matches | Strata median µs | FTS5 median µs | Strata / FTS5 | Strata p90 µs | FTS5 p90 µs | equal matching sets | docs only in Strata / only in FTS5 | top-10 overlap | worst query (Strata µs / FTS5 µs) |
-        |---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
+        | language | documents | build docs/s Strata / FTS5 | size Strata / FTS5 | top 10 by relevance | queries | mean FTS5 matches | Strata median µs | FTS5 median µs | Strata / FTS5 | Strata p90 µs | FTS5 p90 µs | equal matching sets | docs only in Strata / only in FTS5 | top-10 overlap (FTS5 ties by rowid) | overlap with FTS5's own tie order | worst query (Strata µs / FTS5 µs) |
+        |---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
         """)
     for m in multilingual {
         print("| \(m.language) | \(grouped(Double(m.documents))) | \(grouped(m.strataRate)) / \(grouped(m.sqliteRate)) | \(mebibytes(m.strataSize)) / \(mebibytes(m.sqliteSize)) " + row(m.result))
