@@ -47,6 +47,17 @@ struct StemmedText: Record {
         withExtendedLifetime(dir) {}
     }
 
+    @Test func aSchemaFilesArrayOfFieldNamesIsOneIndexAndItsObjectsOneEach() throws {
+        func indexes(_ member: String) throws -> [FullTextIndexDescription] {
+            let text = #"{"entities": {"Note": {"primaryKey": "id", "fields": {"id": {"type": "int"}, "title": {"type": "string"}, "#
+                + #""body": {"type": "string"}}, "fullText": \#(member)}}}"#
+            return try #require(try SchemaFile(json: Data(text.utf8)).entity("Note")).fullTextIndexes
+        }
+        #expect(try indexes(#"["title", "body"]"#) == [FullTextIndexDescription(fields: ["title", "body"])])
+        #expect(try indexes(#"[{"fields": ["title"]}, {"fields": ["body"], "stemming": "english"}]"#)
+                == [FullTextIndexDescription(fields: ["title"]), FullTextIndexDescription(fields: ["body"], stemming: .english)])
+    }
+
     @Test func operatorsPrecedenceAndScopesAreTheArticles() throws {
         let (store, dir) = try Self.store([
             SearchedPage(id: 1, title: "lmdb", body: "a b"),
