@@ -18,6 +18,7 @@ var upserts = 100
 var seed: UInt64 = 42
 var manRoot = "/usr/share/man"
 var profile: (shape: TextShape, seconds: Double)?
+var overlapDetail = false
 var arguments = BenchmarkArguments(tool: "fulltext-side-by-side")
 while let argument = arguments.next() {
     switch argument {
@@ -36,6 +37,7 @@ while let argument = arguments.next() {
         }
         guard let s = Double(arguments.value(for: "--profile SHAPE")), s > 0 else { fail("--profile SHAPE SECONDS") }
         profile = (shape, s)
+    case "--overlap-detail": overlapDetail = true
     case "--help", "-h":
         print("""
             usage: fulltext-side-by-side [--count N (100000)] [--queries N per shape (50)] [--min-seconds S per shape and engine (0.3)]
@@ -50,6 +52,7 @@ while let argument = arguments.next() {
             The multilingual corpus is every paragraph of DIR/de, DIR/fr, DIR/ja and DIR/zh_CN, cut the same way.
             Queries are drawn from random documents with the seed (shapes: \(TextShape.allCases.map { "\($0)" }.joined(separator: ", "))).
             --profile runs Strata's queries of one shape for SECONDS after the build, for `perf record`.
+            --overlap-detail prints, after the build, where FTS5's top 10 of the one- and two-term queries stand in Strata's ranking.
             """)
         exit(0)
     default: arguments.unknown(argument)
@@ -185,6 +188,29 @@ do {
     start = now(); try plain.loadPlain(documents); let plainBuild = Double(now() - start) / 1e9
     let strataSize = try strata.size(), sqliteSize = try sqlite.size(), plainSize = try plain.size()
     let textIndexBytes = strataSize.used - plainSize.used   // the same records and section index in both stores
+
+    if overlapDetail {
+        let df = QueryDraw.documentFrequencies(documents)
+        print("| query | FTS5 top-10 documents missing from Strata's top 10 | their rank in Strata (of all matches) | their Strata score below Strata's 10th, % |")
+        print("|---|---:|---|---|")
+        for shape in [TextShape.oneTerm, .twoTerms] {
+            for q in QueryDraw.draw(shape, count: queryCount, from: documents, df: df, seed: seed) {
+                let tied = try sqlite.transaction { try sqlite.topTen(q.text, tiesByRowid: true) }
+                let ranked = try strata.store.read { tx in
+                    try tx.query(TextDoc.self).where(.matches(\.body, q.text)).sorted(by: .relevance).scored().map { ($0.record.id, $0.score) }
+                }
+                let top = Set(ranked.prefix(10).map(\.0))
+                let missing = tied.filter { !top.contains($0) }
+                guard !missing.isEmpty, ranked.count >= 10 else { continue }
+                let tenth = ranked[9].1
+                let place = Dictionary(uniqueKeysWithValues: ranked.enumerated().map { ($1.0, ($0 + 1, $1.1)) })
+                let ranks = missing.map { place[$0].map { "\($0.0)" } ?? "–" }.joined(separator: ", ")
+                let gaps = missing.map { place[$0].map { f(100 * (tenth - $0.1) / tenth, 2) } ?? "–" }.joined(separator: ", ")
+                print("| `\(q.text)` | \(missing.count) | \(ranks) (of \(ranked.count)) | \(gaps) |")
+            }
+        }
+        exit(0)
+    }
 
     if let profile {
         let queries = QueryDraw.draw(profile.shape, count: queryCount, from: documents,
