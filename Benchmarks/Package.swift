@@ -79,6 +79,13 @@ let package = Package(
         ),
         .executableTarget(name: "relationship-side-by-side", dependencies: ["RelationshipComparison"]),
 
+        // Full-text search, Strata's SEARCH beside SQLite FTS5 (C API) on the installed manual pages.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .executableTarget(
+            name: "fulltext-side-by-side",
+            dependencies: ["CSQLite", "CZlib", "EngineComparison", .product(name: "Strata", package: "Strata")]
+        ),
+
         // What active observers cost a stream of writes they do not observe.
         .executableTarget(name: "observation-overhead", dependencies: ["EngineComparison", .product(name: "Strata", package: "Strata")]),
         .executableTarget(name: "changelog-bench", dependencies: ["Dataset", "EngineComparison", .product(name: "Strata", package: "Strata")]),

@@ -21,6 +21,7 @@ try await concurrency(path: storePath("concurrency.strata"))
 try durability(path: storePath("durability.strata"), directory: directory)
 try await replication(path: storePath("primary.strata"), replicaPath: storePath("replica.strata"))
 try storageFormat(path: storePath("format.strata"))
+try searching(path: storePath("searching.strata"))
 print("articles: every snippet ran")
 
 /// Stops the program when an article's claim does not hold (a plain parameter, so that `try` and

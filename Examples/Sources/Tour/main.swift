@@ -63,3 +63,25 @@ try store.read { tx in
 try await importing(store, payload: directory.appendingPathComponent("users.json"))
 try await observing(store)
 try await replicating(store)
+
+// snippet: full-text
+struct Post: Record {
+    var id: Int64
+    var title: String
+    var body: String
+    static let primaryKey = \Post.id
+    static let indexes: [IndexDefinition<Post>] = [.fullText(\.title, \.body, weights: [2, 1])]
+}
+try store.write { tx in
+    try tx.upsert([Post(id: 1, title: "Readers and writers", body: "LMDB readers never block the writer."),
+                   Post(id: 2, title: "Über Köln", body: "Die Straße am Rhein, mit LMDB-Tipps.")])
+}
+try store.read { tx in
+    // every word, OR, NOT, "phrases", prefix*, NEAR(a b, 5), title:word; case and accents folded
+    let request = tx.query(Post.self).where(.matches(\.body, "lmdb (strasse OR \"never block\")"))
+        .sorted(by: .relevance).limit(10)                              // BM25, best first
+    for (post, score) in try request.scored() {
+        print(post.id, score, try request.snippet(post.body, field: "body", words: 8, open: "[", close: "]"))
+    }   // 1 … [LMDB] readers [never block] the writer, then 2 … Die [Straße] am Rhein, mit [LMDB]-Tipps
+}
+// end snippet: full-text
