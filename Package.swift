@@ -32,11 +32,17 @@ let package = Package(
             name: "StrataStorage",
             dependencies: ["StrataFormat", "StrataText", "LMDB", .product(name: "Logging", package: "swift-log")]
         ),
-        // Queries, import, migration operations, relationships, observation, replication, inspection;
-        // the library users import: re-exports StrataFormat and StrataStorage.
+        // Queries: the planner, the executor, the front ends (key paths, format strings, #Predicate),
+        // aggregates, full-text search, relationship paths. On the store; names no feature above it.
+        .target(
+            name: "StrataQuery",
+            dependencies: ["StrataFormat", "StrataText", "StrataStorage", "LMDB", .product(name: "Logging", package: "swift-log")]
+        ),
+        // Import, migration operations, observation, replication feeds, inspection; the library users
+        // import: re-exports StrataFormat, StrataStorage and StrataQuery.
         .target(
             name: "Strata",
-            dependencies: ["StrataFormat", "StrataText", "StrataStorage", "LMDB", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["StrataFormat", "StrataStorage", "StrataQuery", "LMDB", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "StrataCommand",
@@ -47,7 +53,7 @@ let package = Package(
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(name: "StrataFormatTests", dependencies: ["StrataFormat", "TestSupport"]),
         .testTarget(name: "StrataTextTests", dependencies: ["StrataText", "StrataFormat", "TestSupport"]),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStorage", "StrataFormat", "StrataText", "LMDB", "TestSupport", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStorage", "StrataQuery", "StrataFormat", "StrataText", "LMDB", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrataCommandTests", dependencies: ["StrataCommand", "Strata", "LMDB", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

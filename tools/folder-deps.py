@@ -20,7 +20,7 @@ from collections import defaultdict
 from itertools import combinations
 
 sources = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'Sources')
-TARGETS = ['StrataFormat', 'StrataText', 'StrataStorage', 'Strata']
+TARGETS = ['StrataFormat', 'StrataText', 'StrataStorage', 'StrataQuery', 'Strata']
 top = '--top' in sys.argv
 
 def strip(text):

@@ -5,3 +5,4 @@
 // target); it is not part of the documented API.
 @_spi(Format) @_exported import StrataFormat
 @_spi(Format) @_exported import StrataStorage
+@_spi(Format) @_exported import StrataQuery

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+@testable import StrataQuery
 
 /// Arbitrary bytes as a JSON import into an entity with every field kind, through the public
 /// `store.importJSON(_:entity:options:)` (streaming parser, key mapping, value conversion, record

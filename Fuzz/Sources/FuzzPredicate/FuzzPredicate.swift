@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+@testable import StrataQuery
 
 /// Arbitrary bytes as a predicate format string: the parser either parses or throws
 /// `.invalidQuery`; what parses is planned, explained, counted and run against a small store with

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+@testable import StrataQuery
 @testable import StrataStorage
 @_spi(Format) @testable import StrataFormat
 

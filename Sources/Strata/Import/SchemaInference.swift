@@ -340,7 +340,7 @@ struct InferredField {
         default: break
         }
         guard let found = Self.type(of: value) else { isOptional = true; return }
-        type = type.map { Self.merge($0, found) } ?? found
+        type = type.map { FieldType.merge($0, found) } ?? found
     }
 
     /// Adds the value of record `record` (records come in order; a key twice in one record counts once).
@@ -375,24 +375,9 @@ struct InferredField {
             return .string
         case .array(let elements):
             let types = elements.compactMap(type(of:))
-            return .array(types.dropFirst().reduce(types.first ?? .any) { merge($0, $1) })
+            return .array(types.dropFirst().reduce(types.first ?? .any) { FieldType.merge($0, $1) })
         case .object:
             return .any
-        }
-    }
-
-    /// The narrowest type holding values of both (also what the type check samples from stored
-    /// values, ``StoredFieldSample``).
-    static func merge(_ a: FieldType, _ b: FieldType) -> FieldType {
-        switch (a, b) {
-        case _ where a == b: return a
-        case (.integer, .double), (.double, .integer): return .double
-        case (.date, .string), (.string, .date), (.uuid, .string), (.string, .uuid), (.date, .uuid), (.uuid, .date): return .string
-        case (.array(let x), .array(let y)):
-            if x == .any, y != .any { return b }   // an empty array says nothing about the elements
-            if y == .any { return a }
-            return .array(merge(x, y))
-        default: return .any
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataQuery
 @testable import StrataFormat
 
 /// Queries of one shape run the access path kept for the shape, made again from their constants

@@ -1,0 +1,290 @@
+import LMDB
+
+/// Walks the entries of one index that meet an index condition, in index order: the planner uses
+/// it to estimate rows, the executor to find candidates.
+///
+/// Bounds are compared as byte prefixes cut to `IndexKey.maxLength`, so keys that were cut when
+/// stored are always among the candidates (the executor rechecks every candidate).
+package struct IndexProbe {
+    package let transaction: ReadTransaction
+    package let database: Database
+    /// The index's fields, in key order (a records database: its primary key field).
+    package let fields: [IndexedField]
+
+    package init(transaction: ReadTransaction, database: Database, fields: [IndexedField]) {
+        precondition(!fields.isEmpty, "an index has at least one field")
+        self.transaction = transaction
+        self.database = database
+        self.fields = fields
+    }
+
+    package init(transaction: ReadTransaction, database: Database, field: IndexedField) {
+        self.init(transaction: transaction, database: database, fields: [field])
+    }
+
+    /// The leading field, which every condition but a compound one is on.
+    package var field: IndexedField { fields[0] }
+
+    /// What a bounded count of index entries found.
+    package struct EntryCount {
+        /// Entries meeting the condition among those counted.
+        package var entries = 0
+        /// False when the count stopped at its limit before the end of the condition's keys.
+        package var complete = true
+        /// True when a counted key has the cut length (its value is not known exactly).
+        package var sawCutKey = false
+    }
+
+    /// Counts the entries meeting `condition` key by key (`mdb_cursor_count` for the duplicates of
+    /// each key), without copying keys or reading records; stops once `limit` entries are counted.
+    /// The keys of an exclusive lower bound, which come first, are passed over here; the rest of
+    /// each stretch is counted in one call (``Cursor/countEntries(upTo:throughPrefix:limit:)``).
+    package func countEntries(_ condition: QueryPlan.IndexCondition, limit: Int = .max) throws -> EntryCount {
+        var result = EntryCount()
+        try transaction.lmdb {
+            try transaction.withCursor(database) { cursor in
+                for bounds in keyBounds(condition) where result.complete {
+                    var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+                    if let skipped = bounds.skipped {
+                        while more, cursor.withCurrent({ key, _ in KeyBounds.starts(key, with: skipped) }) { more = try cursor.nextKey() }
+                    }
+                    guard more else { continue }
+                    let end = bounds.countEnd
+                    let counted = try cursor.countEntries(upTo: end.upper, throughPrefix: end.throughPrefix, limit: limit - result.entries)
+                    result.entries += counted.entries
+                    if counted.reachedLimit { result.complete = false }
+                    if counted.longestKey >= IndexKey.maxLength { result.sawCutKey = true }
+                }
+            }
+        }
+        return result
+    }
+
+    /// The entries meeting `condition`: counted when there are at most `limit`, otherwise
+    /// interpolated from where its bounds fall between the index's first and last keys (as if
+    /// keys were spread evenly), and never fewer than were counted. `counted`: the count of
+    /// `condition` to `limit` when the caller has made it.
+    package func estimateRows(_ condition: QueryPlan.IndexCondition, limit: Int, counted: EntryCount? = nil) throws -> Int {
+        let counted = try counted ?? countEntries(condition, limit: limit)
+        if counted.complete { return counted.entries }
+        let fraction = try transaction.lmdb {
+            try transaction.withCursor(database) { cursor -> Double in
+                guard try cursor.first() else { return 0 }
+                let first = cursor.key
+                guard try cursor.last() else { return 0 }
+                let space = KeySpace(first: first, last: cursor.key)
+                return keyBounds(condition).reduce(0.0) { $0 + space.fraction(of: $1) }
+            }
+        }
+        let entries = try transaction.lmdb { try transaction.entryCount(in: database) }
+        return max(counted.entries, Int((fraction * Double(entries)).rounded()))
+    }
+
+    /// Calls `body` with (index key, primary key) for every entry meeting `condition`, in index
+    /// order, until `body` returns false.
+    package func walk(_ condition: QueryPlan.IndexCondition, reversed: Bool = false, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
+        if reversed { return try walkBackward(condition, body) }
+        try transaction.lmdb {
+            try transaction.withCursor(database) { cursor in
+                // Each entry is copied into the same two arrays: no allocation per entry unless
+                // `body` keeps one (then copy-on-write gives the next entry fresh storage).
+                var key: [UInt8] = [], value: [UInt8] = []
+                for bounds in keyBounds(condition) {
+                    var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+                    walking: while more {
+                        let verdict = cursor.withCurrent { current, currentValue in
+                            let verdict = bounds.verdict(current)
+                            if verdict == .take {
+                                key.removeAll(keepingCapacity: true)
+                                current.appendBytes(to: &key)
+                                value.removeAll(keepingCapacity: true)
+                                currentValue.appendBytes(to: &value)
+                            }
+                            return verdict
+                        }
+                        switch verdict {
+                        case .stop: break walking
+                        case .skip: break
+                        case .take: guard try body(key, value) else { return }
+                        }
+                        more = try cursor.next()
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `body` with each distinct stored key meeting `condition`, ascending, and its entries
+    /// (`mdb_cursor_count`; 0 when not `counting`), until `body` returns false. Reads keys only
+    /// (`MDB_NEXT_NODUP`).
+    package func forEachKey(_ condition: QueryPlan.IndexCondition, counting: Bool = true, _ body: ([UInt8], Int) throws -> Bool) throws {
+        try transaction.lmdb {
+            try transaction.withCursor(database) { cursor in
+                let duplicates = database.options.contains(.sortedDuplicates)
+                for bounds in keyBounds(condition) {
+                    var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+                    walking: while more {
+                        switch cursor.withCurrent({ key, _ in bounds.verdict(key) }) {
+                        case .stop: break walking
+                        case .skip: break
+                        case .take:
+                            let entries = !counting ? 0 : duplicates ? try cursor.duplicateCount() : 1
+                            guard try body(cursor.key, entries) else { return }
+                        }
+                        more = try cursor.nextKey()
+                    }
+                }
+            }
+        }
+    }
+
+    /// The distinct stored keys meeting `condition`, ascending, or nil when there are more than
+    /// `limit`. Each key's entries are primary keys in ascending order (its sorted duplicates, or
+    /// the one entry of a unique index), so merging the keys' entries (``IndexMerge``) yields
+    /// the condition's records in primary key order. Reads keys only.
+    package func distinctKeys(_ condition: QueryPlan.IndexCondition, limit: Int) throws -> [[UInt8]]? {
+        var keys: [[UInt8]] = []
+        var complete = true
+        try forEachKey(condition, counting: false) { key, _ in
+            guard keys.count < limit else { complete = false; return false }
+            keys.append(key)
+            return true
+        }
+        return complete ? keys : nil
+    }
+
+    /// The stretches of keys meeting `condition`, in key order (points: one per distinct key; a
+    /// compound condition: one or more per combination of leading values).
+    package func keyBounds(_ condition: QueryPlan.IndexCondition) -> [KeyBounds] {
+        guard case .compound(let leading, let next) = condition else { return keyBounds(condition, of: field, under: []) }
+        guard leading.count < fields.count else { return [] }
+        return leadingPrefixes(leading).flatMap { keyBounds(next, of: fields[leading.count], under: $0.prefix) }
+    }
+
+    /// The stretches of keys meeting `condition`, one per combination of the values its points
+    /// pin (`==` or `IN` on the index's first fields), with the length of the encoded values of the
+    /// combination's first `fields` fields: merged by the rest of the key, they yield the order of
+    /// the fields after those (``IndexMerge``). Nil when `condition` does not bound the first
+    /// `fields` fields by points.
+    package func stretches(_ condition: QueryPlan.IndexCondition, after fields: Int) -> [(bounds: KeyBounds, leadingLength: Int)]? {
+        switch condition {
+        case .points(let values) where fields == 1:
+            return pointKeys(values).map { (.prefix($0), $0.count) }
+        case .compound(let leading, let next):
+            let pointed: Int = if case .points = next { leading.count + 1 } else { leading.count }
+            guard fields >= 1, fields <= pointed else { return nil }
+            guard leading.count < self.fields.count else { return [] }
+            let combinations = leadingPrefixes(leading, measuring: fields)
+            if fields <= leading.count {
+                return combinations.flatMap { combination in
+                    keyBounds(next, of: self.fields[leading.count], under: combination.prefix)
+                        .map { ($0, min(combination.length, IndexKey.maxLength)) }
+                }
+            }
+            guard case .points(let values) = next else { return nil }
+            let keys = pointKeys(values, of: self.fields[leading.count])
+            return combinations.flatMap { combination in
+                keys.map { key in
+                    let stretch = Self.cut(combination.prefix + key)
+                    return (KeyBounds.prefix(stretch), min(combination.length + key.count, stretch.count))
+                }
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// The stretches of keys whose part after `prefix` (the encoded values of the fields before
+    /// `field`) meets `condition` on `field`.
+    private func keyBounds(_ condition: QueryPlan.IndexCondition, of field: IndexedField, under prefix: [UInt8]) -> [KeyBounds] {
+        switch condition {
+        case .all:
+            return [prefix.isEmpty ? .all : .prefix(Self.cut(prefix))]
+        case .points(let values):
+            return pointKeys(values, of: field).map { .prefix(Self.cut(prefix + $0)) }
+        case .prefix(let text):
+            return [.prefix(Self.cut(prefix + IndexKey.prefix(text, collation: field.collation)))]
+        case .range(let range):
+            return [.range(under: prefix, lower: range.lower.flatMap { encoded($0, of: field) }, lowerInclusive: range.lowerInclusive,
+                           upper: range.upper.flatMap { encoded($0, of: field) }, upperInclusive: range.upperInclusive)]
+        case .compound:
+            return []   // a compound condition's next condition is on one field
+        }
+    }
+
+    /// The encoded values of each combination of `leading` values of the first fields, in key
+    /// order, with the length of the encoded values of its first `measured` fields.
+    private func leadingPrefixes(_ leading: [[QueryValue]], measuring measured: Int = 0) -> [(prefix: [UInt8], length: Int)] {
+        var combinations: [(prefix: [UInt8], length: Int)] = [([], 0)]
+        for (position, (values, field)) in zip(leading, fields).enumerated() {
+            let keys = pointKeys(values, of: field)
+            combinations = combinations.flatMap { combination in
+                keys.map { (combination.prefix + $0, combination.length + (position < measured ? $0.count : 0)) }
+            }
+        }
+        return combinations
+    }
+
+    /// The distinct stored keys of `values` in the leading field (cut as stored), ascending.
+    package func pointKeys(_ values: [QueryValue]) -> [[UInt8]] { pointKeys(values, of: field) }
+
+    private func pointKeys(_ values: [QueryValue], of field: IndexedField) -> [[UInt8]] {
+        if values.count == 1 { return encoded(values[0], of: field).map { [$0] } ?? [] }
+        return Set(values.compactMap { encoded($0, of: field) }).sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    private func encoded(_ value: QueryValue, of field: IndexedField) -> [UInt8]? {
+        IndexKey.lookupKey(value, kind: field.kind, collation: field.collation).map(Self.cut)
+    }
+
+    private static func cut(_ key: [UInt8]) -> [UInt8] {
+        key.count > IndexKey.maxLength ? Array(key.prefix(IndexKey.maxLength)) : key
+    }
+
+    // MARK: Backward
+
+    /// As `walk`, with keys in descending order; the values of one key (primary keys) still come
+    /// in ascending order, the tie-break every result order uses.
+    private func walkBackward(_ condition: QueryPlan.IndexCondition, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
+        try transaction.lmdb {
+            try transaction.withCursor(database) { cursor in
+                for bounds in keyBounds(condition).reversed() {
+                    guard try backward(cursor, bounds, body) else { return }
+                }
+            }
+        }
+    }
+
+    /// Walks the keys of `bounds` downward from its end, each key's values upward; false when
+    /// `body` asked to stop.
+    private func backward(_ cursor: Cursor, _ bounds: KeyBounds, _ body: ([UInt8], [UInt8]) throws -> Bool) throws -> Bool {
+        var more: Bool
+        if let end = bounds.backwardStart, try cursor.seek(atLeast: end) {
+            more = try cursor.previous()
+        } else {
+            more = try cursor.last()
+        }
+        let duplicates = database.options.contains(.sortedDuplicates)
+        while more {
+            let key = cursor.key
+            switch bounds.backwardVerdict(key) {
+            case .stop, .skip: return true   // the keys passed over (an exclusive lower bound) come last going down
+            case .take:
+                if duplicates {
+                    // Re-seek the key (its first value) rather than trust where the cursor rests after
+                    // the last duplicate: then one step back is the previous key's last value.
+                    var next = try cursor.seek(exactly: key)
+                    while next {
+                        guard try body(key, cursor.value) else { return false }
+                        next = try cursor.nextDuplicate()
+                    }
+                    _ = try cursor.seek(exactly: key)
+                } else {
+                    guard try body(key, cursor.value) else { return false }
+                }
+            }
+            more = try cursor.previous()
+        }
+        return true
+    }
+}
