@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+@testable import StrataFormat
 
 /// Arbitrary bytes as a stored record: the Codable decoder (into a type with every field kind),
 /// the untyped reader (`StoredRecord`, what `strata verify`, `get` and `export` use) and the
