@@ -1,5 +1,3 @@
-import StrataText
-
 extension WriteTransaction {
     /// Builds a new full-text index on entity `name` from its stored records, in this transaction,
     /// and maintains it from then on, as if the record type or schema had declared it
