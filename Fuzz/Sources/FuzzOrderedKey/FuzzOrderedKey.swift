@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+@_spi(Format) @testable import StrataFormat
 
 /// Arbitrary bytes as an order-preserving key: every reader either returns a value within the
 /// bytes or throws; none may trap, read out of bounds or loop.
