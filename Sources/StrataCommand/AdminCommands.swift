@@ -35,8 +35,10 @@ struct IndexCommand: ParsableCommand {
               strata index add app.strata User lastName --collation caseDiacriticInsensitive
               strata index add app.strata User lastName,luckyNumber
               strata index add app.strata User email --unique
+              strata index add app.strata Post title:2,body --full-text --stemming english
               strata index list app.strata User
               strata index drop app.strata User 'lastName[cd]'
+              strata index drop app.strata Post title,body --full-text
             """,
         subcommands: [Add.self, Drop.self, List.self]
     )
@@ -45,18 +47,54 @@ struct IndexCommand: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add", abstract: "Build a new index from the stored records; it is kept in step from then on.")
         @Argument(help: "The store directory.") var store: String
         @Argument(help: "The entity.") var entity: String
-        @Argument(help: "The indexed fields, comma-separated (dotted paths for embedded values).") var fields: String
+        @Argument(help: "The indexed fields, comma-separated (dotted paths for embedded values); with --full-text, each may have a weight (title:2,body).")
+        var fields: String
         @Option(help: "binary (default), caseInsensitive or caseDiacriticInsensitive.") var collation = "binary"
         @Flag(help: "Refuse two records with the same value.") var unique = false
         @Flag(help: "One entry per element of an array field.") var multiValue = false
+        @Flag(help: "A full-text index on text fields, for SEARCH and relevance order.") var fullText = false
+        @Option(help: "With --full-text: none (default) or english.") var stemming: String?
+        @Option(help: "With --full-text: none (default) or english.") var stopWords: String?
+        @Option(help: "With --full-text: the index's name (default: its fields joined by commas).") var name: String?
 
         func validate() throws {
             guard SchemaFile.collation(named: collation) != nil else {
                 throw ValidationError("--collation must be binary, caseInsensitive or caseDiacriticInsensitive")
             }
+            if fullText {
+                guard collation == "binary", !unique, !multiValue else {
+                    throw ValidationError("--full-text takes no --collation, --unique or --multi-value: it folds case and diacritics itself")
+                }
+                if let stemming, TextStemming(rawValue: stemming) == nil { throw ValidationError("--stemming must be none or english") }
+                if let stopWords, TextStopWords(rawValue: stopWords) == nil { throw ValidationError("--stop-words must be none or english") }
+            } else if stemming != nil || stopWords != nil || name != nil {
+                throw ValidationError("--stemming, --stop-words and --name need --full-text")
+            }
+        }
+
+        /// The full-text index `fields` names: `title:2,body` is the fields title and body,
+        /// weighted 2 and 1 (all 1 when no field has a weight).
+        static func fullTextIndex(_ fields: String, stemming: String?, stopWords: String?, name: String?) throws -> FullTextIndexDescription {
+            var names: [String] = [], weights: [Double] = []
+            for part in fields.split(separator: ",", omittingEmptySubsequences: false) {
+                let pieces = part.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard !pieces[0].isEmpty else { throw CommandFailure(message: "'\(fields)': a full-text index's fields are names separated by commas") }
+                var weight = 1.0
+                if pieces.count == 2 {
+                    guard let given = Double(pieces[1]), given > 0, given.isFinite else {
+                        throw CommandFailure(message: "'\(part)': a field's weight is a positive number (title:2)")
+                    }
+                    weight = given
+                }
+                names.append(pieces[0])
+                weights.append(weight)
+            }
+            return FullTextIndexDescription(fields: names, weights: weights, stemming: stemming.flatMap(TextStemming.init) ?? .none,
+                                            stopWords: stopWords.flatMap(TextStopWords.init) ?? .none, name: name)
         }
 
         func run() throws {
+            if fullText { return try runFullText() }
             let names = fields.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             let index = IndexDescription(fields: names, collation: SchemaFile.collation(named: collation)!, unique: unique, multiValue: multiValue)
             let bar = ProgressBar("indexing \(entity)", unit: "records")
@@ -71,6 +109,21 @@ struct IndexCommand: ParsableCommand {
             bar.finish(completed: true)   // the result goes on a line of its own
             Terminal.write("built index on \(names.joined(separator: ",")) of \(entity) (\(total) records)\n")
         }
+
+        private func runFullText() throws {
+            let index = try Self.fullTextIndex(fields, stemming: stemming, stopWords: stopWords, name: name)
+            let bar = ProgressBar("indexing \(entity)", unit: "records")
+            let store = try Store.existing(self.store) { configuration in
+                configuration.indexBuildProgress = { progress in bar.update(fraction: progress.fractionCompleted, count: progress.completed) }
+            }
+            let total = try store.read { tx in try tx.count(entity: entity) }
+            do { try store.write { tx in try tx.addFullTextIndex(index, toEntity: entity) } } catch {
+                bar.finish(completed: false)
+                throw error
+            }
+            bar.finish(completed: true)
+            Terminal.write("built full-text index \(index.name) of \(entity) (\(total) records)\n")
+        }
     }
 
     struct Drop: ParsableCommand {
@@ -78,8 +131,14 @@ struct IndexCommand: ParsableCommand {
         @Argument(help: "The store directory.") var store: String
         @Argument(help: "The entity.") var entity: String
         @Argument(help: "The index name, e.g. lastName[cd] or lastName,luckyNumber.") var name: String
+        @Flag(help: "Drop the full-text index of that name.") var fullText = false
 
         func run() throws {
+            if fullText {
+                try Store.existing(store).write { tx in try tx.dropFullTextIndex(named: name, fromEntity: entity) }
+                Terminal.write("dropped full-text index \(name) of \(entity)\n")
+                return
+            }
             try Store.existing(store).write { tx in try tx.dropIndex(named: name, fromEntity: entity) }
             Terminal.write("dropped index \(name) of \(entity)\n")
         }

@@ -19,6 +19,8 @@ struct MigrateCommand: ParsableCommand {
                   {"op": "compact", "entity": "User"},
                   {"op": "addIndex", "entity": "User", "fields": ["age"]},
                   {"op": "dropIndex", "entity": "User", "index": "fullName"},
+                  {"op": "addFullTextIndex", "entity": "User", "fields": ["bio"]},
+                  {"op": "dropFullTextIndex", "entity": "User", "index": "bio"},
                   {"op": "renameEntity", "entity": "User", "to": "Member"} ] } ] }
             A renamed field keeps its JSON key (its old name, when it had none), so the file the store was \
             imported from imports again; "json": "KEY" in a renameField step gives it another. Each migration \

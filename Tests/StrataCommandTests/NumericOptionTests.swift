@@ -20,7 +20,7 @@ import TestSupport
     ]
     static let textOptions: Set<String> = [
         "--entity", "--format", "--key", "--sort", "--fields", "--schema", "--root-key", "--primary-key", "--scope",
-        "--on-error", "--collation", "--store",
+        "--on-error", "--collation", "--store", "--stemming", "--stop-words", "--name",
     ]
     static let extremes = ["-1", "0", "\(Int.max)", "9223372036854775808", "\(Int.min)", "\(UInt64.max)", "-18446744073709551616",
                            "1e400", "-1e400", "nan", "inf", "0.0000001", "abc", ""]

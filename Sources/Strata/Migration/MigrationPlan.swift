@@ -14,6 +14,8 @@ import Foundation
 ///     {"op": "compact", "entity": "User"},
 ///     {"op": "addIndex", "entity": "User", "fields": ["age"], "unique": false, "collation": "binary"},
 ///     {"op": "dropIndex", "entity": "User", "index": "fullName"},
+///     {"op": "addFullTextIndex", "entity": "User", "fields": ["bio", "name"], "weights": [1, 2], "stemming": "english"},
+///     {"op": "dropFullTextIndex", "entity": "User", "index": "bio,name"},
 ///     {"op": "renameEntity", "entity": "User", "to": "Member"} ] } ] }
 /// ```
 /// Types are the schema file's (``SchemaFile``): `string int double bool date [string] ...`. A
@@ -53,6 +55,11 @@ public struct MigrationPlan: Sendable, Hashable {
         case dropIndex(entity: String, index: String)
         /// ``WriteTransaction/compactRecords(of:)``.
         case compact(entity: String)
+        /// ``WriteTransaction/addFullTextIndex(_:toEntity:)``; in a plan, the step's `fields`,
+        /// `weights`, `stemming`, `stopWords` and `name` are a schema file's `"fullText"` object's.
+        case addFullTextIndex(entity: String, index: FullTextIndexDescription)
+        /// ``WriteTransaction/dropFullTextIndex(named:fromEntity:)``.
+        case dropFullTextIndex(entity: String, index: String)
 
         /// The step as a line of a report: `rename User.fullName to name`. A name with a control
         /// character is quoted with it escaped (`"a\u{1B}b"`), so that printing it cannot move a
@@ -70,6 +77,8 @@ public struct MigrationPlan: Sendable, Hashable {
             case .addIndex(let entity, let index): "add index \(v(entity))(\(v(index.fields.joined(separator: ","))))"
             case .dropIndex(let entity, let index): "drop index \(v(entity)).\(v(index))"
             case .compact(let entity): "compact \(v(entity))"
+            case .addFullTextIndex(let entity, let index): "add full-text index \(v(entity))(\(v(index.fields.joined(separator: ","))))"
+            case .dropFullTextIndex(let entity, let index): "drop full-text index \(v(entity)).\(v(index))"
             }
         }
 
@@ -89,6 +98,8 @@ public struct MigrationPlan: Sendable, Hashable {
             case .addIndex(let entity, let index): try tx.addIndex(index, toEntity: entity)
             case .dropIndex(let entity, let index): try tx.dropIndex(named: index, fromEntity: entity)
             case .compact(let entity): try tx.compactRecords(of: entity)
+            case .addFullTextIndex(let entity, let index): try tx.addFullTextIndex(index, toEntity: entity)
+            case .dropFullTextIndex(let entity, let index): try tx.dropFullTextIndex(named: index, fromEntity: entity)
             }
         }
     }
@@ -164,9 +175,16 @@ public struct MigrationPlan: Sendable, Hashable {
             return .addIndex(entity: entity, index: try schemaFile { try SchemaFile.index(value, entity: entity) })
         case "dropIndex": return .dropIndex(entity: entity, index: try text("index"))
         case "compact": return .compact(entity: entity)
+        case "addFullTextIndex":
+            let indexes = try schemaFile { try SchemaFile.fullTextIndexes(value, entity: entity) }
+            guard let index = indexes.first, indexes.count == 1 else { throw StrataError(.invalidValue, "addFullTextIndex adds one index") }
+            try index.validate(entity: entity)
+            return .addFullTextIndex(entity: entity, index: index)
+        case "dropFullTextIndex": return .dropFullTextIndex(entity: entity, index: try text("index"))
         case let other:
             throw StrataError(.invalidValue,
-                "unknown \"op\" '\(other)': one of renameField, renameEntity, removeField, addField, changeType, addIndex, dropIndex, compact")
+                "unknown \"op\" '\(other)': one of renameField, renameEntity, removeField, addField, changeType, addIndex, dropIndex, "
+                + "addFullTextIndex, dropFullTextIndex, compact")
         }
     }
 }

@@ -3,7 +3,7 @@ extension SchemaFile {
     /// The full-text indexes `value` declares for `entity`: an array of field names (one index on
     /// them), an object, or an array of objects, each with `fields` and optionally `weights`,
     /// `stemming`, `stopWords` and `name`.
-    static func fullTextIndexes(_ value: JSONValue, entity: String) throws -> [FullTextIndexDescription] {
+    package static func fullTextIndexes(_ value: JSONValue, entity: String) throws -> [FullTextIndexDescription] {
         switch value {
         case .array(let elements) where !elements.isEmpty && elements.allSatisfy({ if case .string = $0 { true } else { false } }):
             return [FullTextIndexDescription(fields: try names(value, entity: entity))]

@@ -96,7 +96,7 @@ extension WriteTransaction {
     }
 
     /// Runs an index build, reporting progress every 10,000 records and logging the result.
-    private func reportingBuild(_ names: [String], _ context: EntityContext, _ body: (() -> Void) throws -> Void) throws {
+    func reportingBuild(_ names: [String], _ context: EntityContext, _ body: (() -> Void) throws -> Void) throws {
         let total = try recordCount(context)
         let report = store.configuration.indexBuildProgress
         var progress = IndexBuildProgress(entity: context.name, indexes: names, completed: 0, total: total)

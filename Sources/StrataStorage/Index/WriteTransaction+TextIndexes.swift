@@ -13,7 +13,8 @@ extension WriteTransaction {
     /// those recorded and not among them (a changed declaration or other rules' versions count as
     /// a new index), checks the fields of the new ones (`known` is asked only then), creates their
     /// databases empty and fills them from the stored records through the one
-    /// ``IndexMaintainer``, and records the result in the catalog. Nothing happens when they are
+    /// ``IndexMaintainer`` (reporting to ``Store/Configuration/indexBuildProgress``), and records
+    /// the result in the catalog. Nothing happens when they are
     /// recorded already.
     package func migrateTextIndexes(_ descriptors: [FullTextIndexDescriptor], _ context: EntityContext, known: () -> KnownFields) throws {
         guard descriptors != context.schema.fullTextIndexes else { return }
@@ -41,13 +42,13 @@ extension WriteTransaction {
         context.needsSaving = true
         if !added.isEmpty {
             let maintainer = try IndexMaintainer(self, context, only: [], text: added)
-            try forEachStoredRecord(context) { key, bytes in
-                try maintainer.update(old: nil, new: bytes, primaryKey: key)
-                return true
+            try reportingBuild(added.map(\.name), context) { step in
+                try forEachStoredRecord(context) { key, bytes in
+                    try maintainer.update(old: nil, new: bytes, primaryKey: key)
+                    step()
+                    return true
+                }
             }
-            store.configuration.logger.info("built full-text indexes", metadata: [
-                "entity": "\(context.name)", "indexes": "\(added.map(\.name).joined(separator: " "))",
-            ])
         }
         context.indexMaintainer = nil
     }

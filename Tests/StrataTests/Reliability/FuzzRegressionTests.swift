@@ -69,4 +69,19 @@ import TestSupport
             #expect(verification.problems.contains { $0.contains("does not decode") }, "\(verification.problems)")
         }
     }
+
+    /// Found by `tools/fuzz predicate` on its own seed `%K == %@` (Fuzz/corpus/predicate/seed-3)
+    /// once the target's store had more arguments: `%K` given the value "Ann" names a field the
+    /// entity does not have, which a query refuses with `.unknownField` (naming it and the
+    /// column), a typed error the target did not yet accept. Nothing traps.
+    @Test func aKeyPathArgumentNamingNoFieldIsAnUnknownField() throws {
+        let (store, dir) = try makeStore()
+        _ = dir
+        try store.write { tx in try tx.insert(User.sample(1)) }
+        let error = try #require(throws: StrataError.self) {
+            try store.read { tx in try tx.query(entity: "User").where("%K == %@", arguments: ["Ann", 3]).all() }
+        }
+        #expect(error.code == .unknownField)
+        #expect(error.message.contains("unknown field 'Ann' in User at column 1"), "\(error.message)")
+    }
 }
