@@ -16,7 +16,7 @@ package struct TextIndexBatch {
 
     package var changes: [Change] = []
     /// The UTF-8 bytes of the texts held.
-    package var textBytes = 0
+    var textBytes = 0
 
     /// A batch holding this much text is written before the commit, so memory stays bounded.
     package static let byteLimit = 64 << 20

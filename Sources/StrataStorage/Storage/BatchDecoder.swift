@@ -12,7 +12,7 @@ package struct BatchDecoder<T: Record> {
     /// Records gathered before a batch is decoded.
     package static var batchSize: Int { 2048 }
     /// Below this many records a batch is decoded on the calling thread: the hand-off costs more.
-    package static var parallelThreshold: Int { 256 }
+    static var parallelThreshold: Int { 256 }
 
     package let fields: FieldTable
     package let entity: String
@@ -20,7 +20,7 @@ package struct BatchDecoder<T: Record> {
     package let executor: DecodeExecutor
 
     /// Whether any work can go to another thread.
-    package var isParallel: Bool { executor.threadLimit > 0 }
+    var isParallel: Bool { executor.threadLimit > 0 }
 
     /// Decodes `batch` in order. On failure, throws the error of the first record, in batch order,
     /// that failed; `describeKey` renders that record's stored key for the message.
@@ -307,7 +307,7 @@ package struct RawBatch: Sendable {
 
     package var count: Int { valueEnds.count }
     /// The bytes of all values.
-    package var valueByteCount: Int { valueBytes.count }
+    var valueByteCount: Int { valueBytes.count }
     package var isEmpty: Bool { valueEnds.isEmpty }
 
     package mutating func append(key: Span<UInt8>, value: Span<UInt8>) {

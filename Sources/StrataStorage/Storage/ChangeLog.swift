@@ -88,7 +88,7 @@ public struct LoggedCommit: Sendable, Equatable {
     /// entity, key and bytes, with their lengths), which a replica records with its position to
     /// tell whether the source still holds the history it applied. Not the time, which the JSON
     /// lines carry to the millisecond only.
-    package var digest: String {
+    var digest: String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func add(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         func add(count: Int) { for shift in stride(from: 56, through: 0, by: -8) { add(UInt8(truncatingIfNeeded: UInt64(count) >> UInt64(shift))) } }

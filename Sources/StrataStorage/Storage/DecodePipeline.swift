@@ -40,7 +40,7 @@ package final class DecodePipeline<T: Record> {
     /// The most records a caller may expect for them to be decoded on its thread as they are
     /// appended, though workers could take them (the results file of the query benchmark
     /// measures both ways).
-    package static var decodedHereUpTo: Int { 256 }
+    static var decodedHereUpTo: Int { 256 }
 
     private let fields: FieldTable
     private let entity: String
@@ -246,7 +246,7 @@ package final class DecodePipeline<T: Record> {
             package var finished = false
             package var cancelled = false
             /// A job is offered or running: publishing offers no other.
-            package var jobActive = false
+            var jobActive = false
         }
 
         private let state = ConditionLock(State())

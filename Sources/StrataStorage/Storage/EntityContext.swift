@@ -7,12 +7,12 @@ package struct PublishedState: Sendable {
     package var names: [ObjectIdentifier: String] = [:]
     /// Primary key field names by record type: reading a key path's name is too
     /// costly for every transaction.
-    package var primaryKeyNames: [ObjectIdentifier: String] = [:]
+    var primaryKeyNames: [ObjectIdentifier: String] = [:]
     /// Entities by name.
     package var entities: [String: PublishedEntity] = [:]
     /// The keys of indexes with custom-encoded fields, by entity and index name, from the record
     /// types that declared them (``IndexMaintainer``).
-    package var customIndexKeys: [String: [String: CustomIndexKeys]] = [:]
+    var customIndexKeys: [String: [String: CustomIndexKeys]] = [:]
     /// The change log's database handle, once a committed transaction opened it.
     package var changeLog: Database?
 }
@@ -32,7 +32,10 @@ package struct PublishedEntity: Sendable {
 
 /// One entity as one transaction sees it.
 package final class EntityContext {
-    package var schema: EntitySchema { didSet { decoding = (schema.name, schema.fields) } }
+    // Exclusivity: per-transaction state of a thread-confined transaction, read and assigned whole or
+    // mutated in place by its own code (never while another access to it is open), so accesses cannot
+    // overlap; unchecked because `package` access leaves the dynamic check in every access.
+    @exclusivity(unchecked) package var schema: EntitySchema { didSet { decoding = (schema.name, schema.fields) } }
     /// The schema's name and field table, what every record read needs: reading them here costs
     /// no exclusivity check (a read of `schema`, a class property, costs one).
     // Exclusivity: only ever assigned whole (in `schema`'s didSet and init) and read whole, never
@@ -48,16 +51,25 @@ package final class EntityContext {
     /// into a savepoint, which starts with them written.
     package var textBatches: [String: TextIndexBatch] = [:]
     /// The declared indexes were compared with the built ones in this (write) transaction.
-    package var indexesChecked = false
+    // Exclusivity: per-transaction state of a thread-confined transaction, read and assigned whole or
+    // mutated in place by its own code (never while another access to it is open), so accesses cannot
+    // overlap; unchecked because `package` access leaves the dynamic check in every access.
+    @exclusivity(unchecked) package var indexesChecked = false
     /// The schema changed in this transaction (new entity, new field ids) and must be saved.
-    package var needsSaving = false
+    // Exclusivity: per-transaction state of a thread-confined transaction, read and assigned whole or
+    // mutated in place by its own code (never while another access to it is open), so accesses cannot
+    // overlap; unchecked because `package` access leaves the dynamic check in every access.
+    @exclusivity(unchecked) package var needsSaving = false
     /// Not yet known to the store's published state.
-    package var needsPublishing = false
+    var needsPublishing = false
     /// In a write transaction: a key at least as large as every stored key, once known. A new key
     /// above it is appended (`MDB_APPEND`: no B-tree search, full pages), the fast path of bulk
     /// loads whose keys ascend. Too large a value only costs speed, never correctness: LMDB refuses
     /// an append that is not at the end, and the write then takes the ordinary path.
-    package var largestKey: [UInt8]?
+    // Exclusivity: per-transaction state of a thread-confined transaction, read and assigned whole or
+    // mutated in place by its own code (never while another access to it is open), so accesses cannot
+    // overlap; unchecked because `package` access leaves the dynamic check in every access.
+    @exclusivity(unchecked) package var largestKey: [UInt8]?
     /// Decodes this entity's records for single reads, made for the record type last read.
     // Exclusivity: read and assigned whole, never passed inout, so accesses cannot overlap.
     @exclusivity(unchecked) package var decoder = RecordDecoder()
@@ -66,16 +78,19 @@ package final class EntityContext {
     @exclusivity(unchecked) package var encoder = RecordEncoder()
     /// The primary key kind read from the first stored key, for entities whose catalog entry
     /// predates ``EntitySchema/primaryKeyKind``.
-    package var observedKeyKind: ValueKind?
+    var observedKeyKind: ValueKind?
     /// The maintainer of the entity's indexes, made once per transaction and schema
     /// (see ``WriteTransaction/indexMaintainer(for:)``); never copied into a savepoint.
-    package var indexMaintainer: IndexMaintainer?
+    // Exclusivity: per-transaction state of a thread-confined transaction, read and assigned whole or
+    // mutated in place by its own code (never while another access to it is open), so accesses cannot
+    // overlap; unchecked because `package` access leaves the dynamic check in every access.
+    @exclusivity(unchecked) package var indexMaintainer: IndexMaintainer?
     /// Index changes held back during a bulk write (the index maintainer's batching mode,
     /// ``IndexMaintainer/HeldChanges``); never copied into a savepoint.
-    package var heldIndexChanges: IndexMaintainer.HeldChanges?
+    var heldIndexChanges: IndexMaintainer.HeldChanges?
     /// The ids of the stored fields a record type lacks, for the field table they were found in
     /// (see ``WriteTransaction/fieldsUnknown(to:_:)``); never copied into a savepoint.
-    package var unknownFields: (type: ObjectIdentifier, fields: FieldTable, ids: [Int])?
+    var unknownFields: (type: ObjectIdentifier, fields: FieldTable, ids: [Int])?
     /// The description sampled from the stored records, for checking conditions (see
     /// ``ReadTransaction/fieldTypes(of:)``); never copied into a savepoint.
     package var sampledDescription: SampledDescription?

@@ -11,7 +11,7 @@ public class ReadTransaction {
     let raw: LMDB.Transaction
     /// Entities used in this transaction, by name: one context per entity, whether a record type
     /// or an ``EntityDescription`` reached it, so both see the same field ids and indexes.
-    package var contexts: [String: EntityContext] = [:]
+    var contexts: [String: EntityContext] = [:]
     /// The same contexts by record type, so that typed calls skip the entity name lookup.
     package var typedContexts: [ObjectIdentifier: EntityContext] = [:] { didSet { lastTypedContext = nil } }
     /// The entry of `typedContexts` found last: a loop of reads of one type skips hashing. Forgotten

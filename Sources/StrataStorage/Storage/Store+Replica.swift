@@ -11,7 +11,7 @@ package struct ReplicaState: Codable, Equatable {
     package static let catalogKey = Array("replica".utf8)
     package var sequence: UInt64
     package var origin: ChangeLogOrigin?
-    package var digest: String?
+    var digest: String?
 }
 
 extension Store {

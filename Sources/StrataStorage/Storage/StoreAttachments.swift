@@ -14,7 +14,7 @@ package protocol CommitListener: AnyObject, Sendable {
 package final class StoreAttachments: Sendable {
     private struct State {
         package var objects: [ObjectIdentifier: any AnyObject & Sendable] = [:]
-        package var listener: (any CommitListener)?
+        var listener: (any CommitListener)?
     }
 
     private let state = ConditionLock(State())
@@ -33,5 +33,5 @@ package final class StoreAttachments: Sendable {
     }
 
     /// The attached ``CommitListener``, if any.
-    package var commitListener: (any CommitListener)? { state.withLockWakingNone { $0.listener } }
+    var commitListener: (any CommitListener)? { state.withLockWakingNone { $0.listener } }
 }

@@ -45,7 +45,7 @@ package struct StoreIdentity: Codable, Equatable {
 
     package var id: String
     package var epoch: String?
-    package var epochBeganEmpty: Bool?
+    var epochBeganEmpty: Bool?
 
     package static func newID() -> String { UUID().uuidString.lowercased() }
 

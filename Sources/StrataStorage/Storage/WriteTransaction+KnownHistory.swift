@@ -5,7 +5,7 @@ package struct KnownMigrations: Sendable {
     package var names: [String]
     /// The last history entry (key and value bytes) of a history found to be a prefix of
     /// `names`: histories only grow, so one that still ends with it passes unread.
-    package var checkedLast: [UInt8]?
+    var checkedLast: [UInt8]?
 }
 
 extension WriteTransaction {

@@ -23,18 +23,27 @@ public final class WriteTransaction: ReadTransaction {
     @exclusivity(unchecked) package var changes = ChangeSet()
     /// The change log's writer while the store logs changes (shared with savepoints), set when
     /// the transaction begins (``prepareWrite(replicating:)``).
-    package var changeLog: ChangeLogWriter?
+    // Exclusivity: per-transaction state of a thread-confined transaction, read and assigned whole or
+    // mutated in place by its own code (never while another access to it is open), so accesses cannot
+    // overlap; unchecked because `package` access leaves the dynamic check in every access.
+    @exclusivity(unchecked) package var changeLog: ChangeLogWriter?
     /// The change log's database, opened by this transaction: published to the store once it commits.
-    package private(set) var openedChangeLog: Database?
+    private(set) var openedChangeLog: Database?
     /// This transaction applies a primary's change log: records are written as the primary wrote them.
-    package private(set) var isReplicating = false
+    private(set) var isReplicating = false
     /// The migrations this transaction knows when not the store's: those of the migrator running in it.
-    package var migrationsKnown: [String]?
+    var migrationsKnown: [String]?
     /// The store's migration history was found known to this transaction (``checkKnownHistory(writing:)``).
-    package var historyChecked = false
+    // Exclusivity: per-transaction state of a thread-confined transaction, read and assigned whole or
+    // mutated in place by its own code (never while another access to it is open), so accesses cannot
+    // overlap; unchecked because `package` access leaves the dynamic check in every access.
+    @exclusivity(unchecked) var historyChecked = false
     /// Open in-place savepoints, during which held full-text changes are not written
     /// (``inPlaceSavepoint(_:)`` cuts them back on a throw).
-    package var textFlushHolds = 0
+    // Exclusivity: per-transaction state of a thread-confined transaction, read and assigned whole or
+    // mutated in place by its own code (never while another access to it is open), so accesses cannot
+    // overlap; unchecked because `package` access leaves the dynamic check in every access.
+    @exclusivity(unchecked) package var textFlushHolds = 0
 
     /// Refuses a program's write to a replica, and looks up whether the store logs changes (the
     /// catalog's `replica` and `changelog` entries, which another process may have written since);
