@@ -313,8 +313,8 @@ package struct RelatedKeys {
 
 /// A one-field record holding a count, to evaluate `@count` comparisons with the predicate code.
 private struct CountValue: FieldValues {
-    package let count: Int
-    package func value(at path: [String]) -> QueryValue? { .int(Int64(count)) }
+    let count: Int
+    func value(at path: [String]) -> QueryValue? { .int(Int64(count)) }
 }
 
 extension ReadTransaction {

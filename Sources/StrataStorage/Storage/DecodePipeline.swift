@@ -192,19 +192,19 @@ package final class DecodePipeline<T: Record> {
         @exclusivity(unchecked) private var bytes: [UInt8] = []
         @exclusivity(unchecked) private var failed: (key: [UInt8], bytes: [UInt8])?
 
-        package init(fields: FieldTable, entity: String) {
+        init(fields: FieldTable, entity: String) {
             self.fields = fields
             self.entity = entity
         }
 
-        package func decode(key: [UInt8], value: Span<UInt8>) {
+        func decode(key: [UInt8], value: Span<UInt8>) {
             guard failed == nil else { return }
             bytes.removeAll(keepingCapacity: true)
             value.appendBytes(to: &bytes)
             decode(key: key, value: bytes)
         }
 
-        package func decode(key: [UInt8], value: [UInt8]) {
+        func decode(key: [UInt8], value: [UInt8]) {
             guard failed == nil else { return }
             do {
                 let record = try decoder.decode(T.self, from: value, fields: fields, entity: entity, key: "")
@@ -219,7 +219,7 @@ package final class DecodePipeline<T: Record> {
         }
 
         /// The records in order, or the first failure, thrown with its record's key named.
-        package func finish(describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
+        func finish(describeKey: ([UInt8]) -> String) throws -> DecodedRecords<T> {
             if let failed {
                 _ = try decoder.decode(T.self, from: failed.bytes, fields: fields, entity: entity, key: describeKey(failed.key))
                 preconditionFailure("a record failed to decode once and decoded the second time")
@@ -230,35 +230,35 @@ package final class DecodePipeline<T: Record> {
 
     /// The chunks, the order they are taken in, and their results; shared by both threads.
     private final class Shared: Sendable {
-        package let fields: FieldTable
-        package let entity: String
+        let fields: FieldTable
+        let entity: String
 
         private struct State {
-            package var chunks: [RawBatch] = []
+            var chunks: [RawBatch] = []
             /// The next chunk to take.
-            package var next = 0
+            var next = 0
             /// Chunks decoded (or failed), by either thread.
-            package var done = 0
+            var done = 0
             /// Each chunk's records.
-            package var results: [RecordRun<T>?] = []
-            package var failed = false
+            var results: [RecordRun<T>?] = []
+            var failed = false
             /// No chunk will be added.
-            package var finished = false
-            package var cancelled = false
+            var finished = false
+            var cancelled = false
             /// A job is offered or running: publishing offers no other.
             var jobActive = false
         }
 
         private let state = ConditionLock(State())
 
-        package init(fields: FieldTable, entity: String) {
+        init(fields: FieldTable, entity: String) {
             self.fields = fields
             self.entity = entity
         }
 
         /// Adds `chunk`; true when the caller should offer a job (`offering`, none active, and
         /// ``startAfter`` chunks published), which is then counted as active.
-        package func publish(_ chunk: RawBatch, offering: Bool) -> Bool {
+        func publish(_ chunk: RawBatch, offering: Bool) -> Bool {
             state.withLock { state in
                 state.chunks.append(chunk)
                 state.results.append(nil)
@@ -269,20 +269,20 @@ package final class DecodePipeline<T: Record> {
         }
 
         /// The job offered last was taken back before it started.
-        package func jobTakenBack() { state.withLock { $0.jobActive = false } }
-        package var helperIsRunning: Bool { state.withLock { $0.jobActive } }
+        func jobTakenBack() { state.withLock { $0.jobActive = false } }
+        var helperIsRunning: Bool { state.withLock { $0.jobActive } }
 
-        package func finishPublishing() {
+        func finishPublishing() {
             state.withLock { $0.finished = true }
         }
 
-        package func cancel() {
+        func cancel() {
             state.withLock { $0.cancelled = true }
         }
 
         /// Takes and decodes chunks until none is waiting (or the work was stopped). `asJob`: run
         /// by a worker, which marks the job ended when it finds nothing to take.
-        package func decodeChunks(asJob: Bool) {
+        func decodeChunks(asJob: Bool) {
             let decoder = RecordDecoder(for: T.self)
             // This thread's own copies (see `DecodeThreads`).
             let fields = self.fields.unshared(), entity = self.entity.unshared()
@@ -314,7 +314,7 @@ package final class DecodePipeline<T: Record> {
 
         /// Waits until every chunk taken is decoded; returns the results in chunk order, or nil
         /// when a record failed.
-        package func waitForResults() -> [RecordRun<T>]? {
+        func waitForResults() -> [RecordRun<T>]? {
             state.withLock(untilDone: { state -> ConditionLock<State>.Step<[RecordRun<T>]?> in
                 guard state.done == state.next else { return .wait }
                 guard !state.failed else { return .done(nil) }
@@ -330,7 +330,7 @@ package final class DecodePipeline<T: Record> {
         }
 
         /// Every chunk's records in one batch, for decoding again on one thread.
-        package func allRecords() -> RawBatch {
+        func allRecords() -> RawBatch {
             let chunks = state.withLock { $0.chunks }
             var all = RawBatch(capacity: chunks.reduce(0) { $0 + $1.count })
             var bytes: [UInt8] = []

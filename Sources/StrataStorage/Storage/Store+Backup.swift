@@ -75,11 +75,11 @@ extension Store {
 
 /// Where a backup goes: a directory that does not exist yet or is empty, by absolute path.
 private struct BackupTarget {
-    package let path: String
-    package let parent: String
-    package let name: String
+    let path: String
+    let parent: String
+    let name: String
 
-    package init(_ destination: String) throws {
+    init(_ destination: String) throws {
         var url = URL(fileURLWithPath: destination).standardized
         var status = stat()
         if lstat(url.path, &status) == 0 {
@@ -113,13 +113,13 @@ private struct BackupTarget {
 /// The directory a backup is written into before it is renamed to its destination, locked
 /// (`flock`) while the backup runs so that another backup can tell it from one left by a kill.
 private final class PartialBackup {
-    package let path: String
+    let path: String
     /// The directory, open and locked.
     private let descriptor: Int32
 
     /// Creates `.NAME.partial-XXXXXX` beside the destination, owner-only until it is sealed, after
     /// removing such directories that no running backup holds.
-    package init(beside target: BackupTarget) throws {
+    init(beside target: BackupTarget) throws {
         let prefix = ".\(target.name).partial-"
         PartialBackup.removeAbandoned(in: target.parent, prefix: prefix)
         for _ in 0..<8 {
@@ -142,14 +142,14 @@ private final class PartialBackup {
     }
 
     /// Gives the directory the store directory's mode and syncs it (the data file's name in it).
-    package func seal(mode: mode_t) throws {
+    func seal(mode: mode_t) throws {
         guard fchmod(descriptor, mode) == 0, fsync(descriptor) == 0 else {
             throw StrataError.system(errno, "sync the backup directory \(path)")
         }
     }
 
     /// Unlocks the directory, removing it first when the backup did not reach its destination.
-    package func finish(removing: Bool) {
+    func finish(removing: Bool) {
         if removing { PartialBackup.removeDirectory(path, descriptor: descriptor) }
         close(descriptor)
     }
@@ -181,7 +181,7 @@ private final class PartialBackup {
 private final class ProgressWatcher: Sendable {
     private let stopped = ConditionLock(false)
 
-    package init(path: String, report: @escaping @Sendable (Int) -> Void) {
+    init(path: String, report: @escaping @Sendable (Int) -> Void) {
         let thread = Thread { [stopped] in
             while true {
                 if stopped.withLock({ $0 }) { return }
@@ -195,7 +195,7 @@ private final class ProgressWatcher: Sendable {
         thread.start()
     }
 
-    package func stop() { stopped.withLock { $0 = true } }
+    func stop() { stopped.withLock { $0 = true } }
 }
 
 extension StrataError {

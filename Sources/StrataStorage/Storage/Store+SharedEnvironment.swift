@@ -38,8 +38,8 @@ extension DecodeExecutor {
 
 /// An executor held by the stores of its environment, not by the registry.
 private struct WeakExecutor {
-    package let environment: ObjectIdentifier
-    package weak var executor: DecodeExecutor?
+    let environment: ObjectIdentifier
+    weak var executor: DecodeExecutor?
 }
 
 /// The executors of the environments open in this process (a few at most): a list, not a

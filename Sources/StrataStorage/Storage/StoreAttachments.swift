@@ -13,7 +13,7 @@ package protocol CommitListener: AnyObject, Sendable {
 /// neither. One object of each type; the first attached ``CommitListener`` hears the commits.
 package final class StoreAttachments: Sendable {
     private struct State {
-        package var objects: [ObjectIdentifier: any AnyObject & Sendable] = [:]
+        var objects: [ObjectIdentifier: any AnyObject & Sendable] = [:]
         var listener: (any CommitListener)?
     }
 

@@ -76,14 +76,14 @@ extension QueryRequest {
 
 /// One group's running count and aggregates.
 private struct GroupState {
-    package var count = 0
-    package var accumulators: [AggregateAccumulator]
+    var count = 0
+    var accumulators: [AggregateAccumulator]
 
-    package init<Root>(_ aggregates: [Aggregate<Root>]) {
+    init<Root>(_ aggregates: [Aggregate<Root>]) {
         accumulators = aggregates.map { AggregateAccumulator($0.function) }
     }
 
-    package mutating func add<Root>(_ fields: StoredFieldValues, _ aggregates: [Aggregate<Root>], entity: String) throws(StrataError) {
+    mutating func add<Root>(_ fields: StoredFieldValues, _ aggregates: [Aggregate<Root>], entity: String) throws(StrataError) {
         count += 1
         for position in aggregates.indices {
             try accumulators[position].add(fields.queryValue(at: aggregates[position].field), field: aggregates[position].field, entity: entity)

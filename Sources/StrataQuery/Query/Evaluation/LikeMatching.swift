@@ -111,15 +111,15 @@ package struct LikePattern<Element: Hashable> {
     /// Bit-parallel search for a part with `?`s: bit `i` of the state is set when the last `i + 1`
     /// elements read match the part's first `i + 1` tokens; one shift, or and and per word and element.
     private struct ShiftAnd {
-        package let length: Int
-        package let words: Int
+        let length: Int
+        let words: Int
         /// The masks of the part's literal elements (`masks[slot * words ..< (slot + 1) * words]`),
         /// and at `wildcardSlot` the mask of its `?`s, which any other element gets.
-        package var masks: [UInt64]
-        package var slots: [Element: Int] = [:]
-        package let wildcardSlot: Int
+        var masks: [UInt64]
+        var slots: [Element: Int] = [:]
+        let wildcardSlot: Int
 
-        package init(_ part: [Token]) {
+        init(_ part: [Token]) {
             length = part.count
             words = (part.count + 63) / 64
             var distinct: [Element] = []
@@ -139,7 +139,7 @@ package struct LikePattern<Element: Hashable> {
             }
         }
 
-        package func firstMatch(in text: [Element], from start: Int, end: Int, steps: inout Int) -> Int? {
+        func firstMatch(in text: [Element], from start: Int, end: Int, steps: inout Int) -> Int? {
             var state = [UInt64](repeating: 0, count: words)
             let last = UInt64(1) << UInt64((length - 1) % 64)
             for index in start..<end {

@@ -106,8 +106,8 @@ package enum PatternMatching {
     }
 
     private struct CacheKey: Hashable, Sendable {
-        package var pattern: String
-        package var caseInsensitive: Bool
+        var pattern: String
+        var caseInsensitive: Bool
     }
 
     /// Compiled expressions and refused patterns, so failures are cached too.

@@ -129,23 +129,23 @@ package struct IndexMerge {
     /// One source's entries, buffered a chunk at a time: each entry's ordering part (none for
     /// primary key sources), primary key, and whether it is a run (``Entry/runKey``).
     private struct Stream {
-        package let source: Source
-        package var chunk: Int
-        package let orderLength: Int
-        package let descending: Bool
-        package var orders: [[UInt8]] = []
-        package var primaryKeys: [[UInt8]] = []
-        package var runs: [Bool] = []
-        package var position = 0
+        let source: Source
+        var chunk: Int
+        let orderLength: Int
+        let descending: Bool
+        var orders: [[UInt8]] = []
+        var primaryKeys: [[UInt8]] = []
+        var runs: [Bool] = []
+        var position = 0
         /// No entries beyond the buffer.
-        package var drained = false
+        var drained = false
         /// The last entry read from the index (its whole key and value), where the next chunk resumes.
-        package var resume: (key: [UInt8], value: [UInt8])?
-        package private(set) var currentOrder: [UInt8] = []
-        package private(set) var currentPrimaryKey: [UInt8] = []
-        package private(set) var currentIsRun = false
+        var resume: (key: [UInt8], value: [UInt8])?
+        private(set) var currentOrder: [UInt8] = []
+        private(set) var currentPrimaryKey: [UInt8] = []
+        private(set) var currentIsRun = false
 
-        package init(source: Source, chunk: Int, orderLength: Int, descending: Bool) {
+        init(source: Source, chunk: Int, orderLength: Int, descending: Bool) {
             self.source = source
             self.chunk = chunk
             self.orderLength = orderLength
@@ -157,7 +157,7 @@ package struct IndexMerge {
         }
 
         /// Moves to the next entry; false when there is none.
-        package mutating func advance(_ transaction: ReadTransaction) throws -> Bool {
+        mutating func advance(_ transaction: ReadTransaction) throws -> Bool {
             if position == primaryKeys.count, !drained { try refill(transaction) }
             guard position < primaryKeys.count else { return false }
             currentPrimaryKey = primaryKeys[position]

@@ -25,7 +25,7 @@ package enum KeyPathNames {
     /// whichever instance the program made.
     private struct Key: Hashable, @unchecked Sendable {
         // @unchecked: key paths are immutable; the cache only hashes and compares them.
-        package let keyPath: AnyKeyPath
+        let keyPath: AnyKeyPath
     }
 
     /// Names found before, shared by every thread.
