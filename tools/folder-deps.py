@@ -13,7 +13,11 @@ Files directly in the target's folder form a unit of their own. Unit A uses unit
 names a type that B declares. Extension methods that name no type are not seen, so the counts are
 a lower bound. Prints each target's two-way pairs, each with the names used in both directions.
 
-usage: tools/folder-deps.py [--top]
+With --check (which implies --top) it exits 1, naming the offenders, when two targets use each other
+or a target has more than two two-way pairs of top-level folders: the bound ARCHITECTURE.md §4 states,
+kept by .ci/run.
+
+usage: tools/folder-deps.py [--top] [--check]
 """
 import os, re, sys
 from collections import defaultdict
@@ -21,7 +25,9 @@ from itertools import combinations
 
 sources = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'Sources')
 TARGETS = ['StrataFormat', 'StrataText', 'StrataStorage', 'StrataQuery', 'Strata']
-top = '--top' in sys.argv
+check = '--check' in sys.argv
+top = '--top' in sys.argv or check
+MAX_TWO_WAY = 2
 
 def strip(text):
     text = re.sub(r'"""[\s\S]*?"""', '""', text)
@@ -74,9 +80,17 @@ for a, b in (pair for pair in combinations(TARGETS, 2)):
 both = [(a, b) for a, b in combinations(TARGETS, 2) if crossing[(a, b)] and crossing[(b, a)]]
 print(f"targets that use each other: {len(both)}" + ''.join(f"\n| {a} ↔ {b} | {', '.join(sorted(crossing[(a, b)])[:4])} | "
                                                         f"{', '.join(sorted(crossing[(b, a)])[:4])} |" for a, b in both))
+too_many = []
 for target in TARGETS:
     units = sorted(set(unit_of(t, path) for path, (t, _) in files.items() if t == target))
     pairs = [(a, b) for a, b in combinations(units, 2) if uses[target][a][b] and uses[target][b][a]]
     print(f"\n{target}: {len(units)} units, {len(units) * (len(units) - 1) // 2} pairs, {len(pairs)} two-way")
     for a, b in pairs:
         print(f"| {a} ↔ {b} | {', '.join(sorted(uses[target][a][b])[:4])} | {', '.join(sorted(uses[target][b][a])[:4])} |")
+    if len(pairs) > MAX_TWO_WAY: too_many.append(f"{target} ({len(pairs)})")
+if check:
+    if both or too_many:
+        print(f"folder-deps: FAILED: targets that use each other: {len(both)}; targets with more than "
+              f"{MAX_TWO_WAY} two-way folder pairs: {', '.join(too_many) or 'none'}", file=sys.stderr)
+        sys.exit(1)
+    print(f"folder-deps: ok (no two targets use each other; at most {MAX_TWO_WAY} two-way folder pairs in each target)")

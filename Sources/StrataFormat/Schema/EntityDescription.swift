@@ -238,19 +238,6 @@ public struct IndexDescription: Sendable, Hashable, Codable {
     }
 }
 
-/// How a date is written in JSON.
-public enum DateFormat: String, Sendable, Hashable, Codable {
-    /// ISO 8601 with or without fractional seconds, `Z` or an offset, or a date alone; or a number
-    /// of seconds since 1970 (numbers above 100,000,000,000 are taken as milliseconds).
-    case automatic
-    /// ISO 8601 only.
-    case iso8601
-    /// A number (or numeric string) of seconds since 1970.
-    case secondsSince1970
-    /// A number (or numeric string) of milliseconds since 1970.
-    case millisecondsSince1970
-}
-
 /// A relationship of an ``EntityDescription``, held by one of its fields: a to-one reference (the
 /// target's key, optional) or a to-many key list (an array of the target's keys).
 public struct RelationshipDescription: Sendable, Hashable, Codable {

@@ -3,16 +3,6 @@ public enum ValueKind: String, Sendable, Codable, Hashable {
     /// Integers of every width, floating point, strings, dates, UUIDs, Booleans, and any other value.
     case integer, double, string, date, uuid, bool, other
 
-    /// The kind of a Swift type, looking through `Optional` (``ScalarType``'s table).
-    package init(_ type: Any.Type) {
-        self = ScalarType.swiftType(type)?.scalar.keyKind ?? .other
-    }
-
-    /// The index value kind of a described field type.
-    package init(_ type: FieldType) {
-        self = type.scalar?.keyKind ?? .other
-    }
-
     /// True when `value` can be looked up in keys of this kind (nil can, in every kind).
     package func accepts(_ value: QueryValue) -> Bool {
         switch (self, value) {
