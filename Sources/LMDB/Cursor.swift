@@ -4,7 +4,9 @@ import CLMDB
 ///
 /// Obtained only through ``Transaction/withCursor(_:_:)`` and valid only inside that closure.
 /// Each move returns whether the cursor is now on an entry; ``key`` and ``value`` copy the current
-/// entry, ``withCurrent(_:)`` lends it without copying.
+/// entry, ``withCurrent(_:)`` lends it without copying. A `Cursor` only reads: the cursor that
+/// also writes is a ``WritableCursor``, which only ``Transaction/withWritableCursor(_:_:)`` lends,
+/// so code that is handed a `Cursor` cannot change the database through it.
 ///
 /// ```swift
 /// try txn.withCursor(db) { cursor in
@@ -15,10 +17,10 @@ import CLMDB
 ///     }
 /// }
 /// ```
-public final class Cursor {
-    private var handle: OpaquePointer?
-    private let transaction: Transaction
-    private let database: Database
+public class Cursor {
+    fileprivate var handle: OpaquePointer?
+    fileprivate let transaction: Transaction
+    fileprivate let database: Database
     // Exclusivity: a cursor is not Sendable, so one thread uses it, and every access to these three
     // is a short one inside this class's own methods: the C calls they are passed to never call
     // back, and no method holds an access while it runs a caller's closure (`withCurrent` and the
@@ -26,7 +28,7 @@ public final class Cursor {
     // move, on every entry an index walk passes) are switched off.
     @exclusivity(unchecked) private var currentKey = MDB_val()
     @exclusivity(unchecked) private var currentValue = MDB_val()
-    @exclusivity(unchecked) private var positioned = false
+    @exclusivity(unchecked) fileprivate var positioned = false
 
     init(handle: OpaquePointer, transaction: Transaction, database: Database) {
         self.handle = handle
@@ -34,7 +36,7 @@ public final class Cursor {
         self.database = database
     }
 
-    func close() {
+    final func close() {
         guard let cursor = handle else { return }
         handle = nil
         positioned = false
@@ -42,7 +44,7 @@ public final class Cursor {
     }
 
     @inline(__always)
-    private func usableHandle() -> OpaquePointer {
+    fileprivate final func usableHandle() -> OpaquePointer {
         _ = transaction.usableHandle()
         guard let handle else { preconditionFailure("LMDB cursor used after its closure returned") }
         return handle
@@ -79,36 +81,36 @@ public final class Cursor {
     }
 
     /// Moves to the first entry (`MDB_FIRST`).
-    public func first() throws(LMDBError) -> Bool { try move(MDB_FIRST) }
+    public final func first() throws(LMDBError) -> Bool { try move(MDB_FIRST) }
     /// Moves to the last entry (`MDB_LAST`).
-    public func last() throws(LMDBError) -> Bool { try move(MDB_LAST) }
+    public final func last() throws(LMDBError) -> Bool { try move(MDB_LAST) }
     /// Moves to the next entry, duplicates included (`MDB_NEXT`).
-    public func next() throws(LMDBError) -> Bool { try move(MDB_NEXT) }
+    public final func next() throws(LMDBError) -> Bool { try move(MDB_NEXT) }
     /// Moves to the previous entry (`MDB_PREV`).
-    public func previous() throws(LMDBError) -> Bool { try move(MDB_PREV) }
+    public final func previous() throws(LMDBError) -> Bool { try move(MDB_PREV) }
     /// Moves to the first value of the next key, skipping duplicates (`MDB_NEXT_NODUP`).
-    public func nextKey() throws(LMDBError) -> Bool { try move(MDB_NEXT_NODUP) }
+    public final func nextKey() throws(LMDBError) -> Bool { try move(MDB_NEXT_NODUP) }
     /// Moves to the last value of the previous key (`MDB_PREV_NODUP`).
-    public func previousKey() throws(LMDBError) -> Bool { try move(MDB_PREV_NODUP) }
+    public final func previousKey() throws(LMDBError) -> Bool { try move(MDB_PREV_NODUP) }
     /// Moves to the next value of the current key only (`MDB_NEXT_DUP`).
-    public func nextDuplicate() throws(LMDBError) -> Bool { try move(MDB_NEXT_DUP) }
+    public final func nextDuplicate() throws(LMDBError) -> Bool { try move(MDB_NEXT_DUP) }
     /// Moves to the first value of the current key (`MDB_FIRST_DUP`; sorted-duplicates databases only).
-    public func firstDuplicate() throws(LMDBError) -> Bool { try move(MDB_FIRST_DUP) }
+    public final func firstDuplicate() throws(LMDBError) -> Bool { try move(MDB_FIRST_DUP) }
     /// Moves to the last value of the current key (`MDB_LAST_DUP`).
-    public func lastDuplicate() throws(LMDBError) -> Bool { try move(MDB_LAST_DUP) }
+    public final func lastDuplicate() throws(LMDBError) -> Bool { try move(MDB_LAST_DUP) }
 
     /// Moves to the first entry whose key is ≥ `key` (`MDB_SET_RANGE`).
-    public func seek(atLeast key: [UInt8]) throws(LMDBError) -> Bool { try move(MDB_SET_RANGE, key: key) }
+    public final func seek(atLeast key: [UInt8]) throws(LMDBError) -> Bool { try move(MDB_SET_RANGE, key: key) }
     /// Moves to `key` exactly, its first value in a sorted-duplicates database (`MDB_SET_KEY`).
-    public func seek(exactly key: [UInt8]) throws(LMDBError) -> Bool { try move(MDB_SET_KEY, key: key) }
+    public final func seek(exactly key: [UInt8]) throws(LMDBError) -> Bool { try move(MDB_SET_KEY, key: key) }
     /// In a sorted-duplicates database, moves to the first value ≥ `value` under exactly `key`
     /// (`MDB_GET_BOTH_RANGE`).
-    public func seek(key: [UInt8], valueAtLeast value: [UInt8]) throws(LMDBError) -> Bool {
+    public final func seek(key: [UInt8], valueAtLeast value: [UInt8]) throws(LMDBError) -> Bool {
         try move(MDB_GET_BOTH_RANGE, key: key, value: value)
     }
 
     /// The number of values under the current key (`mdb_cursor_count`).
-    public func duplicateCount() throws(LMDBError) -> Int {
+    public final func duplicateCount() throws(LMDBError) -> Int {
         let cursor = usableHandle()
         var count = 0
         try check(mdb_cursor_count(cursor, &count), "mdb_cursor_count")
@@ -119,7 +121,7 @@ public final class Cursor {
     /// moving key by key (`MDB_NEXT_NODUP`; `mdb_cursor_count` in a sorted-duplicates database,
     /// 1 otherwise), until `body` returns false (the cursor stays on that key) or the keys run out.
     /// Keys are lent, not copied: a count of index entries in a key range reads no values.
-    public func forEachKey(_ body: (_ key: Span<UInt8>, _ values: Int) throws -> Bool) throws {
+    public final func forEachKey(_ body: (_ key: Span<UInt8>, _ values: Int) throws -> Bool) throws {
         let cursor = usableHandle()
         let duplicates = database.options.contains(.sortedDuplicates)
         // Locals, not the stored properties, inside the loop: no exclusivity check per key.
@@ -152,7 +154,7 @@ public final class Cursor {
     /// reached with `limit` entries already counted. Reads no value and copies no key: a count of
     /// an index range costs LMDB's own moves and one comparison per key. The cursor is left where
     /// the count stopped.
-    package func countEntries(upTo upper: [UInt8]?, throughPrefix: Bool, limit: Int = .max) throws(LMDBError) -> EntryCount {
+    package final func countEntries(upTo upper: [UInt8]?, throughPrefix: Bool, limit: Int = .max) throws(LMDBError) -> EntryCount {
         let cursor = usableHandle()
         let duplicates = database.options.contains(.sortedDuplicates)
         var key = currentKey, value = currentValue
@@ -186,7 +188,7 @@ public final class Cursor {
     /// `body` returns false (the cursor stays there) or the entries run out. The key is lent; the
     /// value is copied into `buffer`, whose storage is reused from entry to entry as long as
     /// `body` keeps no copy of it, so a scan that looks at most values only once allocates nothing.
-    public func forEachEntry(buffer: inout [UInt8], _ body: (_ key: Span<UInt8>, _ value: [UInt8]) throws -> Bool) throws {
+    public final func forEachEntry(buffer: inout [UInt8], _ body: (_ key: Span<UInt8>, _ value: [UInt8]) throws -> Bool) throws {
         let cursor = usableHandle()
         var key = currentKey, value = currentValue
         var more = positioned
@@ -203,21 +205,21 @@ public final class Cursor {
     }
 
     /// A copy of the current key.
-    public var key: [UInt8] {
+    public final var key: [UInt8] {
         _ = usableHandle()
         precondition(positioned, "cursor read while not on an entry")
         return currentKey.bytes
     }
 
     /// A copy of the current value.
-    public var value: [UInt8] {
+    public final var value: [UInt8] {
         _ = usableHandle()
         precondition(positioned, "cursor read while not on an entry")
         return currentValue.bytes
     }
 
     /// Lends the current key and value without copying; the spans cannot escape `body`.
-    public func withCurrent<R>(_ body: (_ key: Span<UInt8>, _ value: Span<UInt8>) throws -> R) rethrows -> R {
+    public final func withCurrent<R>(_ body: (_ key: Span<UInt8>, _ value: Span<UInt8>) throws -> R) rethrows -> R {
         _ = usableHandle()
         precondition(positioned, "cursor read while not on an entry")
         // Copies: no access to the properties stays open while `body` runs (it may move the cursor).
@@ -234,7 +236,7 @@ public final class Cursor {
     ///
     /// One call per batch, with the cursor state in locals: no closure call, no exclusivity check
     /// and no transaction check per entry.
-    package func copyEntries(
+    package final func copyEntries(
         limit: Int, upTo upper: [UInt8]?, inclusive: Bool,
         keys: inout [UInt8], keyEnds: inout [Int], values: inout [UInt8], valueEnds: inout [Int]
     ) throws(LMDBError) -> Bool {
@@ -271,7 +273,21 @@ public final class Cursor {
             return bytes.count < upper.count || (inclusive && bytes.count == upper.count)
         }
     }
+}
 
+/// A cursor that also writes: ``put(_:forKey:options:)-([UInt8],_,_)`` and ``deleteCurrent()`` beside every
+/// move and read of ``Cursor``.
+///
+/// Lent only by ``Transaction/withWritableCursor(_:_:)`` in a write transaction and valid only inside
+/// that closure. Strata's storage layer is the only code that holds LMDB transactions, so it is the only
+/// code that can write through a cursor; the layers above it are handed plain ``Cursor``s.
+///
+/// ```swift
+/// try txn.withWritableCursor(db) { cursor in
+///     while try cursor.first() { try cursor.deleteCurrent() }
+/// }
+/// ```
+public final class WritableCursor: Cursor {
     /// Stores `value` under `key` through this cursor (`mdb_cursor_put`), which is left on the
     /// new entry. Consecutive puts of nearby keys skip the search from the root when the key
     /// falls on the cursor's page. Throws as ``Transaction/put(_:forKey:in:options:)``; an error
@@ -311,14 +327,27 @@ public final class Cursor {
 }
 
 extension Transaction {
-    /// Runs `body` with a cursor on `database`, closed when `body` returns (`mdb_cursor_open`).
+    /// Runs `body` with a reading cursor on `database`, closed when `body` returns (`mdb_cursor_open`).
     public func withCursor<R>(_ database: Database, _ body: (Cursor) throws -> R) throws -> R {
+        let cursor = Cursor(handle: try openCursor(database), transaction: self, database: database)
+        defer { cursor.close() }
+        return try body(cursor)
+    }
+
+    /// Runs `body` with a cursor on `database` that may also write, closed when `body` returns; only in
+    /// a write transaction.
+    public func withWritableCursor<R>(_ database: Database, _ body: (WritableCursor) throws -> R) throws -> R {
+        precondition(!isReadOnly, "a writable cursor in a read-only transaction")
+        let cursor = WritableCursor(handle: try openCursor(database), transaction: self, database: database)
+        defer { cursor.close() }
+        return try body(cursor)
+    }
+
+    private func openCursor(_ database: Database) throws(LMDBError) -> OpaquePointer {
         let txn = usableHandle()
         var handle: OpaquePointer?
         try check(mdb_cursor_open(txn, database.dbi, &handle), "mdb_cursor_open", context: database.name ?? "<main>")
         guard let handle else { throw LMDBError(code: 12, operation: "mdb_cursor_open") }
-        let cursor = Cursor(handle: handle, transaction: self, database: database)
-        defer { cursor.close() }
-        return try body(cursor)
+        return handle
     }
 }

@@ -33,7 +33,7 @@ final class ImportSession {
         // Every writer now, outside the nested transactions that skippable records run in: a
         // database handle first opened in one closes when it rolls back.
         for name in targets.keys where name != root.name { writers[name] = try EntityWriter(tx, targets[name]!, options) }
-        maximumKeySize = tx.store.environment.maxKeySize
+        maximumKeySize = tx.store.environmentView.maxKeySize
         let name = "import/\(root.name)"
         let seen = try tx.openScratchDatabase(name, entity: root.name)
         self.seen = seen

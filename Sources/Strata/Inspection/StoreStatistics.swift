@@ -63,8 +63,9 @@ extension Store {
                 return EntityStatistics(name: name, records: records.entries, bytes: records.bytes, indexes: indexes)
             }
         }
+        let environment = environmentView
         let readers = environment.readers
-        return StoreStatistics(path: path, mapSize: environment.currentMapSize, usedBytes: environment.usedBytes,
+        return StoreStatistics(path: path, mapSize: environment.mapSize, usedBytes: environment.usedBytes,
                                readers: readers.used, maxReaders: readers.max, entities: entities)
     }
 

@@ -84,7 +84,7 @@ final class ObservationCenter: CommitListener {
     }
 
     fileprivate let state = ConditionLock(State())
-    private let environment: Environment
+    private let environment: StoreEnvironmentView
     /// Where observers hear of commits: one hop per commit that concerns any, off the committing
     /// thread, in commit order.
     private let queue = DispatchQueue(label: "strata.observers", qos: .userInitiated)
@@ -92,7 +92,7 @@ final class ObservationCenter: CommitListener {
     /// evaluates a condition shared by many observers once (a struct: see ``ConditionTable``).
     private let conditions = ConditionLock(ConditionTable())
 
-    init(environment: Environment) {
+    init(environment: StoreEnvironmentView) {
         self.environment = environment
     }
 
@@ -434,5 +434,5 @@ struct CommitPass {
 extension Store {
     /// Who is told of this store's commits (see ``observe(_:_:)``): made at the first
     /// observation, kept in the store's ``StoreAttachments``.
-    var observers: ObservationCenter { attachments.attachment { ObservationCenter(environment: environment) } }
+    var observers: ObservationCenter { attachments.attachment { ObservationCenter(environment: environmentView) } }
 }

@@ -239,7 +239,7 @@ package final class ChangeLogWriter {
         case .seconds: keepFrom = nil
         case .acknowledged: keepFrom = try ChangeLogReaders.all(in: txn, catalog: catalog).values.min().map { $0 == .max ? $0 : $0 + 1 } ?? 1
         }
-        try txn.withCursor(database) { cursor in
+        try txn.withWritableCursor(database) { cursor in
             var deleted = 0
             var more = try cursor.first()
             while more, deleted < Self.pruneStep {

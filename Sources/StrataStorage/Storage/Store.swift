@@ -27,7 +27,7 @@ public final class Store: Sendable {
     public let path: String
     /// The configuration the store was opened with.
     public let configuration: Configuration
-    package let environment: Environment
+    let environment: Environment
     package let catalog: Database
     /// What transactions learned about entities, for later ones. Nothing waits on it: it is taken
     /// with `withLockWakingNone` only (a plain lock, no wake-up per look).

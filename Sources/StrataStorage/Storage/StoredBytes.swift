@@ -175,8 +175,8 @@ extension WriteTransaction {
 
     /// Runs `body` with a cursor over a database of `entity` that it may write (an index during a
     /// batched flush, a scratch database).
-    func withWritableCursor<R>(_ database: Database, entity: String, _ body: (Cursor) throws -> R) throws -> R {
-        try lmdb(entity: entity) { try raw.withCursor(database, body) }
+    func withWritableCursor<R>(_ database: Database, entity: String, _ body: (WritableCursor) throws -> R) throws -> R {
+        try lmdb(entity: entity) { try raw.withWritableCursor(database, body) }
     }
 
     /// Notes `key` in a scratch database: true when it was not there yet. `appending` says the key

@@ -98,7 +98,7 @@ extension WriteTransaction {
     package func appendTextIndexEntries(_ entries: [(key: [UInt8], value: [UInt8])], to database: Database, entity: String) throws {
         guard !entries.isEmpty else { return }
         try lmdb(entity: entity) {
-            try raw.withCursor(database) { cursor in
+            try raw.withWritableCursor(database) { cursor in
                 for entry in entries { try cursor.put(entry.value, forKey: entry.key, options: .append) }
             }
         }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 extension FieldUser: Record {
     static let primaryKey = \FieldUser.id

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 /// Folded indexes record the folding rules their keys were made with; one made with other rules
 /// is not used by queries and is rebuilt at the first write that touches its entity.

@@ -3,6 +3,7 @@ import LMDB
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 /// A user with every kind of index of the example.
 struct IndexedUser: Record, Equatable {

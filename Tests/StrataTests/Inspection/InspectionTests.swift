@@ -3,6 +3,7 @@ import LMDB
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 /// The untyped view of a store that the command-line tool uses: entity-named queries, records as
 /// JSON values, schema descriptions, index administration, statistics and backups.

@@ -3,6 +3,7 @@ import LMDB
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 /// A record with one indexed and one unindexed text field, to show what `verifyIndexes` can see.
 private struct ScopedMember: Record, Equatable {

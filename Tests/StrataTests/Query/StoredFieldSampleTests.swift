@@ -3,6 +3,7 @@ import LMDB
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 /// A record type with a field of each stored kind, written by Swift (so the catalog holds no
 /// description and both users of the sampler read the stored records).

@@ -3,6 +3,7 @@ import LMDB
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 /// Inputs the fuzz targets under Fuzz/ found, kept as tests. Each input is also in the target's
 /// seed corpus (Fuzz/corpus/<target>/regression-*), so the fuzzers start from it.

@@ -3,6 +3,7 @@ import LMDB
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 /// Bad input of every kind gets a typed error that names what and where, and never loses data.
 @Suite struct BadInputTests {

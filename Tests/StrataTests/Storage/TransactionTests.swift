@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataStorage
 
 @Suite struct TransactionTests {
     let dir: TemporaryDirectory
