@@ -175,7 +175,7 @@ extension EntityDescription {
                 let taken = usedNames.union(order.map(conventionalName)).union(order)
                 keyFieldNames[part] = ["id", "rowID", "recordNumber"].first { !taken.contains($0) } ?? "strataRowID"
                 usedNames.insert(keyFieldNames[part])
-                result.append(FieldDescription(keyFieldNames[part], .integer))
+                result.append(FieldDescription(keyFieldNames[part], .scalar(.integer)))
             case .described(let field): keyFieldNames[part] = field
             case .json: break
             }
@@ -336,7 +336,7 @@ struct InferredField {
     mutating func add(_ value: JSONValue) {
         // Text cannot narrow `string` and nothing narrows `any`: no need to look at the value.
         switch (type, value) {
-        case (.string?, .string), (.any?, .string), (.any?, .int), (.any?, .double), (.any?, .bool), (.any?, .object): return
+        case (.scalar(.string)?, .string), (.any?, .string), (.any?, .int), (.any?, .double), (.any?, .bool), (.any?, .object): return
         default: break
         }
         guard let found = Self.type(of: value) else { isOptional = true; return }
@@ -365,14 +365,14 @@ struct InferredField {
     private static func type(of value: JSONValue) -> FieldType? {
         switch value {
         case .null: return nil
-        case .bool: return .bool
-        case .int, .wideInt: return .integer
-        case .double: return .double
+        case .bool: return .scalar(.bool)
+        case .int, .wideInt: return .scalar(.integer)
+        case .double: return .scalar(.double)
         case .string(let text):
             let length = text.utf8.count   // a UUID's text is 36 ASCII bytes, a date and time's at least 16
-            if length == 36, UUID(uuidString: text) != nil { return .uuid }
-            if length >= 16, text.count >= 16, DateParsing.iso8601(text) != nil { return .date }   // a date and a time, not just a day or a number
-            return .string
+            if length == 36, UUID(uuidString: text) != nil { return .scalar(.uuid) }
+            if length >= 16, text.count >= 16, DateParsing.iso8601(text) != nil { return .scalar(.date) }   // a date and a time, not just a day or a number
+            return .scalar(.string)
         case .array(let elements):
             let types = elements.compactMap(type(of:))
             return .array(types.dropFirst().reduce(types.first ?? .any) { FieldType.merge($0, $1) })

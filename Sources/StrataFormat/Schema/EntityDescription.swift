@@ -131,7 +131,7 @@ public struct EntityDescription: Sendable, Hashable, Codable {
             guard let key = field(name) else { throw invalid("\(named(name)) is not one of its fields") }
             guard !key.isOptional else { throw invalid("\(named(name)) cannot be optional") }
             guard key.type.isKeyType else { throw invalid("\(named(name)) has type \(key.type), which has no ordered key encoding") }
-            if primaryKeyIsGenerated, key.type != .integer { throw invalid("a generated primary key is an integer, not \(key.type)") }
+            if primaryKeyIsGenerated, key.type != .scalar(.integer) { throw invalid("a generated primary key is an integer, not \(key.type)") }
         }
         if primaryKeyIsGenerated, keyFields.count > 1 { throw invalid("a generated primary key is one field, not a compound key") }
         for index in indexes {
@@ -175,7 +175,7 @@ public struct EntityDescription: Sendable, Hashable, Codable {
                     throw StrataError(.unknownField, "entity description '\(name)': the full-text index '\(index.name)' names the unknown field '\(path)'",
                                       entity: name, field: path)
                 }
-                guard type == .string || type == .any else {
+                guard type == .scalar(.string) || type == .any else {
                     throw StrataError(.invalidValue, "entity description '\(name)': the full-text index '\(index.name)' needs a text field, not the \(type) field '\(path)'",
                                       entity: name, field: path)
                 }

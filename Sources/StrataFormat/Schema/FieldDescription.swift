@@ -53,14 +53,8 @@ public struct FieldDescription: Sendable, Hashable, Codable {
 /// The type of a described field, and how it is stored (the same CBOR the Codable encoder writes
 /// for the matching Swift type).
 public indirect enum FieldType: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// `Bool`.
-    case bool
-    /// Every signed or unsigned integer type, up to 128 bits (``WideInteger``).
-    case integer
-    /// `Double` (stored as a 64-bit float even when the JSON number is whole).
-    case double
-    /// The other scalars, as ``ScalarType`` describes them.
-    case float, string, date, uuid, url, data, decimal
+    /// A scalar: one of the table of scalar types, ``ScalarType``.
+    case scalar(ScalarType)
     /// An array of one element type.
     case array(FieldType)
     /// An embedded struct: a map keyed by field names.
@@ -69,37 +63,37 @@ public indirect enum FieldType: Sendable, Hashable, Codable, CustomStringConvert
     /// what a `[String: …]` dictionary field or an unknown type becomes.
     case any
 
+    // The scalars' spellings, `.string` for `.scalar(.string)`: the names descriptions are written with
+    // (`FieldDescription("name", .string)`). The library's own code matches `.scalar(…)`, so that every
+    // switch over a field type stays exhaustive and a new scalar type is found wherever it needs code.
+    /// `Bool`.
+    public static let bool = FieldType.scalar(.bool)
+    /// Every signed or unsigned integer type, up to 128 bits (``WideInteger``).
+    public static let integer = FieldType.scalar(.integer)
+    /// `Double` (stored as a 64-bit float even when the JSON number is whole).
+    public static let double = FieldType.scalar(.double)
+    /// `Float`.
+    public static let float = FieldType.scalar(.float)
+    /// `String`.
+    public static let string = FieldType.scalar(.string)
+    /// `Date`.
+    public static let date = FieldType.scalar(.date)
+    /// `UUID`.
+    public static let uuid = FieldType.scalar(.uuid)
+    /// `URL`.
+    public static let url = FieldType.scalar(.url)
+    /// `Data`.
+    public static let data = FieldType.scalar(.data)
+    /// `Decimal`.
+    public static let decimal = FieldType.scalar(.decimal)
+
     /// The type of scalar values of `scalar`.
-    public init(_ scalar: ScalarType) {
-        switch scalar {
-        case .bool: self = .bool
-        case .integer: self = .integer
-        case .double: self = .double
-        case .float: self = .float
-        case .string: self = .string
-        case .date: self = .date
-        case .uuid: self = .uuid
-        case .url: self = .url
-        case .data: self = .data
-        case .decimal: self = .decimal
-        }
-    }
+    public init(_ scalar: ScalarType) { self = .scalar(scalar) }
 
     /// The scalar this type is, or nil for arrays, objects and `any`.
     public var scalar: ScalarType? {
-        switch self {
-        case .bool: .bool
-        case .integer: .integer
-        case .double: .double
-        case .float: .float
-        case .string: .string
-        case .date: .date
-        case .uuid: .uuid
-        case .url: .url
-        case .data: .data
-        case .decimal: .decimal
-        case .array, .object, .any: nil
-        }
+        if case .scalar(let scalar) = self { return scalar }
+        return nil
     }
 
     /// Types whose values have an order-preserving key encoding.

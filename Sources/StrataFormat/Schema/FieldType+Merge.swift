@@ -4,8 +4,8 @@ extension FieldType {
     package static func merge(_ a: FieldType, _ b: FieldType) -> FieldType {
         switch (a, b) {
         case _ where a == b: return a
-        case (.integer, .double), (.double, .integer): return .double
-        case (.date, .string), (.string, .date), (.uuid, .string), (.string, .uuid), (.date, .uuid), (.uuid, .date): return .string
+        case (.scalar(.integer), .scalar(.double)), (.scalar(.double), .scalar(.integer)): return .scalar(.double)
+        case (.scalar(.date), .scalar(.string)), (.scalar(.string), .scalar(.date)), (.scalar(.uuid), .scalar(.string)), (.scalar(.string), .scalar(.uuid)), (.scalar(.date), .scalar(.uuid)), (.scalar(.uuid), .scalar(.date)): return .scalar(.string)
         case (.array(let x), .array(let y)):
             if x == .any, y != .any { return b }   // an empty array says nothing about the elements
             if y == .any { return a }

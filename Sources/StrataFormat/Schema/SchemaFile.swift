@@ -178,10 +178,9 @@ public struct SchemaFile: Sendable, Hashable {
         return FieldDescription(name, type, optional: optional, jsonKey: jsonKey, dateFormat: dateFormat, default: defaultValue)
     }
 
-    private static let typeNames: [String: FieldType] = [
-        "string": .string, "int": .integer, "integer": .integer, "double": .double, "float": .float, "bool": .bool,
-        "date": .date, "data": .data, "uuid": .uuid, "url": .url, "decimal": .decimal, "any": .any, "object": .any,
-    ]
+    /// The type names a schema file may use: the table's (``FieldType``'s names, from ``ScalarType``)
+    /// and `any`, with the aliases `int` and `object`.
+    private static let typeNames: [String: FieldType] = FieldType.names.merging(["int": .scalar(.integer), "object": .any]) { name, _ in name }
 
     /// The type `name` spells: `[T]` is an array of T. The brackets are counted in one pass and
     /// capped at ``EntityDescription/maximumTypeDepth``, so a name nested thousands of levels
@@ -296,7 +295,7 @@ public struct SchemaFile: Sendable, Hashable {
         switch type {
         case .array(let element): "[\(typeName(element))]"
         case .object: "object"
-        case .integer: "int"
+        case .scalar(.integer): "int"
         default: "\(type)"
         }
     }

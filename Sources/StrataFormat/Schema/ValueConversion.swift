@@ -27,9 +27,9 @@ package struct ValueConverter {
             ConversionFailure(message: "is \(value), expected \(expected)")
         }
         switch type {
-        case .bool:
+        case .scalar(.bool):
             writer.writeBool(try Self.bool(value) ?? { throw mismatch("a boolean") }())
-        case .integer:
+        case .scalar(.integer):
             if case .int(let number) = value {   // the common case, without the wide value
                 writer.writeInteger(number)
                 return
@@ -40,11 +40,11 @@ package struct ValueConverter {
                     : mismatch("an integer")
             }
             writer.writeInteger(number)
-        case .double:
+        case .scalar(.double):
             writer.writeDouble(try Self.double(value) ?? { throw mismatch("a number") }())
-        case .float:
+        case .scalar(.float):
             writer.writeFloat(Float(try Self.double(value) ?? { throw mismatch("a number") }()))
-        case .string:
+        case .scalar(.string):
             switch value {
             case .string(let text): writer.writeText(text)
             case .int(let number): writer.writeText(String(number))
@@ -52,7 +52,7 @@ package struct ValueConverter {
             case .double(let number): writer.writeText(String(number))
             default: throw mismatch("a string")
             }
-        case .date:
+        case .scalar(.date):
             let format = (dateFormats.isEmpty ? nil : dateFormats[path]) ?? dateFormat ?? .automatic
             guard let seconds = DateParsing.seconds(value, format: format) else {
                 throw mismatch(format == .automatic ? "a date (ISO 8601 text or Unix seconds or milliseconds)" : "a date (\(format))")
@@ -61,19 +61,19 @@ package struct ValueConverter {
                 throw ConversionFailure(message: "is \(value), a date out of range (dates are \(DateParsing.storableRangeDescription))")
             }
             Self.writeDate(seconds, into: &writer)
-        case .uuid:
+        case .scalar(.uuid):
             guard case .string(let text) = value, let uuid = UUID(uuidString: text) else { throw mismatch("a UUID string") }
             let u = uuid.uuid
             writer.writeTag(CBOR.uuidTag)
             writer.writeByteString([u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15])
-        case .url:
+        case .scalar(.url):
             guard case .string(let text) = value, let url = URL(string: text) else { throw mismatch("a URL string") }
             writer.writeTag(CBOR.uriTag)
             writer.writeText(url.absoluteString)
-        case .data:
+        case .scalar(.data):
             guard case .string(let text) = value, let data = Data(base64Encoded: text) else { throw mismatch("base64 text") }
             writer.writeByteString(data)
-        case .decimal:
+        case .scalar(.decimal):
             let decimal: Decimal?
             switch value {
             case .string(let text): decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))

@@ -82,11 +82,11 @@ package struct FieldTypes: Sendable {
             throw StrataError(.invalidQuery, "\(description.name): \(comparison.fieldName): \(base) (\(array)) is not an array; \(op) applies to array fields\(at)",
                               entity: description.name, field: comparison.fieldName)
         }
-        if split.op == .count { return .integer }
+        if split.op == .count { return .scalar(.integer) }
         guard let element = description.fieldType(at: split.elements.joined(separator: "."))?.elementType else { return nil }
         switch (split.op, element) {
-        case (.sum, .integer), (.sum, .double), (.sum, .float): return element
-        case (.average, .integer), (.average, .double), (.average, .float): return .double
+        case (.sum, .scalar(.integer)), (.sum, .scalar(.double)), (.sum, .scalar(.float)): return element
+        case (.average, .scalar(.integer)), (.average, .scalar(.double)), (.average, .scalar(.float)): return .scalar(.double)
         case (.sum, .any), (.average, .any): return nil
         case (.sum, _), (.average, _):
             throw StrataError(.invalidQuery, "\(description.name): \(comparison.fieldName): \(op) needs numbers, and \(split.elements.joined(separator: ".")) holds \(element) values\(at)",
@@ -110,34 +110,34 @@ package struct FieldTypes: Sendable {
             return "\(op.rawValue) needs a string: quote it"
         }
         switch subject {
-        case .bool:
+        case .scalar(.bool):
             if ordering { return "a Bool field compares only by ==, != and IN" }
             if case .bool = constant { return nil }
             return "compare it with true or false"
-        case .integer, .double, .float:
+        case .scalar(.integer), .scalar(.double), .scalar(.float):
             switch constant {
             case .int, .uint, .wideInt, .double: return nil
             case .string(let text) where Double(text) != nil && (ordering || op == .equal || op == .notEqual) && op != .between:
                 return "use a number: \(field) \(op.rawValue) \(text)"
             default: return "compare it with a number"
             }
-        case .date:
+        case .scalar(.date):
             if case .date = constant { return nil }
             if case .string(let text) = constant, FormatParser.parseISO8601(text) != nil {
                 return "use CAST(\"\(text)\", \"NSDate\") or a date argument"
             }
             return "use CAST(\"2021-01-01T00:00:00Z\", \"NSDate\") or a date argument"
-        case .uuid:
+        case .scalar(.uuid):
             if case .uuid = constant { return nil }
             return "pass a UUID as an argument (%@)"
-        case .data:
+        case .scalar(.data):
             if case .data = constant { return nil }
             return "pass Data as an argument (%@)"
         case .object:
             return "it is an embedded object: compare one of its fields, like \(field).name"
         case .array:
             return nil   // arrays of arrays: elements are lists, not checked here
-        case .decimal:
+        case .scalar(.decimal):
             if case .string = constant { return nil }
             return "a Decimal field is stored as its text: compare it with a string"
         default:   // string, url: stored as text
@@ -151,7 +151,7 @@ extension FieldType {
     /// Values of the type are stored as text strings (URLs and Decimals too).
     package var comparesAsText: Bool {
         switch self {
-        case .string, .url, .decimal, .any: true
+        case .scalar(.string), .scalar(.url), .scalar(.decimal), .any: true
         default: false
         }
     }

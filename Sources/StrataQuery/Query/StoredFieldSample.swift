@@ -98,15 +98,15 @@ extension CBORReader {
         let head = try readHead(at: &offset)
         switch head.major {
         case .unsigned, .negative:
-            return .integer
+            return .scalar(.integer)
         case .text:
             offset = start
             _ = try readValidTextRange(at: &offset)
-            return .string
+            return .scalar(.string)
         case .bytes:
             offset = start
             _ = try readStringRange(.bytes, at: &offset)
-            return .data
+            return .scalar(.data)
         case .array:
             let count = try checkedLength(head, at: offset, start: start, perItem: 1)
             var element: FieldType?
@@ -123,27 +123,27 @@ extension CBORReader {
             switch head.argument {
             case CBOR.epochDateTag:
                 _ = try readDouble(at: &offset)
-                return .date
+                return .scalar(.date)
             case CBOR.positiveBignumTag, CBOR.negativeBignumTag:
                 offset = start
                 _ = try readWideInteger(at: &offset)
-                return .integer
+                return .scalar(.integer)
             case CBOR.uuidTag:
                 let range = try readStringRange(.bytes, at: &offset)
                 guard range.count == 16 else { throw .corrupt(offset: range.lowerBound, reason: "a UUID of \(range.count) bytes") }
-                return .uuid
+                return .scalar(.uuid)
             case CBOR.uriTag:
                 _ = try readValidTextRange(at: &offset)
-                return .url
+                return .scalar(.url)
             default:
                 _ = try sampledType(at: &offset, depth: depth + 1)
                 return .any
             }
         case .simple:
             switch head.info {
-            case 20, 21: return .bool
+            case 20, 21: return .scalar(.bool)
             case 22, 23: return nil
-            case 25, 26, 27: return .double
+            case 25, 26, 27: return .scalar(.double)
             default: throw .corrupt(offset: start, reason: "simple value \(head.info)")
             }
         }

@@ -38,12 +38,12 @@ extension RecordMapper {
 
         private static func of(_ type: FieldType, format: DateFormat, nested: Bool) -> DirectKind {
             switch type {
-            case .string: .text
-            case .date where format == .automatic || format == .iso8601: .iso8601Date
-            case .integer: .integer
-            case .double: .double
-            case .float: .float
-            case .bool: .bool
+            case .scalar(.string): .text
+            case .scalar(.date) where format == .automatic || format == .iso8601: .iso8601Date
+            case .scalar(.integer): .integer
+            case .scalar(.double): .double
+            case .scalar(.float): .float
+            case .scalar(.bool): .bool
             case .array(let element) where !nested: .array(element: of(element, format: format, nested: true), type: element)
             default: .general
             }

@@ -132,7 +132,7 @@ final class RecordMapper {
         self.keyFieldIndexes = description.primaryKeyFields.map { name in description.fields.firstIndex { $0.name == name } ?? 0 }
         self.primaryKeyIndex = keyFieldIndexes[0]
         self.primaryKeyKind = ValueKind(description.fields[primaryKeyIndex].type)
-        self.primaryKeyIsInteger = description.fields[primaryKeyIndex].type == .integer
+        self.primaryKeyIsInteger = description.fields[primaryKeyIndex].type == .scalar(.integer)
         self.generatesKey = description.primaryKeyIsGenerated
         chosen = Array(repeating: nil, count: description.fields.count)
         pending = Array(repeating: .absent, count: description.fields.count)
@@ -318,19 +318,19 @@ final class RecordMapper {
         let index = index ?? primaryKeyIndex
         let field = description.fields[index]
         switch field.type {
-        case .integer: return ValueConverter.integer(value)?.queryValue
-        case .double: return ValueConverter.double(value).map(QueryValue.double)
-        case .bool: return ValueConverter.bool(value).map(QueryValue.bool)
-        case .string:
+        case .scalar(.integer): return ValueConverter.integer(value)?.queryValue
+        case .scalar(.double): return ValueConverter.double(value).map(QueryValue.double)
+        case .scalar(.bool): return ValueConverter.bool(value).map(QueryValue.bool)
+        case .scalar(.string):
             switch value {
             case .string(let text): return .string(text)
             case .int(let number): return .string(String(number))
             default: return nil
             }
-        case .uuid:
+        case .scalar(.uuid):
             guard case .string(let text) = value else { return nil }
             return UUID(uuidString: text).map(QueryValue.uuid)
-        case .date:
+        case .scalar(.date):
             let format = converter.dateFormats[field.name] ?? field.dateFormat ?? .automatic
             return DateParsing.seconds(value, format: format).map { .date(Date(timeIntervalSince1970: $0)) }
         default:
