@@ -1,6 +1,11 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// What every feature target builds on.
+let featureDependencies: [Target.Dependency] = [
+    "StrataFormat", "StrataStorage", "StrataQuery", "LMDB", .product(name: "Logging", package: "swift-log"),
+]
+
 let package = Package(
     name: "Strata",
     platforms: [.macOS(.v15)],
@@ -40,9 +45,20 @@ let package = Package(
         ),
         // Import, migration operations, observation, replication feeds, inspection; the library users
         // import: re-exports StrataFormat, StrataStorage and StrataQuery.
+        // The features, on the query layer. Inspection (descriptions of stored entities, export,
+        // statistics, index edits by name) and observation (of commits, from any process) name no
+        // other feature; JSON import (upsert, sync, nested records, inference) and migration operations
+        // build on inspection, and the replication feed on both.
+        .target(name: "StrataImport", dependencies: featureDependencies + ["StrataInspection"]),
+        .target(name: "StrataInspection", dependencies: featureDependencies),
+        .target(name: "StrataMigration", dependencies: featureDependencies + ["StrataInspection"]),
+        .target(name: "StrataObservation", dependencies: featureDependencies),
+        .target(name: "StrataReplication", dependencies: featureDependencies + ["StrataObservation", "StrataInspection"]),
+        // The public umbrella a program imports: every layer and feature above, re-exported.
         .target(
             name: "Strata",
-            dependencies: ["StrataFormat", "StrataStorage", "StrataQuery", "LMDB", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["StrataFormat", "StrataStorage", "StrataQuery", "StrataImport", "StrataInspection",
+                           "StrataMigration", "StrataObservation", "StrataReplication"]
         ),
         .executableTarget(
             name: "StrataCommand",
@@ -53,7 +69,7 @@ let package = Package(
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(name: "StrataFormatTests", dependencies: ["StrataFormat", "TestSupport"]),
         .testTarget(name: "StrataTextTests", dependencies: ["StrataText", "StrataFormat", "TestSupport"]),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStorage", "StrataQuery", "StrataFormat", "StrataText", "LMDB", "TestSupport", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStorage", "StrataQuery", "StrataImport", "StrataInspection", "StrataMigration", "StrataObservation", "StrataReplication", "StrataFormat", "StrataText", "LMDB", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrataCommandTests", dependencies: ["StrataCommand", "Strata", "LMDB", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataImport
 @testable import StrataFormat
 
 /// The one walk over a stored record's top-level map (`RecordCursor`) and the readers built on it

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataImport
 
 /// The import pipeline maps records straight from the parser's bytes
 /// (`RecordMapper.item(reading:…)`); these tests hold it to the general path (a parsed

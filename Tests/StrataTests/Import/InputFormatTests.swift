@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataImport
 
 /// The formats an import reads (`ImportOptions.InputFormat`): JSON Lines and keyed objects beside
 /// JSON documents, told from the input or named; the errors that name a bad line or member; and

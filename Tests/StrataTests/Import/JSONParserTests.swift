@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataImport
 
 /// Hands out its bytes `size` at a time, to put every token across a chunk boundary.
 struct TinyChunks: JSONByteSource {

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataImport
 
 /// Mapping and merging a record cost what its own keys (and the stored record's fields) cost,
 /// not what the entity's field count costs; and the sparse slots give the bytes the dense

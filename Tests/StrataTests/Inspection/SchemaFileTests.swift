@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+@testable import StrataImport
 
 /// The schema-file format of the command-line tool, and schemas inferred from JSON.
 @Suite struct SchemaFileTests {

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataObservation
 
 /// Which commits make an observation read again, counted: `fetches()` counts read transactions
 /// opened for it, `reads()` the values read; `settled()` waits until every commit made so far has

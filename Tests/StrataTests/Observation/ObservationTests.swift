@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataObservation
 
 @Suite struct ObservationTests {
     let dir: TemporaryDirectory

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataObservation
 
 /// The results controller's changes, checked by replaying them: applied to the previous
 /// sections, each change must give exactly the new ones, and its deletions, insertions and

@@ -52,7 +52,7 @@ public struct ChangeFeed: AsyncSequence, Sendable {
             let (commits, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
             self.commits = commits
             commitIterator = commits.makeAsyncIterator()
-            observer = store.observers.add(.everyCommit) { _ in signal.yield() }
+            observer = store.observers.addForEveryCommit { _ in signal.yield() }
         }
 
         deinit { store.observers.remove(observer) }

@@ -12,7 +12,7 @@ import LMDB
 /// range the commit does not touch costs a few loads and no lock of its own, no allocation and no
 /// queue hop; a condition shared by several observers is evaluated once per commit. Only the
 /// concerned observers are handed the commit, in one hop per commit, in commit order.
-final class ObservationCenter: CommitListener {
+package final class ObservationCenter: CommitListener {
     /// How long after a look that found new commits the next look judges them (see
     /// ``State/previousPoll``).
     static let settleDelay: DispatchTimeInterval = .milliseconds(5)
@@ -119,7 +119,14 @@ final class ObservationCenter: CommitListener {
         }
     }
 
-    func remove(_ id: UInt64) {
+    /// Registers `notify` for every commit, from this process or another (the replication feed's
+    /// wake-up); returns the id to remove it with.
+    package func addForEveryCommit(_ notify: @escaping @Sendable (ChangeSet) -> Void) -> UInt64 {
+        add(.everyCommit, notify)
+    }
+
+    /// Removes the observer registered as `id`; nothing when there is none.
+    package func remove(_ id: UInt64) {
         state.withLock { state in
             guard let observer = state.observers.removeValue(forKey: id) else { return }
             if case .query(let result) = observer.interest {
@@ -135,10 +142,10 @@ final class ObservationCenter: CommitListener {
         }
     }
 
-    var isObserved: Bool { state.withLock { !$0.observers.isEmpty } }
+    package var isObserved: Bool { state.withLock { !$0.observers.isEmpty } }
 
     /// A commit of this process, with transaction id `transactionID`, changed `changes`.
-    func didCommit(_ changes: ChangeSet, transactionID: Int) {
+    package func didCommit(_ changes: ChangeSet, transactionID: Int) {
         // The pass runs under the lock that guards the query observers' last results: one lock
         // per commit, none per observer.
         let concerned = state.withLock { state -> [@Sendable (ChangeSet) -> Void] in
@@ -434,5 +441,5 @@ struct CommitPass {
 extension Store {
     /// Who is told of this store's commits (see ``observe(_:_:)``): made at the first
     /// observation, kept in the store's ``StoreAttachments``.
-    var observers: ObservationCenter { attachments.attachment { ObservationCenter(environment: environmentView) } }
+    package var observers: ObservationCenter { attachments.attachment { ObservationCenter(environment: environmentView) } }
 }

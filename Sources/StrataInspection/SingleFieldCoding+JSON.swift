@@ -2,7 +2,7 @@
 
 extension SingleFieldCoding {
     /// Reads stored value bytes as JSON (``StoredRecord``'s mapping).
-    static func jsonValue(from bytes: [UInt8]) throws(CBORReadFailure) -> JSONValue {
+    package static func jsonValue(from bytes: [UInt8]) throws(CBORReadFailure) -> JSONValue {
         var offset = 0
         return try CBORReader(bytes: bytes).jsonValue(at: &offset)
     }

@@ -29,7 +29,7 @@ extension ReadTransaction {
     }
 
     /// The context of `name`, or `.notFound` naming the entities there are.
-    func existingContext(named name: String) throws -> EntityContext {
+    package func existingContext(named name: String) throws -> EntityContext {
         if let context = try context(named: name) { return context }
         let known = try entityNames()
         throw StrataError(.notFound, "the store has no entity '\(name)'; "
@@ -55,7 +55,7 @@ extension QueryRequest where Root == StoredRecord {
     }
 
     /// The stored primary keys of the matching records, in order; nothing is decoded.
-    func storedKeys() throws -> [[UInt8]] {
+    package func storedKeys() throws -> [[UInt8]] {
         var keys: [[UInt8]] = []
         try execute(query) { match in keys.append(match.key); return true }
         return keys
