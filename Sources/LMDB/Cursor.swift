@@ -316,7 +316,7 @@ public final class WritableCursor: Cursor {
         }
     }
 
-    /// Deletes the current entry (`mdb_cursor_del`); a following ``next()`` moves to the entry that
+    /// Deletes the current entry (`mdb_cursor_del`); a following ``Cursor/next()`` moves to the entry that
     /// came after the deleted one.
     public func deleteCurrent() throws(LMDBError) {
         let cursor = usableHandle()

@@ -1,4 +1,4 @@
-/// How ``Store/importJSON(_:as:options:)-8tsww`` (and its async twin) treats a payload.
+/// How ``Store/importJSON(_:as:options:)-82xr4`` (and its async twin) treats a payload.
 ///
 /// ```swift
 /// let options = ImportOptions(mode: .sync(scope: "city == 'Berlin'"), rootKey: "users", onError: .skip)
