@@ -55,7 +55,7 @@ extension ReadTransaction {
 private struct KeyRenamer {
     package let transaction: ReadTransaction
     package let enabled: Bool
-    package var cache: [String: [String: String]] = [:]
+    var cache: [String: [String: String]] = [:]
 
     package init(transaction: ReadTransaction, enabled: Bool) {
         self.transaction = transaction

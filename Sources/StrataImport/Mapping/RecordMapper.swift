@@ -35,7 +35,7 @@ final class RecordMapper {
     @exclusivity(unchecked) var ignoredKeys: [String: Int] = [:]
     /// How many per-field steps (resets, conversions) mapping has taken, so that tests can tell
     /// a record costs its own keys rather than the entity's field count.
-    package var fieldVisits = 0
+    var fieldVisits = 0
     let options: ImportOptions
 
     // Nested JSON (RecordMapper+Nested.swift).

@@ -29,11 +29,11 @@ public struct Query<Root>: Sendable, Hashable {
     /// True when the results may come in any order (no orderings given): the planner then
     /// neither sorts nor merges by primary key. What a relationship's semi-join asks for, since
     /// it only collects keys.
-    package var anyOrder = false
+    var anyOrder = false
     /// True when the caller reads only the results' primary keys (`count()`, `exists()`,
     /// `ids()`): an access path that answers the whole predicate by itself then costs its index
     /// entries, not its records (``QueryExecutor/answersFromKeys``).
-    package var keysOnly = false
+    var keysOnly = false
 
     /// A query with no predicate, orderings, limit or offset: every record in primary key order.
     public init() {}

@@ -20,7 +20,7 @@ package struct RelationshipResolver {
     package let context: EntityContext
     /// How deep relationship conditions may nest (`ANY notes.user.company.name …`).
     package let depth: Int
-    package private(set) var joins: [QueryPlan.SemiJoin] = []
+    private(set) var joins: [QueryPlan.SemiJoin] = []
     /// The type the query's results are: a record type's own fields are known before any record
     /// stores them (see ``checkPath(_:)``).
     package let root: Any.Type

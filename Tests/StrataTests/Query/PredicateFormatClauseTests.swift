@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+@testable import StrataQuery
 
 @Suite struct PredicateFormatClauseTests {
     @Test func lidenbrocksTrailingOrderByParses() throws {

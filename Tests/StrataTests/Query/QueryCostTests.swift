@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Strata
+@testable import StrataQuery
 
 /// A document with a text body, for patterns over long texts.
 struct Document: Record, Equatable {

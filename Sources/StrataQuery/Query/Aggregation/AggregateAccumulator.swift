@@ -5,7 +5,7 @@ import Foundation
 /// are skipped, as SQL skips NULL in `MIN`, `MAX`, `SUM` and `AVG`.
 package struct AggregateAccumulator {
     package let function: AggregateFunction
-    package private(set) var extreme: QueryValue?
+    private(set) var extreme: QueryValue?
     private var sum = NumericSum()
 
     package init(_ function: AggregateFunction) { self.function = function }

@@ -5,7 +5,7 @@ package struct RegexParser {
     private var position = 0
     private var depth = 0
     /// The classes of the pattern, which `.set` nodes name by index.
-    package private(set) var sets: [ScalarSet] = []
+    private(set) var sets: [ScalarSet] = []
 
     package init(_ scalars: [Unicode.Scalar]) { self.scalars = scalars }
 

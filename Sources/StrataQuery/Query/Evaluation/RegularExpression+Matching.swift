@@ -104,7 +104,7 @@ extension RegularExpression {
 /// A set of program positions with O(1) insert, membership and clearing (a sparse set), whose
 /// members keep their insertion order.
 package struct ThreadSet {
-    package private(set) var members: [Int] = []
+    private(set) var members: [Int] = []
     /// Where each position sits in `members`, when it is there (checked against `members`).
     private var slots: [Int]
 

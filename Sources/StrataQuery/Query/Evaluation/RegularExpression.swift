@@ -119,9 +119,9 @@ package struct ScalarSet: Sendable {
         }
     }
 
-    package var ranges: [ClosedRange<UInt32>] = []
-    package var shorthands: [(shorthand: Shorthand, negated: Bool)] = []
-    package var negated = false
+    var ranges: [ClosedRange<UInt32>] = []
+    var shorthands: [(shorthand: Shorthand, negated: Bool)] = []
+    var negated = false
 
     /// Whether `scalar` is in the class; case-insensitively, a scalar is in it when it or one of
     /// its case variants is (so `[^a]` excludes `A` too).
@@ -195,7 +195,7 @@ package enum CaseFolding {
 /// would expand past ``RegularExpression/maxProgramSize`` stops compiling at that point.
 package struct RegexCompiler {
     package let caseInsensitive: Bool
-    package private(set) var program: [RegularExpression.Instruction] = []
+    private(set) var program: [RegularExpression.Instruction] = []
 
     package init(caseInsensitive: Bool) { self.caseInsensitive = caseInsensitive }
 

@@ -31,7 +31,7 @@ package final class QueryBudget: @unchecked Sendable {
     package let deadline: ContinuousClock.Instant?
     private let cancellation: CancellationFlag?
     /// Candidates examined so far (for the error message).
-    package private(set) var examined = 0
+    private(set) var examined = 0
     /// Set once the budget ran out: every later check throws it.
     package private(set) var failure: StrataError?
 

@@ -39,12 +39,12 @@ package final class QueryExecutor {
     package let budget: QueryBudget?
     /// The candidates the access path has yielded so far, and the matches among them (the
     /// actual rows `analyze()` reports); counted by the walks here and in `+Relevance`.
-    package var candidatesRead = 0, matchesFound = 0
+    var candidatesRead = 0, matchesFound = 0
     /// The target of each `SEARCH` comparison of the predicate.
     package let texts: [FieldComparison: TextSearchTarget]
     /// The stored full-text indexes the access path read, by index name (their blocks read are
     /// what `analyze()` reports).
-    package var textIndexesRead: [String: StoredTextIndex] = [:]
+    var textIndexesRead: [String: StoredTextIndex] = [:]
 
     package init(transaction: ReadTransaction, context: EntityContext, plan: QueryPlan, predicate: QueryPredicate,
          timeout: Duration? = nil) throws {

@@ -7,7 +7,7 @@ package struct FormatParser {
     package var tokens: [FormatToken]
     package var position = 0
     package var arguments: [any Sendable]
-    package var nextArgument = 0
+    var nextArgument = 0
     package let entity: String
     /// The entity's fields, to check each field path (nil: not checked).
     package let fields: KnownFields?

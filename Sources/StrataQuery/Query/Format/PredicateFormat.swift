@@ -1,7 +1,7 @@
 /// A predicate format string, parsed: the condition and the optional trailing clauses.
 package struct ParsedQuery: Sendable, Equatable {
     package var predicate: QueryPredicate
-    package var orderings: [QueryOrdering]
+    var orderings: [QueryOrdering]
     package var limit: Int?
     package var offset: Int?
 

@@ -76,7 +76,7 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
     /// executor checks against the whole predicate: a key lookup, or an index scan whose keys
     /// order and compare values as the predicate does (the comparison's collation, values of the
     /// index's kind, no nil), on a single field or on a compound index's fields.
-    package var exactAccess = false
+    var exactAccess = false
     /// The requested order, when the access path does not deliver it and records must be sorted.
     public var sort: [QueryOrdering]
     /// True when the access path yields records in the requested order.
@@ -85,7 +85,7 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
     /// otherwise. Index keys cut at ``IndexKey/maxLength`` hold values that differ only past the
     /// cut under one key, in primary key order: the executor re-sorts each such run by these
     /// orderings (then primary key) before any offset or limit applies.
-    package var accessOrder: [QueryOrdering] = []
+    var accessOrder: [QueryOrdering] = []
     /// How the executor merges the stretches of an index scan into the order the plan takes
     /// from it, so that a LIMIT stops it early; nil when the scan is walked as stored. Explained
     /// as `IndexMerge(…)`.

@@ -18,7 +18,7 @@ package struct QueryPlanner {
     package let transaction: ReadTransaction
     package let context: EntityContext
     /// The indexes whose access paths are weighed; nil: every index.
-    package var weighed: Set<String>?
+    var weighed: Set<String>?
 
     package init(transaction: ReadTransaction, context: EntityContext) {
         self.transaction = transaction

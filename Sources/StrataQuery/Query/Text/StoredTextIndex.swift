@@ -17,7 +17,7 @@ package final class StoredTextIndex: TextIndexReader {
     package let header: TextIndexHeader
     package let deleted: Set<DocumentID>
     /// Posting blocks read so far (what `explain --analyze` reports).
-    package private(set) var blocksRead = 0
+    private(set) var blocksRead = 0
 
     package var fieldCount: Int { descriptor.fields.count }
     package var keepsPositions: Bool { descriptor.positions }
