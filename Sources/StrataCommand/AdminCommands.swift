@@ -145,7 +145,7 @@ struct IndexCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List an entity's indexes with their entries and sizes.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List an entity's indexes, full-text ones included, with their entries and sizes.")
         @Argument(help: "The store directory.") var store: String
         @Argument(help: "The entity.") var entity: String
         @Option(help: "table (default), json, jsonl, csv or tsv.") var format: OutputFormat?
@@ -159,20 +159,38 @@ struct IndexCommand: ParsableCommand {
                 throw CommandFailure(message: "the store has no entity '\(entity)'")
             }
             if format == .table {
-                Terminal.write(RecordOutput.table(header: ["index", "entries", "bytes", "unique", "multiValue"], rows: found.indexes.map {
-                    [$0.name, $0.entries.formatted(), $0.bytes.formatted(), $0.unique ? "yes" : "", $0.multiValue ? "yes" : ""]
+                // A full-text index's entries are its documents; its column says what it indexes and how.
+                Terminal.write(RecordOutput.table(header: ["index", "entries", "bytes", "unique", "multiValue", "fullText"], rows: found.indexes.map {
+                    [$0.name, $0.entries.formatted(), $0.bytes.formatted(), $0.unique ? "yes" : "", $0.multiValue ? "yes" : "", ""]
+                } + found.fullTextIndexes.map {
+                    [$0.declaration.name, $0.documents.formatted(), $0.bytes.formatted(), "", "", Self.fullTextSummary($0.declaration)]
                 }))
                 return
             }
             // Each index as a record of its statistics, printed as records are.
-            let records = found.indexes.map { index in
-                guard case .object(let members) = StatsCommand.json(index) else { preconditionFailure("an object") }
-                return StoredRecord(key: .string(index.name), fields: members)
+            let records = (found.indexes.map(StatsCommand.json) + found.fullTextIndexes.map(StatsCommand.json)).enumerated().map { position, index in
+                guard case .object(let members) = index else { preconditionFailure("an object") }
+                let name = position < found.indexes.count ? found.indexes[position].name
+                    : found.fullTextIndexes[position - found.indexes.count].declaration.name
+                return StoredRecord(key: .string(name), fields: members)
             }
-            var output = RecordOutput(format: format, columns: records.first?.fields.map(\.key) ?? ["name"], everyField: true)
+            let columns = records.flatMap { $0.fields.map(\.key) }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            var output = RecordOutput(format: format, columns: columns.isEmpty ? ["name"] : columns, everyField: true)
             output.begin()
             records.forEach { output.add($0) }
             output.end()
+        }
+
+        /// A full-text index's fields as `index add` takes them (`title:2,body`), then its stemming
+        /// and stop words when it has them.
+        static func fullTextSummary(_ index: FullTextIndexDescription) -> String {
+            let fields = zip(index.fields, index.weights).map { field, weight in
+                weight == 1 ? field : "\(field):\(weight.formatted(.number.grouping(.never)))"
+            }.joined(separator: ",")
+            var parts = [fields]
+            if index.stemming != .none { parts.append("stemming \(index.stemming.rawValue)") }
+            if index.stopWords != .none { parts.append("stop words \(index.stopWords.rawValue)") }
+            return parts.joined(separator: "; ")
         }
     }
 }
@@ -204,6 +222,7 @@ struct StatsCommand: ParsableCommand {
                         JSONMember(key: "records", value: .int(Int64(entity.records))),
                         JSONMember(key: "bytes", value: .int(Int64(entity.bytes))),
                         JSONMember(key: "indexes", value: .array(entity.indexes.map(Self.json))),
+                        JSONMember(key: "fullTextIndexes", value: .array(entity.fullTextIndexes.map(Self.json))),
                     ])
                 })),
             ]).jsonText + "\n")
@@ -215,11 +234,30 @@ struct StatsCommand: ParsableCommand {
             for index in entity.indexes {
                 rows.append(["", "index " + index.name + (index.unique ? " (unique)" : ""), index.entries.formatted(), index.bytes.formatted()])
             }
+            for index in entity.fullTextIndexes {
+                rows.append(["", "full-text index \(index.declaration.name) (documents)", index.documents.formatted(), index.bytes.formatted()])
+            }
         }
         Terminal.write(RecordOutput.table(header: ["entity", "what", "entries", "bytes"], rows: rows))
         let percent = statistics.mapSize > 0 ? Double(statistics.usedBytes) * 100 / Double(statistics.mapSize) : 0
         Terminal.write("map: \(statistics.usedBytes.formatted()) of \(statistics.mapSize.formatted()) bytes used (\(String(format: "%.1f", percent)) %); "
             + "readers: \(statistics.readers) of \(statistics.maxReaders)\n")
+    }
+
+    /// A full-text index's statistics as JSON: its declaration (`fields`, `weights`, `stemming`,
+    /// `stopWords`), `fullText: true`, its documents, its databases' entries and bytes.
+    static func json(_ index: FullTextIndexStatistics) -> JSONValue {
+        .object([
+            JSONMember(key: "name", value: .string(index.declaration.name)),
+            JSONMember(key: "fullText", value: .bool(true)),
+            JSONMember(key: "fields", value: .array(index.declaration.fields.map { .string($0) })),
+            JSONMember(key: "weights", value: .array(index.declaration.weights.map { .double($0) })),
+            JSONMember(key: "stemming", value: .string(index.declaration.stemming.rawValue)),
+            JSONMember(key: "stopWords", value: .string(index.declaration.stopWords.rawValue)),
+            JSONMember(key: "documents", value: .int(Int64(index.documents))),
+            JSONMember(key: "entries", value: .int(Int64(index.entries))),
+            JSONMember(key: "bytes", value: .int(Int64(index.bytes))),
+        ])
     }
 
     static func json(_ index: IndexStatistics) -> JSONValue {

@@ -23,6 +23,20 @@ public struct EntityStatistics: Sendable, Codable, Equatable {
     public var bytes: Int
     /// Its indexes, sorted by name.
     public var indexes: [IndexStatistics]
+    /// Its full-text indexes, in the order they were declared.
+    public var fullTextIndexes: [FullTextIndexStatistics] = []
+}
+
+/// One full-text index's declaration, documents and size.
+public struct FullTextIndexStatistics: Sendable, Codable, Equatable {
+    /// The index as declared: its name, fields with their weights, stemming and stop words.
+    public var declaration: FullTextIndexDescription
+    /// The documents it holds: the entity's records with text in one of its fields.
+    public var documents: Int
+    /// The entries of its four databases (postings, documents, keys, deleted documents).
+    public var entries: Int
+    /// Bytes of its four databases' pages (LMDB's `mdb_stat`).
+    public var bytes: Int
 }
 
 /// One index's entries and size.
@@ -60,13 +74,33 @@ extension Store {
                     return IndexStatistics(name: descriptor.name, entries: stats?.entries ?? 0, bytes: (stats?.bytes ?? 0) + duplicates,
                                            duplicateBytes: duplicates, unique: descriptor.isUnique, multiValue: descriptor.isMultiValue)
                 }
-                return EntityStatistics(name: name, records: records.entries, bytes: records.bytes, indexes: indexes)
+                let fullText = try context.schema.fullTextIndexes.map { descriptor in
+                    try Self.statistics(of: descriptor, context.schema, in: tx)
+                }
+                return EntityStatistics(name: name, records: records.entries, bytes: records.bytes, indexes: indexes,
+                                        fullTextIndexes: fullText)
             }
         }
         let environment = environmentView
         let readers = environment.readers
         return StoreStatistics(path: path, mapSize: environment.mapSize, usedBytes: environment.usedBytes,
                                readers: readers.used, maxReaders: readers.max, entities: entities)
+    }
+
+    /// The documents, entries and bytes of the full-text index `descriptor` of `schema`'s entity; an
+    /// index whose databases are not made yet holds nothing.
+    private static func statistics(of descriptor: FullTextIndexDescriptor, _ schema: EntitySchema,
+                                   in tx: ReadTransaction) throws -> FullTextIndexStatistics {
+        var result = FullTextIndexStatistics(declaration: descriptor.declaration, documents: 0, entries: 0, bytes: 0)
+        guard let databases = try tx.existingTextIndexDatabases(descriptor.name, of: schema) else { return result }
+        for database in databases.all {
+            let stats = try tx.statistics(of: database, entity: schema.name)
+            result.entries += stats.entries
+            result.bytes += stats.bytes
+        }
+        result.documents = Int(clamping: try StoredTextIndex(transaction: tx, databases: databases, entity: schema.name, descriptor: descriptor)
+            .statistics().documentCount)
+        return result
     }
 
     /// The bytes of the sub-databases holding sorted duplicates in `database`, estimated from

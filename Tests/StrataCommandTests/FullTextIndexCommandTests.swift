@@ -80,4 +80,30 @@ import TestSupport
         let search = try StrataCLI.run(["search", store, "Post", "lmdb"])
         #expect(search.status != 0 && search.error.contains("no full-text index"), "\(search.error)")
     }
+
+    @Test func indexListAndStatsShowFullTextIndexesWithTheirDocuments() throws {
+        try imported(store, schemaFullText: #"{"fields": ["title", "body"], "weights": [2, 1], "stemming": "english"}"#)
+        let table = try StrataCLI.run(["index", "list", store, "Post"])
+        #expect(table.status == 0, "\(table.error)")
+        let row = try #require(table.output.split(separator: "\n").first { $0.contains("title,body") }, "\(table.output)")
+        #expect(row.contains("title:2,body; stemming english") && row.contains(" 4 "), "\(row)")
+
+        let json = try StrataCLI.run(["index", "list", store, "Post", "--format", "json"])
+        let indexes = try #require(try StrataCLI.json(json.output) as? [[String: Any]], "\(json.output)")
+        let text = try #require(indexes.first { $0["fullText"] as? Bool == true }, "\(indexes)")
+        #expect(text["name"] as? String == "title,body")
+        #expect(text["fields"] as? [String] == ["title", "body"] && text["weights"] as? [Double] == [2, 1])
+        #expect(text["stemming"] as? String == "english" && text["stopWords"] as? String == "none")
+        #expect(text["documents"] as? Int == 4 && (text["bytes"] as? Int ?? 0) > 0 && (text["entries"] as? Int ?? 0) > 4)
+
+        // A deleted record leaves the index's documents.
+        #expect(try StrataCLI.run(["delete", store, "Post", "id == 4"]).status == 0)
+        let stats = try StrataCLI.run(["stats", store, "--format", "json"])
+        let entities = try #require((try StrataCLI.json(stats.output) as? [String: Any])?["entities"] as? [[String: Any]], "\(stats.output)")
+        let post = try #require(entities.first { $0["name"] as? String == "Post" })
+        let fullText = try #require(post["fullTextIndexes"] as? [[String: Any]])
+        #expect(fullText.map { $0["documents"] as? Int } == [3], "\(fullText)")
+        #expect(try StrataCLI.run(["stats", store]).output.contains("full-text index title,body (documents)"))
+    }
+
 }
