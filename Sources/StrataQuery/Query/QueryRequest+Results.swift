@@ -185,8 +185,7 @@ extension QueryRequest where Root: Record {
             pipeline.expect(expected)
             expecting(Swift.min(expected, Self.expectedResultsReserved))
         }) { match in
-            pipeline.append(key: match.key, value: match.bytes)
-            if pipeline.count >= batchSize { try pipeline.drain(describeKey: describe, body) }
+            if pipeline.append(key: match.key, value: match.bytes) >= batchSize { try pipeline.drain(describeKey: describe, body) }
             return true
         }
         try pipeline.drain(describeKey: describe, body)

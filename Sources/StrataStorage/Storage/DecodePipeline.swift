@@ -75,27 +75,32 @@ package final class DecodePipeline<T: Record> {
         decodesHere = executor.threadLimit == 0 || count <= Self.decodedHereUpTo
     }
 
-    /// Adds a match's stored key and bytes.
-    package func append(key: [UInt8], value: [UInt8]) {
+    /// Adds a match's stored key and bytes; returns the records appended so far (``count``, read here
+    /// because a read of the property from another target pays a runtime exclusivity check).
+    @discardableResult
+    package func append(key: [UInt8], value: [UInt8]) -> Int {
         guard !decodesHere else {
             decoderHere().decode(key: key, value: value)
             count += 1
-            return
+            return count
         }
         current.append(key: key, value: value)
         appended()
+        return count
     }
 
     /// Adds a record's stored key and bytes lent by the transaction (copied once, into the chunk;
-    /// decoded at once when they are decoded as appended).
-    package func append(key: [UInt8], value: Span<UInt8>) {
+    /// decoded at once when they are decoded as appended); returns the records appended so far.
+    @discardableResult
+    package func append(key: [UInt8], value: Span<UInt8>) -> Int {
         guard !decodesHere else {
             decoderHere().decode(key: key, value: value)
             count += 1
-            return
+            return count
         }
         current.append(key: key, value: value)
         appended()
+        return count
     }
 
     /// The records decoded on this thread as they are appended, made on first use.
