@@ -15,7 +15,9 @@ struct SearchCommand: ParsableCommand {
             of the searched field with the matched words between [ and ]. The query searches --field, \
             the first field of the entity's first full-text index unless given; field: scopes in the \
             query name the index's other fields. Words must all occur unless joined by OR; NOT, \
-            "phrases", prefix* and NEAR(a b, 5) as in SEARCH conditions.
+            "phrases", prefix* and NEAR(a b, 5) as in SEARCH conditions. With --typos, a word of 5 or \
+            more letters also matches words one edit away (a letter added, removed, changed or two \
+            swapped), a word of 9 or more two edits away, as SEARCH[t] does.
             """
     )
 
@@ -26,6 +28,7 @@ struct SearchCommand: ParsableCommand {
     @Option(name: .customLong("where"), help: "A further condition in the format language.") var condition: String?
     @Option(parsing: .unconditional, help: "At most N records.") var limit: Int = 10
     @Option(parsing: .unconditional, help: "Words in each snippet.") var words: Int = 12
+    @Flag(help: "Tolerate typos: words of 5+ letters match one edit away, 9+ letters two (SEARCH[t]).") var typos = false
     @OptionGroup var timeout: TimeoutOption
 
     func validate() throws {
@@ -40,7 +43,7 @@ struct SearchCommand: ParsableCommand {
                 throw StrataError(.invalidQuery, "\(entity) has no full-text index to search; add one to its schema (\"fullText\": [\"body\"])",
                                   entity: entity)
             }
-            var request = try tx.query(entity: entity).where("%K SEARCH %@", field, query)
+            var request = try tx.query(entity: entity).where(typos ? "%K SEARCH[t] %@" : "%K SEARCH %@", field, query)
             if let condition { request = try request.where(condition, arguments: []) }
             request = request.sorted(by: .relevance).limit(limit)
             var text = ""

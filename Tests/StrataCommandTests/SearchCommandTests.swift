@@ -71,3 +71,42 @@ import TestSupport
         #expect(zero.status == 2 && zero.error.contains("--limit must be at least 1"), "\(zero.error)")
     }
 }
+
+/// `strata search --typos`: a misspelled word finds the record only with the flag; a 4-letter
+/// word never matches another; 9+ letters allow two edits.
+@Suite struct SearchCommandTypoTests {
+    let dir: TemporaryDirectory
+    var store: String { dir.path("store") }
+
+    init() throws {
+        dir = try TemporaryDirectory("strata-search-typos")
+        let schema = dir.path("schema.json"), posts = dir.path("posts.json")
+        try Data(#"""
+            { "entities": { "Post": {
+                "primaryKey": "id",
+                "fields": { "id": {"type": "int"}, "body": {"type": "string"} },
+                "fullText": ["body"] } } }
+            """#.utf8).write(to: URL(fileURLWithPath: schema))
+        try Data(#"""
+            [{"id": 1, "body": "swift pages"}, {"id": 2, "body": "tree checkpoint"}, {"id": 3, "body": "other words"}]
+            """#.utf8).write(to: URL(fileURLWithPath: posts))
+        let result = try StrataCLI.run(["import", store, posts, "--entity", "Post", "--schema", schema])
+        #expect(result.status == 0, "\(result.error)")
+    }
+
+    func ids(_ arguments: [String]) throws -> [String] {
+        let result = try StrataCLI.run(["search", store, "Post"] + arguments)
+        #expect(result.status == 0, "\(result.error)")
+        return result.output.split(separator: "\n").map { String($0.prefix(while: { $0 != "\t" })) }
+    }
+
+    @Test func typosFindAMisspelledWordOnlyWithTheFlag() throws {
+        #expect(try ids(["swfit"]) == [])
+        #expect(try ids(["swfit", "--typos"]) == ["1"])
+        #expect(try ids(["tref", "--typos"]) == [])
+        #expect(try ids(["tree", "--typos"]) == ["2"])
+        #expect(try ids(["chekpoimt", "--typos"]) == ["2"])
+        #expect(try ids(["chekpoimt"]) == [])
+        #expect(try ids(["chekpoit", "--typos"]) == [])
+    }
+}

@@ -62,7 +62,24 @@ func searching(path: String) throws {
         check(try ids("title:swift") == [1])
         check(try ids("swift") == [3], "an unscoped word searches the body alone")
         check(try tx.query(Article.self).where(.matches(\.body, "lmdb") && \.section == "storage").ids() == [1, 5])
-        check(try ids("lmbd") == [], "no typo tolerance")
+        check(try ids("lmbd") == [], "no typo tolerance unless asked")
+    }
+    // snippet: searching-typos
+    try store.read { tx in
+        let exact = try tx.query(Article.self).where(.matches(\.body, "raeders")).ids()                  // []
+        let swapped = try tx.query(Article.self).where(.matches(\.body, "raeders", typos: true)).ids()   // [1, 2]
+        let twoEdits = try tx.query(Article.self).where("body SEARCH[t] %@", "tranzaktion").ids()        // [1]
+        let short = try tx.query(Article.self).where(.matches(\.body, "lmbd", typos: true)).ids()        // []: 4 letters
+        print(exact, swapped, twoEdits, short)
+    }
+    // end snippet: searching-typos
+    try store.read { tx in
+        check(try tx.query(Article.self).where(.matches(\.body, "raeders")).ids() == [])
+        check(try tx.query(Article.self).where(.matches(\.body, "raeders", typos: true)).ids() == [1, 2])
+        check(try tx.query(Article.self).where("body SEARCH[t] %@", "tranzaktion").ids() == [1])
+        check(try tx.query(Article.self).where(.matches(\.body, "tranzaktion")).ids() == [])
+        check(try tx.query(Article.self).where(.matches(\.body, "lmbd", typos: true)).ids() == [], "4 letters: never typo-matched")
+        check(try tx.query(Article.self).where(.matches(\.body, "raeders", typos: true)).explain().description.contains("raeders~1"))
     }
     // snippet: searching-rank
     try store.read { tx in

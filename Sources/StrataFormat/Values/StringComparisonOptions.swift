@@ -7,4 +7,7 @@ public struct StringComparisonOptions: OptionSet, Sendable, Hashable {
     public static let caseInsensitive = StringComparisonOptions(rawValue: 1)
     /// `[d]`: letters compare without diacritics.
     public static let diacriticInsensitive = StringComparisonOptions(rawValue: 2)
+    /// `[t]`, on a full-text `SEARCH` only: words of 5+ letters also match indexed words one
+    /// edit away, words of 9+ letters two edits away.
+    public static let typoTolerant = StringComparisonOptions(rawValue: 4)
 }

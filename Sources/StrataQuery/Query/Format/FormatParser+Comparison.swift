@@ -36,7 +36,7 @@ extension FormatParser {
         var lastToken = operatorToken
         if case .modifier = current.kind {
             lastToken = advance()
-            options = try parseModifier(lastToken)
+            options = op == .search ? try parseSearchModifier(lastToken) : try parseModifier(lastToken)
         }
         let rightToken = current
         let right = try parseOperand(after: lastToken)
@@ -146,6 +146,26 @@ extension FormatParser {
         case "SEARCH": .search
         default: nil
         }
+    }
+
+    /// The options of a `SEARCH`: `[t]` turns on typo tolerance; `[c]`/`[d]` parse, and the
+    /// full-text target refuses them (its index folds case and diacritics itself).
+    package func parseSearchModifier(_ token: FormatToken) throws(StrataError) -> StringComparisonOptions {
+        guard case .modifier(let letters) = token.kind, !letters.isEmpty else {
+            throw error("empty comparison option '[]'", at: token)
+        }
+        var options: StringComparisonOptions = []
+        for letter in letters.lowercased() {
+            switch letter {
+            case "t": options.insert(.typoTolerant)
+            case "c": options.insert(.caseInsensitive)
+            case "d": options.insert(.diacriticInsensitive)
+            default:
+                throw error("unknown SEARCH option '\(letter)' in \(token.text)", at: token,
+                            detail: "use [t] for typo tolerance")
+            }
+        }
+        return options
     }
 
     package func parseModifier(_ token: FormatToken) throws(StrataError) -> StringComparisonOptions {

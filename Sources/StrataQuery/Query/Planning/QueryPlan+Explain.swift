@@ -29,7 +29,8 @@ extension QueryOrdering {
 
 extension StringComparisonOptions {
     package static func marker(_ options: Self) -> String {
-        options.isEmpty ? "" : "[" + (options.contains(.caseInsensitive) ? "c" : "") + (options.contains(.diacriticInsensitive) ? "d" : "") + "]"
+        options.isEmpty ? "" : "[" + (options.contains(.caseInsensitive) ? "c" : "") + (options.contains(.diacriticInsensitive) ? "d" : "")
+            + (options.contains(.typoTolerant) ? "t" : "") + "]"
     }
 }
 

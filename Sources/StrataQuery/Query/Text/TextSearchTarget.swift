@@ -14,7 +14,7 @@ package struct TextSearchTarget: Sendable, Hashable {
 
     /// The target of `comparison` on `schema`'s entity; a typed `.invalidQuery` error names the
     /// entity and field when the field is in no full-text index, the value is not a string, the
-    /// comparison has options or a quantifier, or the query text does not parse (with its column).
+    /// comparison has options other than `[t]` (typo tolerance) or a quantifier, or the query text does not parse (with its column).
     package init(_ comparison: FieldComparison, schema: EntitySchema) throws(StrataError) {
         let entity = schema.name, name = comparison.fieldName
         guard let descriptor = schema.fullTextIndexes.first(where: { $0.fields.contains(name) }),
@@ -24,15 +24,16 @@ package struct TextSearchTarget: Sendable, Hashable {
                               + (indexed.isEmpty ? "; declare one with .fullText(…)" : "; full-text fields: \(indexed.joined(separator: ", "))"),
                               entity: entity, field: name)
         }
-        guard comparison.options.isEmpty, comparison.quantifier == nil else {
-            throw StrataError(.invalidQuery, "\(entity).\(name) SEARCH takes no [c]/[d] options or ANY/ALL/NONE: "
+        guard comparison.options.subtracting(.typoTolerant).isEmpty, comparison.quantifier == nil else {
+            throw StrataError(.invalidQuery, "\(entity).\(name) SEARCH takes no [c]/[d] options (only [t]) or ANY/ALL/NONE: "
                               + "the full-text index folds case and diacritics itself", entity: entity, field: name)
         }
         guard case .string(let text) = comparison.value else {
             throw StrataError(.invalidQuery, "\(entity).\(name) SEARCH needs a query string, not \(comparison.value.explained)",
                               entity: entity, field: name)
         }
-        let parser = TextQueryParser(fields: descriptor.fields, tokenizer: descriptor.tokenizer)
+        let parser = TextQueryParser(fields: descriptor.fields, tokenizer: descriptor.tokenizer,
+                                     typoTolerance: comparison.options.contains(.typoTolerant))
         do {
             query = try parser.parse(text).scoped(to: 1 << UInt64(field))
         } catch {

@@ -54,13 +54,16 @@ public struct TypedPredicate<Root: Record>: Sendable {
     /// `field SEARCH query`: the records whose text matches the full-text query `query` (terms all
     /// required, `OR`, `NOT`, `"phrases"`, `prefix*`, `NEAR(a b, 5)`, `title:` scopes), run over the
     /// full-text index that holds the field, e.g. `.matches(\.body, "lmdb AND swift") && \.views > 2`.
-    public static func matches(_ keyPath: KeyPath<Root, String> & Sendable, _ query: String) -> Self {
-        compare(keyPath, .search, .string(query))
+    /// With `typos: true` (`field SEARCH[t] query`) a plain word of 5+ letters also matches indexed
+    /// words one edit away, and a word of 9+ letters two edits away; shorter words, prefixes and
+    /// phrase words match exactly.
+    public static func matches(_ keyPath: KeyPath<Root, String> & Sendable, _ query: String, typos: Bool = false) -> Self {
+        compare(keyPath, .search, .string(query), typos ? .typoTolerant : [])
     }
 
     /// `field SEARCH query` on an optional text field (a record without the text matches nothing).
-    public static func matches(_ keyPath: KeyPath<Root, String?> & Sendable, _ query: String) -> Self {
-        compare(keyPath, .search, .string(query))
+    public static func matches(_ keyPath: KeyPath<Root, String?> & Sendable, _ query: String, typos: Bool = false) -> Self {
+        compare(keyPath, .search, .string(query), typos ? .typoTolerant : [])
     }
 
     /// `field BEGINSWITH[options] prefix`.
