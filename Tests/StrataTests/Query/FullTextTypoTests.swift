@@ -75,6 +75,7 @@ struct TypoNote: Record, Equatable {
 
     @Test(arguments: [
         ("body SEARCH[x] 'swift'", "unknown SEARCH option 'x'"),
+        ("body SEARCH[n] 'swift'", "unknown SEARCH option 'n'"),   // NSPredicate's hints are no SEARCH option
         ("body SEARCH[ct] 'swift'", "SEARCH takes no [c]/[d] options"),
         ("body ==[t] 'swift'", "unknown comparison option 't'"),
     ])

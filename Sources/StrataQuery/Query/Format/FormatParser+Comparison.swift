@@ -36,7 +36,7 @@ extension FormatParser {
         var lastToken = operatorToken
         if case .modifier = current.kind {
             lastToken = advance()
-            options = op == .search ? try parseSearchModifier(lastToken) : try parseModifier(lastToken)
+            options = try parseModifier(lastToken, search: op == .search)
         }
         let rightToken = current
         let right = try parseOperand(after: lastToken)
@@ -148,27 +148,11 @@ extension FormatParser {
         }
     }
 
-    /// The options of a `SEARCH`: `[t]` turns on typo tolerance; `[c]`/`[d]` parse, and the
-    /// full-text target refuses them (its index folds case and diacritics itself).
-    package func parseSearchModifier(_ token: FormatToken) throws(StrataError) -> StringComparisonOptions {
-        guard case .modifier(let letters) = token.kind, !letters.isEmpty else {
-            throw error("empty comparison option '[]'", at: token)
-        }
-        var options: StringComparisonOptions = []
-        for letter in letters.lowercased() {
-            switch letter {
-            case "t": options.insert(.typoTolerant)
-            case "c": options.insert(.caseInsensitive)
-            case "d": options.insert(.diacriticInsensitive)
-            default:
-                throw error("unknown SEARCH option '\(letter)' in \(token.text)", at: token,
-                            detail: "use [t] for typo tolerance")
-            }
-        }
-        return options
-    }
-
-    package func parseModifier(_ token: FormatToken) throws(StrataError) -> StringComparisonOptions {
+    /// The options in `[…]` after an operator or an ordering: `[c]`, `[d]` (and NSPredicate's `[n]`,
+    /// `[l]`, which change nothing here). After `SEARCH` (`search: true`) `[t]` turns on typo tolerance
+    /// instead of `[n]`/`[l]`; `[c]`/`[d]` parse there, and the full-text target refuses them (its index
+    /// folds case and diacritics itself).
+    package func parseModifier(_ token: FormatToken, search: Bool = false) throws(StrataError) -> StringComparisonOptions {
         guard case .modifier(let letters) = token.kind, !letters.isEmpty else {
             throw error("empty comparison option '[]'", at: token)
         }
@@ -177,10 +161,12 @@ extension FormatParser {
             switch letter {
             case "c": options.insert(.caseInsensitive)
             case "d": options.insert(.diacriticInsensitive)
-            case "n", "l": break  // NSPredicate's normalized/locale hints: comparisons are already deterministic
+            case "t" where search: options.insert(.typoTolerant)
+            case "n" where !search, "l" where !search: break  // NSPredicate's normalized/locale hints: comparisons are already deterministic
             default:
-                throw error("unknown comparison option '\(letter)' in \(token.text)", at: token,
-                            detail: "use [c], [d] or [cd]")
+                throw search
+                    ? error("unknown SEARCH option '\(letter)' in \(token.text)", at: token, detail: "use [t] for typo tolerance")
+                    : error("unknown comparison option '\(letter)' in \(token.text)", at: token, detail: "use [c], [d] or [cd]")
             }
         }
         return options
