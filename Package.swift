@@ -66,10 +66,12 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // SQLite's C API (Debian: libsqlite3-dev), for the tests alone: the FTS5 reference of full-text search.
+        .systemLibrary(name: "CSQLite", path: "Tests/CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(name: "StrataFormatTests", dependencies: ["StrataFormat", "TestSupport"]),
         .testTarget(name: "StrataTextTests", dependencies: ["StrataText", "StrataFormat", "TestSupport"]),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStorage", "StrataQuery", "StrataImport", "StrataInspection", "StrataMigration", "StrataObservation", "StrataReplication", "StrataFormat", "StrataText", "LMDB", "TestSupport", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStorage", "StrataQuery", "StrataImport", "StrataInspection", "StrataMigration", "StrataObservation", "StrataReplication", "StrataFormat", "StrataText", "LMDB", "TestSupport", "CSQLite", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrataCommandTests", dependencies: ["StrataCommand", "Strata", "LMDB", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

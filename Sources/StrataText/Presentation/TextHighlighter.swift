@@ -68,7 +68,7 @@ package struct TextHighlighter: Sendable {
             guard occurrences.allSatisfy({ !$0.isEmpty }) else { continue }
             if let distance {
                 let starts = occurrences.map { $0.map(\.start) }
-                guard PositionalScorer.nearStarts(starts, lengths: items.map(\.length), distance: distance) > 0 else { continue }
+                guard PositionalScorer.nearGroups(starts, lengths: items.map(\.length), distance: distance) > 0 else { continue }
             }
             for list in occurrences { for occurrence in list { matched.formUnion(occurrence.tokens) } }
         }

@@ -30,7 +30,8 @@ final class PhraseSlot {
 
 /// Phrases (``TextMatch`` with several terms) and `NEAR` groups: documents whose fields hold the
 /// items' terms at the right positions. Its frequency in a field is the number of places a phrase
-/// starts there (for `NEAR`, the number of places a group of its items within the distance starts);
+/// starts there (for `NEAR`, the number of places where the last item of a group within the
+/// distance starts);
 /// its score is BM25 of those frequencies with the sum of its terms' idf.
 final class PositionalScorer: Scorer {
     var document: DocumentID = 0
@@ -92,7 +93,7 @@ final class PositionalScorer: Scorer {
             guard starts.count == items.count else { continue }
             if let distance {
                 let lengths = items.map { ($0.map(\.offset).max() ?? 0) + 1 }
-                counts[field] = UInt32(Self.nearStarts(starts, lengths: lengths, distance: distance))
+                counts[field] = UInt32(Self.nearGroups(starts, lengths: lengths, distance: distance))
             } else {
                 counts[field] = UInt32(starts[0].count)
             }
@@ -109,24 +110,26 @@ final class PositionalScorer: Scorer {
         }
     }
 
-    /// How many places start a group with one occurrence of each item (starting at `starts`, each
-    /// ascending, spanning `lengths`) whose span, less the items' lengths, is at most `distance`: for
-    /// each start of any item, each item's first occurrence from there (a pointer per item that only
-    /// moves forward, so the walk is linear in the occurrences).
-    static func nearStarts(_ starts: [[Int]], lengths: [Int], distance: Int) -> Int {
-        let total = lengths.reduce(0, +)
+    /// How many places end a group: a group is one occurrence of each item (starting at `starts`,
+    /// each ascending, spanning `lengths`) in which no item ends more than `distance` words before
+    /// the last item starts, SQLite FTS5's rule for `NEAR`; it is counted once per start of its last
+    /// item. For each start of any item taken as the last, each item's first occurrence in its
+    /// window (a pointer per item that only moves forward, so the walk is linear in the occurrences).
+    static func nearGroups(_ starts: [[Int]], lengths: [Int], distance: Int) -> Int {
         var next = [Int](repeating: 0, count: starts.count)
         var count = 0
         var previous = Int.min
-        for left in starts.joined().sorted() where left != previous {
-            previous = left
-            var end = left
+        for last in starts.joined().sorted() where last != previous {
+            previous = last
+            var within = true
             for (item, list) in starts.enumerated() {
-                while next[item] < list.count && list[next[item]] < left { next[item] += 1 }
+                let earliest = last - lengths[item] - distance
+                while next[item] < list.count && list[next[item]] < earliest { next[item] += 1 }
+                // Every occurrence of the item ends too early for this last start and for any later one.
                 guard next[item] < list.count else { return count }
-                end = max(end, list[next[item]] + lengths[item])
+                if list[next[item]] > last { within = false }
             }
-            if end - left - total <= distance { count += 1 }
+            if within { count += 1 }
         }
         return count
     }

@@ -149,6 +149,12 @@ struct Post: Record, Equatable {
             #expect(rarePlan == "TextSearch(Post.body,note: body SEARCH \"rare lmdb\"; rare 8, lmdb 208)", "\(rarePlan)")
             #expect(try rare.explain().estimatedRows == 8)
             #expect(try rare.ids() == (1...400).filter { $0 % 50 == 0 }.map(Int64.init))
+            // A term in nearly every record: still the text access, not a full scan whose filter
+            // tokenizes every record's texts.
+            let common = try tx.query(Post.self).where("body SEARCH 'common'")
+            let commonPlan = try common.explain().description
+            #expect(commonPlan.hasPrefix("TextSearch(Post.body,note: body SEARCH \"common\""), "\(commonPlan)")
+            #expect(try common.ids() == (1...400).filter { $0 % 50 != 0 }.map(Int64.init))
             // Both selective enough: their keys intersected before any record is read.
             let both = try tx.query(Post.self).where("body SEARCH 'rare' AND city == 'Berlin'")
             let plan = try both.explain().description

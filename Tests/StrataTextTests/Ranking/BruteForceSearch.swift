@@ -123,8 +123,9 @@ final class BruteForceSearch {
         }
     }
 
-    /// The number of places a NEAR group starts in a field: distinct least starts of the choices
-    /// of one occurrence per item whose span less the items' lengths is at most the distance.
+    /// The number of places a NEAR group ends in a field: distinct starts of the last item of the
+    /// choices of one occurrence per item in which no item ends more than the distance before the
+    /// last item starts (SQLite FTS5's rule), every choice tried.
     func nearCount(_ matches: [TextMatch], distance: Int, in tokens: [TextToken]) -> Int {
         let lists = matches.map { starts(of: $0, in: tokens) }
         guard lists.allSatisfy({ !$0.isEmpty }) else { return 0 }
@@ -132,9 +133,8 @@ final class BruteForceSearch {
         var found: Set<Int> = []
         func choose(_ item: Int, _ chosen: [Int]) {
             if item == lists.count {
-                let first = chosen.min()!
-                let end = zip(chosen, lengths).map { $0 + $1 }.max()!
-                if end - first - lengths.reduce(0, +) <= distance { found.insert(first) }
+                let last = chosen.max()!
+                if zip(chosen, lengths).allSatisfy({ start, length in last - (start + length) <= distance }) { found.insert(last) }
                 return
             }
             for start in lists[item] { choose(item + 1, chosen + [start]) }

@@ -166,6 +166,25 @@ import TestSupport
         #expect(try search.top(1, try parser.parse("swift")).first?.document == swift)
     }
 
+    /// `NEAR` follows SQLite FTS5: no item may end more than the distance before the last item
+    /// starts, the middle items' words counted among those between.
+    @Test func nearCountsTheWordsBetweenTheFirstItemsEndAndTheLastItemsStart() throws {
+        let index = InMemoryTextIndex(fieldCount: 1)
+        let tight = index.add(["a b c"])
+        let gap = index.add(["a b x c"])
+        let reversed = index.add(["c x b a"])
+        let phrase = index.add(["b c x y a"])
+        let parser = TextQueryParser(fields: ["body"], tokenizer: index.tokenizer)
+        let search = TextSearch(reader: index, ranking: BM25(fieldWeights: [1]))
+        func find(_ text: String) throws -> Set<DocumentID> { Set(try search.matches(try parser.parse(text), source: text)) }
+        #expect(try find("NEAR(a b c, 0)") == [])
+        #expect(try find("NEAR(a b c, 1)") == [tight])
+        #expect(try find("NEAR(a b c, 2)") == [tight, gap, reversed])
+        // A phrase's own words are not between: "b c" ends at 2, two words before a.
+        #expect(try find("NEAR(\"b c\" a, 1)") == [tight])
+        #expect(try find("NEAR(\"b c\" a, 2)") == [tight, phrase])
+    }
+
     @Test func aPhraseOnAnIndexWithoutPositionsIsATypedError() throws {
         let index = InMemoryTextIndex(fieldCount: 1, keepsPositions: false)
         index.add(["one two three"])

@@ -31,6 +31,9 @@ package struct QueryPlanner {
     package static var lookupCost: Double { 3 }
     /// What reading one index entry costs relative to reading a record in a scan.
     package static var entryCost: Double { 0.2 }
+    /// What a `SEARCH` condition left to the filter costs on each record it checks (the record's
+    /// texts tokenized and searched alone), relative to reading a record in a scan.
+    package static var textFilterCost: Double { 10 }
 
     /// The plan for `query`.
     package func plan<Root>(_ query: Query<Root>) throws -> QueryPlan {
@@ -89,7 +92,10 @@ package struct QueryPlanner {
             }
             if let cheapest = paths.min(by: { $0.cost < $1.cost }) {
                 switch cheapest.access {
-                case .indexScan, .textSearch: singles.append(cheapest)
+                case .indexScan, .textSearch:
+                    var single = cheapest
+                    single.used = [position]
+                    singles.append(single)
                 default: break
                 }
                 selectivity[position] = Double(cheapest.rows) / Double(max(total, 1))
@@ -106,6 +112,9 @@ package struct QueryPlanner {
         var best: Candidate?
         for candidate in candidates {
             var candidate = candidate
+            // Each row read is checked by the SEARCH conditions the access path leaves to the filter.
+            let searches = conjuncts.indices.filter { !candidate.used.contains($0) }.reduce(0) { $0 + conjuncts[$1].textSearches.count }
+            candidate.cost += Double(candidate.rows) * Self.textFilterCost * Double(searches)
             if query.keysOnly, orderings.isEmpty, candidate.exact, candidate.used.count == conjuncts.count,
                case .indexScan = candidate.access {
                 // The index entries answer alone: no record is read.
@@ -334,6 +343,10 @@ package struct QueryPlanner {
         let common = max(1, min(first.rows, second.rows) / 4)
         let cost = entries * Self.entryCost + Double(common) * Self.lookupCost
         guard cost < first.cost else { return nil }
-        return Candidate(access: .intersection([first.access, second.access]), rows: common, cost: cost, used: [], ordered: nil)
+        // A text search's matches are exact (no cut key among them), so its condition is not
+        // checked again; an index scan's condition is, as its keys may be cut.
+        let trusted = [first, second].filter { if case .textSearch = $0.access { $0.exact } else { false } }.flatMap(\.used)
+        return Candidate(access: .intersection([first.access, second.access]), rows: common, cost: cost, used: trusted,
+                         ordered: nil, exact: !trusted.isEmpty)
     }
 }

@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Strata
+
+/// A document searched both by Strata and by SQLite FTS5.
+struct FTSDocument: Record, Equatable {
+    var id: Int64
+    var title: String
+    var body: String
+    static let primaryKey = \FTSDocument.id
+    static let indexes: [IndexDefinition<FTSDocument>] = [.fullText(\.title, \.body)]
+}
+
+/// Strata's full-text search against SQLite FTS5 with the equivalent tokenizer (`unicode61`,
+/// diacritics removed): the same random documents in both, the same 1,000 random queries in each
+/// one's syntax, and the same matching documents expected from each.
+///
+/// The documents are Latin-script words, with diacritics and in every case, cut by spaces and
+/// punctuation followed by a space: the text on which the two tokenizers are meant to agree
+/// (UAX #29 keeps `a.b` and `don't` whole where `unicode61` cuts them, and Strata indexes CJK text as
+/// bigrams where `unicode61` keeps a run whole, so neither is generated). The queries are words,
+/// prefixes, phrases (with a prefix last word), `NEAR` groups with and without a distance, field
+/// scopes on any of them and on groups, and `AND`, `OR`, `NOT` nested, written for Strata with the
+/// fewest parentheses its precedence rules allow and for FTS5 with every group parenthesized, so
+/// the two agree only if Strata binds `NOT`, `AND` and `OR` as FTS5 does.
+@Suite struct FullTextFTS5DifferentialTests {
+    /// The words documents are made of: prefix families, words that fold to each other, and
+    /// lower-case operator names, which are words.
+    static let vocabulary = [
+        "lmdb", "swift", "store", "stores", "storage", "page", "pages", "tree", "index", "indexes",
+        "query", "köln", "koln", "élan", "über", "café", "naïve", "façade", "señor", "år", "transact",
+        "transaction", "transit", "reader", "readers", "writer", "or", "not", "and", "near", "x", "2024", "v2",
+    ]
+    static let separators = [" ", " ", " ", " ", ", ", ". ", " - ", "; ", " (", ") "]
+
+    /// The word as a document or query may spell it: as listed, capitalized or upper case.
+    static func spelling(_ word: String, _ random: inout SeededGenerator) -> String {
+        if ["or", "not", "and", "near"].contains(word) { return word }   // upper case, they would be operators
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0: return word.capitalized
+        case 1: return word.uppercased()
+        default: return word
+        }
+    }
+
+    static func text(words: ClosedRange<Int>, _ random: inout SeededGenerator) -> String {
+        var text = ""
+        for index in 0..<Int.random(in: words, using: &random) {
+            if index > 0 { text += separators.randomElement(using: &random)! }
+            text += spelling(vocabulary[skewedIndex(&random)], &random)
+        }
+        return text
+    }
+
+    /// Earlier words of the vocabulary come more often, so that some terms are in most documents.
+    static func skewedIndex(_ random: inout SeededGenerator) -> Int {
+        let r = Double.random(in: 0..<1, using: &random)
+        return min(vocabulary.count - 1, Int(r * r * Double(vocabulary.count)))
+    }
+
+    @Test func matchingSetsEqualFTS5sOnAThousandRandomQueries() throws {
+        let (store, dir) = try makeStore()
+        let fts5 = try FTS5Reference()
+        var random = SeededGenerator(seed: 0x5F75)
+        // Five transactions: several segments, with documents replaced and deleted among older ones.
+        for round in 0..<5 {
+            try store.write { tx throws in
+                for _ in 0..<120 {
+                    let id = Int64.random(in: 1...400, using: &random)
+                    if round > 0, Int.random(in: 0..<6, using: &random) == 0 {
+                        _ = try tx.delete(FTSDocument.self, key: id)
+                        try fts5.delete(id: id)
+                    } else {
+                        let document = FTSDocument(id: id, title: Self.text(words: 0...5, &random),
+                                                   body: Self.text(words: 0...30, &random))
+                        try tx.upsert(document)
+                        try fts5.upsert(id: id, title: document.title, body: document.body)
+                    }
+                }
+            }
+        }
+        var nonEmpty = 0, differences: [String] = []
+        try store.read { tx throws in
+            for number in 0..<1_000 {
+                let query = GeneratedTextQuery.random(depth: 3, &random)
+                let strata = query.strata(), sqlite = query.fts5(scope: "body")
+                let expected = try fts5.matches(sqlite)
+                // One query in ten as a filter of a full scan (an OR no index answers: each record's texts
+                // tokenized and searched alone), the rest through the text index.
+                let found = number % 10 != 0
+                    ? try tx.query(FTSDocument.self).where(.matches(\.body, strata)).ids()
+                    : try tx.query(FTSDocument.self).where("body SEARCH %@ OR id == -1", strata).ids()
+                if found != expected {
+                    differences.append("#\(number) Strata \(strata) → \(found); FTS5 \(sqlite) → \(expected)")
+                }
+                if !expected.isEmpty { nonEmpty += 1 }
+            }
+        }
+        #expect(differences.isEmpty, "\(differences.count) of 1,000 differ, first: \(differences.prefix(5).joined(separator: "\n"))")
+        // The generator is not vacuous: most queries match something, and some match nothing.
+        #expect(nonEmpty > 400 && nonEmpty < 1_000, "\(nonEmpty) of 1,000 queries matched a document")
+        withExtendedLifetime(dir) {}
+    }
+}
+
+/// A random full-text query, written in Strata's syntax and in FTS5's.
+indirect enum GeneratedTextQuery {
+    /// A word of the vocabulary, as spelled, and whether it is a prefix (then cut to its first letters).
+    case word(String, prefix: Bool)
+    /// Words next to each other; the last one a prefix or not.
+    case phrase([String], prefix: Bool)
+    /// Words or phrases within a distance (FTS5's 10 when nil).
+    case near([GeneratedTextQuery], distance: Int?)
+    /// A query on the title field alone.
+    case title(GeneratedTextQuery)
+    case and(GeneratedTextQuery, GeneratedTextQuery, written: Bool)
+    case or(GeneratedTextQuery, GeneratedTextQuery)
+    case not(GeneratedTextQuery, GeneratedTextQuery)
+
+    typealias Tests = FullTextFTS5DifferentialTests
+
+    /// A random query of at most `depth` levels of operators and scopes; a scope is not nested in
+    /// another (Strata refuses that, FTS5 intersects the two).
+    static func random(depth: Int, scoped: Bool = false, _ random: inout SeededGenerator) -> GeneratedTextQuery {
+        func child() -> GeneratedTextQuery { .random(depth: depth - 1, scoped: scoped, &random) }
+        switch Int.random(in: 0..<(depth > 0 ? 9 : 4), using: &random) {
+        case 0, 1: return word(&random)
+        case 2: return phrase(&random)
+        case 3:
+            let items = (0..<Int.random(in: 2...3, using: &random)).map { _ in
+                Bool.random(using: &random) ? word(&random) : phrase(&random)
+            }
+            return .near(items, distance: Bool.random(using: &random) ? Int.random(in: 0...6, using: &random) : nil)
+        case 4 where !scoped: return .title(.random(depth: depth - 1, scoped: true, &random))
+        case 4, 5, 6: return .and(child(), child(), written: Bool.random(using: &random))
+        case 7: return .or(child(), child())
+        default: return .not(child(), child())
+        }
+    }
+
+    static func word(_ random: inout SeededGenerator) -> GeneratedTextQuery {
+        let word = Tests.spelling(Tests.vocabulary[Tests.skewedIndex(&random)], &random)
+        guard Int.random(in: 0..<5, using: &random) == 0 else { return .word(word, prefix: false) }
+        return .word(String(word.prefix(Int.random(in: 1...max(1, word.count), using: &random))), prefix: true)
+    }
+
+    static func phrase(_ random: inout SeededGenerator) -> GeneratedTextQuery {
+        let words = (0..<Int.random(in: 2...3, using: &random)).map { _ in
+            Tests.spelling(Tests.vocabulary[Tests.skewedIndex(&random)], &random)
+        }
+        return .phrase(words, prefix: Int.random(in: 0..<4, using: &random) == 0)
+    }
+
+    /// Binding strength in both grammars: NOT over AND over OR; words, phrases, NEAR and scopes bind tightest.
+    var precedence: Int {
+        switch self {
+        case .or: 1
+        case .and: 2
+        case .not: 3
+        default: 4
+        }
+    }
+
+    /// Strata's syntax, with parentheses only where precedence needs them (all three operators
+    /// group from the left).
+    func strata() -> String {
+        func operand(_ child: GeneratedTextQuery, right: Bool) -> String {
+            let needs = child.precedence < precedence || (right && child.precedence == precedence && precedence < 4)
+            return needs ? "(\(child.strata()))" : child.strata()
+        }
+        switch self {
+        case .word(let word, let prefix): return prefix ? word + "*" : word
+        case .phrase(let words, let prefix): return "\"\(words.joined(separator: " "))\"" + (prefix ? "*" : "")
+        case .near(let items, let distance):
+            return "NEAR(\(items.map { $0.strata() }.joined(separator: " "))\(distance.map { ", \($0)" } ?? ""))"
+        case .title(let query): return query.precedence < 4 ? "title:(\(query.strata()))" : "title:\(query.strata())"
+        case .and(let a, let b, let written): return operand(a, right: false) + (written ? " AND " : " ") + operand(b, right: true)
+        case .or(let a, let b): return operand(a, right: false) + " OR " + operand(b, right: true)
+        case .not(let a, let b): return operand(a, right: false) + " NOT " + operand(b, right: true)
+        }
+    }
+
+    /// FTS5's syntax: every group parenthesized, every word quoted, and every word, phrase or
+    /// `NEAR` group given its column, as Strata's unscoped words search only the searched field.
+    func fts5(scope: String) -> String {
+        switch self {
+        case .word, .phrase, .near: return "\(scope) : \(fts5Item())"
+        case .title(let query): return query.fts5(scope: "title")
+        case .and(let a, let b, _): return "(\(a.fts5(scope: scope)) AND \(b.fts5(scope: scope)))"
+        case .or(let a, let b): return "(\(a.fts5(scope: scope)) OR \(b.fts5(scope: scope)))"
+        case .not(let a, let b): return "(\(a.fts5(scope: scope)) NOT \(b.fts5(scope: scope)))"
+        }
+    }
+
+    private func fts5Item() -> String {
+        switch self {
+        case .word(let word, let prefix): return "\"\(word)\"" + (prefix ? " *" : "")
+        case .phrase(let words, let prefix): return "\"\(words.joined(separator: " "))\"" + (prefix ? " *" : "")
+        case .near(let items, let distance):
+            return "NEAR(\(items.map { $0.fts5Item() }.joined(separator: " "))\(distance.map { ", \($0)" } ?? ""))"
+        default: preconditionFailure("only words, phrases and NEAR groups are items")
+        }
+    }
+}
