@@ -5,8 +5,9 @@ import TestSupport
 @testable import Strata
 
 /// Crash safety: a child process runs ``CrashWorkload`` (JSON imports with overflow-page records,
-/// deletes, index builds over every record, map growth from 1 MiB) and is killed with SIGKILL at a
-/// random moment; the parent then opens the store, verifies every entity's indexes and checks that
+/// deletes, index builds over every record, map growth from 1 MiB, a full-text index kept throughout)
+/// and is killed with SIGKILL at a random moment; the parent then opens the store, verifies every
+/// entity's indexes (the full-text one against the records' texts too) and checks that
 /// the store holds exactly the state after the last acknowledged step, or after the one following
 /// it (committed, but killed before the acknowledgement was written). The next child continues on
 /// the same store from there, so every run also starts from a crashed store.
@@ -82,6 +83,11 @@ import TestSupport
             let store = try Store(path: path, configuration: Self.smallMap)
             for problem in try Self.indexProblems(store) { Issue.record("kill \(round): \(problem)") }
             let found = try CrashWorkload.read(store)
+            // The full-text index answers as the records do: record 0 alone is named "step N".
+            if found.docs[0] != nil {
+                let named = try await store.read { tx in try tx.query(entity: "Doc").where("name SEARCH 'step'").all().map(\.key) }
+                #expect(named == [.int(0)], "kill \(round): the text index finds \(named) for 'step'")
+            }
             while completed < last {
                 completed += 1
                 model = workload.state(after: completed)

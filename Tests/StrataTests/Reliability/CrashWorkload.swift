@@ -12,6 +12,8 @@ import TestSupport
 ///   carries the step number, so consecutive states differ;
 /// - delete: `tx.delete(entity:where:)` of an id range, plus the step number in `CrashMarker`;
 /// - index build: `tx.addIndex` of a new index over every stored record, plus `CrashMarker`.
+///
+/// `Doc` has a full-text index on `name` from the first import on (``textIndex``).
 struct CrashWorkload: Sendable {
     let seed: UInt64
 
@@ -39,6 +41,9 @@ struct CrashWorkload: Sendable {
         case delete(ClosedRange<Int64>)
         case index([String], IndexCollation)
     }
+
+    /// The full-text index every import declares, kept by the same write transactions as the records.
+    static let textIndex = FullTextIndexDescription(fields: ["name"])
 
     /// The indexes added by index steps, by step number.
     static let indexSteps: [Int: ([String], IndexCollation)] = [
@@ -98,10 +103,12 @@ struct CrashWorkload: Sendable {
         for (step, (fields, collation)) in Self.indexSteps.sorted(by: { $0.key < $1.key }) where step < number {
             indexes.append(IndexDescription(fields: fields, collation: collation))
         }
-        return EntityDescription(name: "Doc", primaryKey: "id", fields: [
+        var description = EntityDescription(name: "Doc", primaryKey: "id", fields: [
             FieldDescription("id", .integer), FieldDescription("group", .integer),
             FieldDescription("name", .string), FieldDescription("blob", .string),
         ], indexes: indexes)
+        description.fullTextIndexes = [Self.textIndex]
+        return description
     }
 
     /// Runs step `number` against `store` (one write transaction).
