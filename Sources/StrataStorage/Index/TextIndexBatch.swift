@@ -75,8 +75,9 @@ extension WriteTransaction {
 
     /// Applies the held changes of the full-text index `name`: deleted and replaced documents go to
     /// `deleted` (their `keys` and `documents` entries removed), new ones get the next ids and
-    /// their postings are appended as one new segment; the header (statistics and segments) is
-    /// written last.
+    /// their postings are appended as one new segment (of the level of its size), the newest four
+    /// segments are merged while they share a level (``mergeTextSegments(_:_:_:entity:)``); the header
+    /// (statistics and segments) is written last.
     package func flushTextBatch(_ name: String, _ context: EntityContext) throws {
         guard let batch = context.textBatches.removeValue(forKey: name), !batch.changes.isEmpty,
               let descriptor = context.schema.fullTextIndexes.first(where: { $0.name == name }),
@@ -105,7 +106,8 @@ extension WriteTransaction {
                 try header.statistics.subtract(entry.fieldLengths, index: descriptor, entity: entity)
                 try deleteTextIndexKey(key, in: databases.documents, entity: entity)
                 try deleteTextIndexKey(change.primaryKey, in: databases.keys, entity: entity)
-                try putTextIndexValue([], forKey: key, in: databases.deleted, entity: entity)
+                // A document without words has no postings for a merge to drop.
+                if entry.length > 0 { try putTextIndexValue([], forKey: key, in: databases.deleted, entity: entity) }
             }
             guard let texts = change.texts else { continue }
             let id = header.statistics.nextDocument
@@ -140,8 +142,9 @@ extension WriteTransaction {
         if !postings.isEmpty {
             let segment = header.nextSegment
             try appendTextIndexEntries(Self.segment(postings, number: segment, fieldCount: fieldCount), to: databases.postings, entity: entity)
-            header.segments.append(TextIndexHeader.Segment(number: segment, level: 0))
+            header.segments.append(TextIndexHeader.Segment(number: segment, level: TextSegmentMerge.level(documents: ids.count)))
         }
+        try mergeTextSegments(&header, descriptor, databases, entity: entity)
         try putTextIndexValue(header.bytes, forKey: TextIndexKeys.document(0), in: databases.documents, entity: entity)
     }
 
@@ -183,7 +186,7 @@ extension WriteTransaction {
         return header
     }
 
-    private func damaged(_ descriptor: FullTextIndexDescriptor, _ entity: String, _ what: String) -> StrataError {
+    func damaged(_ descriptor: FullTextIndexDescriptor, _ entity: String, _ what: String) -> StrataError {
         StrataError(.incompatibleStore, "\(entity): full-text index \(descriptor.name) is damaged: \(what)", entity: entity)
     }
 }

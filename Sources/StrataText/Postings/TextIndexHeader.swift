@@ -6,7 +6,8 @@
 /// the segment count S, then per segment its number (ascending, ≥ 1) and its level; nothing after.
 package struct TextIndexHeader: Sendable, Hashable {
     /// One segment: its number (the first 4 bytes, big-endian, of its postings keys) and its level
-    /// (0 for one written by a transaction; merging four of a level makes one of the next).
+    /// (for one a transaction wrote, 0 below 256 documents and one more per factor of 4; the
+    /// four newest, when they share a level, are merged into one of the next).
     package struct Segment: Sendable, Hashable {
         package var number: UInt32
         package var level: UInt32

@@ -123,6 +123,53 @@ struct Chapter: Record {
         try Self.expectExact(reopened, "after the reopened store's write")
     }
 
+    /// One record per transaction, as an app writes: each transaction adds a segment, the four
+    /// newest are merged whenever they share a level, and a merge drops the postings of replaced
+    /// and deleted documents and their `deleted` entries.
+    @Test func manySmallWritesMergeSegmentsAndDropDeletedDocuments() throws {
+        let (store, dir) = try makeStore()
+        var random = SeededGenerator(seed: 0x5E6_3E47)
+        for step in 0..<300 {
+            try store.write { tx in
+                let id = Int64.random(in: 1...40, using: &random)
+                if step % 7 == 6 { _ = try tx.delete(Articles.Searchable.self, key: id) } else { try tx.upsert(Self.article(id, &random)) }
+            }
+        }
+        try Self.expectExact(store, "after 300 one-record transactions")
+        try store.read { tx throws in
+            let context = try #require(try tx.context(named: "Article"))
+            let databases = try #require(context.textIndexes["title,body"])
+            let header = try TextIndexHeader(bytes: try #require(try tx.textIndexValue(forKey: TextIndexKeys.document(0), in: databases.documents, entity: "Article")))
+            // A counter in base four: at most three segments of each of the five levels 300 documents reach.
+            #expect(header.segments.count <= 15, "\(header.segments.count) segments")
+            #expect(header.segments.contains { $0.level >= 2 }, "\(header.segments.map(\.level))")
+            #expect(header.segments.map(\.number) == header.segments.map(\.number).sorted())
+            // `deleted` lists exactly the documents some segment still posts that no record holds.
+            var live = Set<DocumentID>(), posted = Set<DocumentID>(), deleted = Set<DocumentID>()
+            try tx.forEachTextIndexEntry(in: databases.keys, entity: "Article") { _, value in
+                live.insert(try #require(TextIndexKeys.document(of: value)))
+                return true
+            }
+            try tx.forEachTextIndexEntry(in: databases.postings, entity: "Article") { key, value in
+                guard try #require(TextIndexKeys.parts(of: key)).document != 0 else { return true }
+                posted.formUnion(try PostingBlock(bytes: value).documents().ids)
+                return true
+            }
+            try tx.forEachTextIndexEntry(in: databases.deleted, entity: "Article") { key, _ in
+                deleted.insert(try #require(TextIndexKeys.document(of: key)))
+                return true
+            }
+            // Every posted document no record holds is listed (else a query would find it); the
+            // others listed are documents of stop words alone, which no segment posts.
+            let gone = posted.subtracting(live)
+            #expect(gone.isSubset(of: deleted), "\(gone.subtracting(deleted).count) posted documents of no record are not listed")
+            #expect(deleted.subtracting(gone).count <= 10, "\(deleted.subtracting(gone).count) listed documents are posted nowhere")
+            // About 250 documents were replaced or deleted: without merges all of them would be posted and listed.
+            #expect(deleted.count < 150, "\(deleted.count) deleted documents still listed: merges dropped too few")
+        }
+        withExtendedLifetime(dir) {}
+    }
+
     @Test func deletingEveryRecordEmptiesTheIndexAndLaterWritesStartAnew() throws {
         let (store, dir) = try makeStore()
         defer { withExtendedLifetime(dir) {} }

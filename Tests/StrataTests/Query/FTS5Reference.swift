@@ -39,6 +39,15 @@ final class FTS5Reference {
         return ids
     }
 
+    /// The rowids of the best `limit` documents matching an FTS5 query by `bm25()`, best first,
+    /// ties by rowid (as Strata breaks them).
+    func top(_ limit: Int, _ query: String) throws -> [Int64] {
+        var found: [Int64] = []
+        try run("SELECT rowid FROM documents WHERE documents MATCH ? ORDER BY bm25(documents), rowid LIMIT \(limit)",
+                id: nil, texts: [query]) { row in found.append(sqlite3_column_int64(row, 0)) }
+        return found
+    }
+
     private func execute(_ sql: String) throws {
         guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw failure(sql) }
     }
