@@ -1,0 +1,196 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Strata
+import StrataStudio
+import Testing
+
+@Suite struct StudioAPITests {
+    @Test func entitiesListTheirCounts() async throws {
+        let fixture = try StudioFixture(books: 25)
+        try await fixture.test { client in
+            try await client.execute(uri: "/api/entities", method: .get, headers: authorized) { response in
+                #expect(response.status == .ok)
+                let entities = try response.json["entities"] as! [[String: Any]]
+                #expect(entities.map { $0["name"] as! String } == ["Author", "Book"])
+                #expect(entities.map { $0["records"] as! Int } == [3, 25])
+                #expect(entities[1]["relationships"] as? Int == 1)
+            }
+        }
+    }
+
+    @Test func schemaHasFieldsTypesJSONKeysAndDefaults() async throws {
+        let fixture = try StudioFixture()
+        try await fixture.test { client in
+            try await client.execute(uri: "/api/entities/Author/schema", method: .get, headers: authorized) { response in
+                let fields = try response.json["fields"] as! [[String: Any]]
+                #expect(fields.first { $0["name"] as? String == "name" }?["jsonKey"] as? String == "full_name")
+                #expect(fields.first { $0["name"] as? String == "id" }?["type"] as? String == "integer")
+            }
+            try await client.execute(uri: "/api/entities/Book/schema", method: .get, headers: authorized) { response in
+                let fields = try response.json["fields"] as! [[String: Any]]
+                let note = try #require(fields.first { $0["name"] as? String == "note" })
+                #expect(note["default"] as? String == "none")
+                #expect(note["optional"] as? Bool == false)
+            }
+            try await client.execute(uri: "/api/entities/Nope/schema", method: .get, headers: authorized) { response in
+                #expect(response.status == .notFound)
+                #expect(response.errorCode == "notFound")
+            }
+        }
+    }
+
+    @Test func indexesHaveEntriesAndSizes() async throws {
+        let fixture = try StudioFixture(books: 25)
+        try await fixture.test { client in
+            try await client.execute(uri: "/api/entities/Book/indexes", method: .get, headers: authorized) { response in
+                let indexes = try response.json["indexes"] as! [[String: Any]]
+                // The index on year, and the one the relationship keeps on authorId.
+                #expect(indexes.count == 2)
+                let year = try #require(indexes.first { ($0["name"] as? String ?? "").contains("year") })
+                #expect(year["entries"] as? Int == 25)
+                #expect((year["bytes"] as? Int ?? 0) > 0)
+            }
+        }
+    }
+
+    @Test func relationshipsNameEntityTargetAndField() async throws {
+        let fixture = try StudioFixture()
+        try await fixture.test { client in
+            try await client.execute(uri: "/api/relationships", method: .get, headers: authorized) { response in
+                let relationships = try response.json["relationships"] as! [[String: Any]]
+                #expect(relationships.count == 1)
+                #expect(relationships[0]["entity"] as? String == "Book")
+                #expect(relationships[0]["target"] as? String == "Author")
+                #expect(relationships[0]["keyField"] as? String == "authorId")
+                #expect(relationships[0]["kind"] as? String == "toOne")
+            }
+        }
+    }
+
+    /// Walks every page with `after=` and returns the keys in the order served.
+    static func walk(_ client: any TestClientProtocol, sort: String = "", descending: Bool = false, limit: Int = 7) async throws -> [String] {
+        var keys: [String] = []
+        var after: String?
+        repeat {
+            var uri = "/api/entities/Book/records?limit=\(limit)&sort=\(sort)" + (descending ? "&desc=1" : "")
+            if let after { uri += "&after=\(after)" }
+            let page = try await client.execute(uri: uri, method: .get, headers: authorized) { response in
+                #expect(response.status == .ok)
+                return try response.json
+            }
+            let records = page["records"] as! [[String: Any]]
+            #expect(records.count <= limit)
+            keys += records.map { $0["key"] as! String }
+            after = page["next"] as? String
+        } while after != nil
+        return keys
+    }
+
+    @Test func recordsPageByKeyWithAfterAndLimit() async throws {
+        let fixture = try StudioFixture(books: 25)
+        try await fixture.test { client in
+            let keys = try await Self.walk(client)
+            #expect(keys == (1...25).map(String.init))
+            let backwards = try await Self.walk(client, descending: true)
+            #expect(backwards == (1...25).reversed().map(String.init))
+        }
+    }
+
+    @Test func recordsSortByAnIndexedFieldThenKey() async throws {
+        let fixture = try StudioFixture(books: 25)
+        try await fixture.test { client in
+            let keys = try await Self.walk(client, sort: "year", limit: 4)
+            let expected = (1...25).sorted { (2000 + $0 % 10, $0) < (2000 + $1 % 10, $1) }.map(String.init)
+            #expect(keys == expected)
+            let descending = try await Self.walk(client, sort: "year", descending: true, limit: 4)
+            #expect(descending == expected.reversed())
+            try await client.execute(uri: "/api/entities/Book/records?sort=title", method: .get, headers: authorized) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.errorCode == "notIndexed")
+            }
+            try await client.execute(uri: "/api/entities/Book/records?limit=0", method: .get, headers: authorized) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.errorCode == "invalidParameter")
+            }
+        }
+    }
+
+    @Test func oneRecordWithItsRelatedRecords() async throws {
+        let fixture = try StudioFixture(books: 6)
+        try await fixture.test { client in
+            try await client.execute(uri: "/api/entities/Book/records/4", method: .get, headers: authorized) { response in
+                let body = try response.json
+                #expect((body["record"] as! [String: Any])["title"] as? String == "Book 4")
+                let related = body["related"] as! [[String: Any]]
+                let author = try #require(related.first { $0["relationship"] as? String == "author" })
+                #expect((author["records"] as! [[String: Any]]).map { $0["key"] as! String } == ["2"])
+            }
+            try await client.execute(uri: "/api/entities/Author/records/2", method: .get, headers: authorized) { response in
+                let related = try response.json["related"] as! [[String: Any]]
+                let books = try #require(related.first { $0["relationship"] as? String == "Book.author" })
+                #expect(Set((books["records"] as! [[String: Any]]).map { $0["key"] as! String }) == ["1", "4"])
+            }
+            try await client.execute(uri: "/api/entities/Book/records/99", method: .get, headers: authorized) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+    }
+
+    @Test func queryReturnsRowsAndTheAnalyzedPlan() async throws {
+        let fixture = try StudioFixture(books: 25)
+        try await fixture.test { client in
+            let predicate = "year == 2003".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            try await client.execute(uri: "/api/entities/Book/query?predicate=\(predicate)", method: .get, headers: authorized) { response in
+                #expect(response.status == .ok)
+                let body = try response.json
+                #expect(Set((body["rows"] as! [[String: Any]]).map { $0["key"] as! String }) == ["3", "13", "23"])
+                let steps = (body["plan"] as! [String: Any])["steps"] as! [[String: Any]]
+                #expect(steps.first?["operation"] as? String == "IndexScan")
+                #expect(steps.allSatisfy { $0["actualRows"] != nil && $0["estimatedRows"] != nil && $0["seconds"] != nil })
+                #expect((body["tree"] as! String).contains("actual 3 rows"))
+            }
+        }
+    }
+
+    @Test func aParseErrorReturnsItsColumn() async throws {
+        let fixture = try StudioFixture()
+        try await fixture.test { client in
+            let predicate = "title == ".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            try await client.execute(uri: "/api/entities/Book/query?predicate=\(predicate)", method: .get, headers: authorized) { response in
+                #expect(response.status == .badRequest)
+                let error = try response.json["error"] as! [String: Any]
+                #expect(error["code"] as? String == "invalidQuery")
+                #expect(error["column"] as? Int == 10)
+                #expect((error["message"] as! String).contains("at column 10"))
+            }
+        }
+    }
+
+    @Test func statsChangesMigrationsAndVerify() async throws {
+        let fixture = try StudioFixture(books: 5)
+        try await fixture.test { client in
+            try await client.execute(uri: "/api/stats", method: .get, headers: authorized) { response in
+                let body = try response.json
+                #expect((body["mapSize"] as! Int) > 0)
+                #expect((body["pagesInUse"] as! Int) > 0)
+                #expect((body["pagesInFile"] as! Int) == (body["pagesInUse"] as! Int) + (body["freePages"] as! Int))
+            }
+            try await client.execute(uri: "/api/changes", method: .get, headers: authorized) { response in
+                let body = try response.json
+                #expect(body["enabled"] as? Bool == true)
+                let changes = body["changes"] as! [[String: Any]]
+                #expect(changes.filter { $0["entity"] as? String == "Book" && $0["operation"] as? String == "insert" }.count == 5)
+            }
+            try await client.execute(uri: "/api/migrations", method: .get, headers: authorized) { response in
+                let migrations = try response.json["migrations"] as! [Any]
+                #expect(migrations.isEmpty)
+            }
+            try await client.execute(uri: "/api/verify", method: .get, headers: authorized) { response in
+                let body = try response.json
+                #expect(body["consistent"] as? Bool == true)
+                #expect((body["entities"] as! [[String: Any]]).map { $0["recordsChecked"] as! Int } == [3, 5])
+            }
+        }
+    }
+}
