@@ -14,6 +14,7 @@ enum StudioPage {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Strata Studio</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/studio.css">
 <script src="/studio.js" defer></script>
 </head>

@@ -14,7 +14,7 @@ function el(tag, attrs, ...children) {
     else if (name === "text") node.textContent = value;
     else node.setAttribute(name, value);
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
@@ -25,7 +25,7 @@ function svg(tag, attrs, ...children) {
   for (const [name, value] of Object.entries(attrs || {})) {
     if (name === "text") node.textContent = value; else node.setAttribute(name, String(value));
   }
-  for (const child of children.flat()) if (child) node.append(child);
+  for (const child of children.flat(Infinity)) if (child) node.append(child);
   return node;
 }
 function cellText(value) {
@@ -51,11 +51,13 @@ async function api(path, options) {
   if (!response.ok) throw new APIError(response.status, body);
   return body;
 }
+// Percent-encoding every parameter (a space as %20: the server reads a '+' as a plus sign, not a space).
 function query(params) {
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== "") search.set(name, value);
-  const text = search.toString();
-  return text ? "?" + text : "";
+  const parts = [];
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== "") parts.push(encodeURIComponent(name) + "=" + encodeURIComponent(value));
+  }
+  return parts.length ? "?" + parts.join("&") : "";
 }
 function table(columns, rows, onClick) {
   const head = el("tr", {}, columns.map(c => el("th", { class: c.numeric ? "num" : "" , text: c.title })));
@@ -155,7 +157,7 @@ views.records = async main => {
   async function setUp() {
     const schema = await api("/api/entities/" + encodeURIComponent(state.entity) + "/schema");
     const indexed = [...new Set(schema.indexes.map(i => i.fields[0]))].filter(f => f !== schema.primaryKey[0]);
-    sort.replaceChildren(el("option", { value: "", text: schema.primaryKey.join(",") + " (key)" }), indexed.map(f => el("option", { value: f, text: f })));
+    sort.replaceChildren(el("option", { value: "", text: schema.primaryKey.join(",") + " (key)" }), ...indexed.map(f => el("option", { value: f, text: f })));
     grid.after = []; grid.hidden = new Set(); grid.columns = null;
     await grid.load();
   }
@@ -165,7 +167,7 @@ views.records = async main => {
     grid.page = page; grid.next = page.next;
     if (!grid.columns) grid.columns = page.columns;
     for (const c of page.columns) if (!grid.columns.includes(c)) grid.columns.push(c);
-    columns.replaceChildren("columns: ", grid.columns.map(c => el("label", {}, el("input", Object.assign({ type: "checkbox", "data-column": c,
+    columns.replaceChildren("columns: ", ...grid.columns.map(c => el("label", {}, el("input", Object.assign({ type: "checkbox", "data-column": c,
       on: { change: event => { if (event.target.checked) grid.hidden.delete(c); else grid.hidden.add(c); grid.draw(); } } }, grid.hidden.has(c) ? {} : { checked: "" })), c)));
     previous.disabled = grid.after.length === 0; next.disabled = !page.next;
     position.textContent = "page " + (grid.after.length + 1);
