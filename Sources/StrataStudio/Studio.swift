@@ -83,6 +83,7 @@ public struct StudioRoute: Sendable, Hashable, CustomStringConvertible {
     /// Whether the route writes to the store (refused by a read-only studio).
     public var writes: Bool
 
+    /// `METHOD /path`, as the OpenAPI document's operations are compared with the routes.
     public var description: String { "\(method) \(path)" }
 }
 

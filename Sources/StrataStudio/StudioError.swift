@@ -55,6 +55,7 @@ public struct StudioError: Error, HTTPResponseError, Sendable {
         return .object([JSONMember(key: "error", value: .object(members))])
     }
 
+    /// The error as the studio's answer: its status and the JSON body ``StudioError`` describes.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         StudioResponse.json(json, status: status)
     }
