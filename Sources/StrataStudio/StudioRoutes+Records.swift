@@ -56,7 +56,9 @@ struct RecordPage {
 
     /// The page of `limit` records of `entity` after the record whose key is `after` (from the
     /// first when nil), in the order of `sort` (the primary key when nil; otherwise a field some
-    /// index starts with), then the key. The page is a range read: `sort > v OR (sort == v AND key > k)`.
+    /// index starts with, in the index's order: by value, ascending or descending, then by key
+    /// ascending). Every read is a range of the key or of that index, never an offset: after the
+    /// record (v, k), the records equal to v with a key above k, then those beyond v.
     static func read(_ tx: ReadTransaction, entity: String, sort: String?, descending: Bool, after: String?,
                      limit: Int) throws -> RecordPage {
         let description = try tx.entityDescription(named: entity)
@@ -64,34 +66,70 @@ struct RecordPage {
             throw StudioError(.badRequest, "compoundKey", "paging by key needs a single-field primary key; \(entity) is keyed by \(description.primaryKey)")
         }
         let field = sort ?? keyField
-        if field != keyField && !description.indexes.contains(where: { $0.fields.first == field }) {
-            let indexed = description.indexes.compactMap(\.fields.first)
-            throw StudioError(.badRequest, "notIndexed", "records sort by the key or an indexed field; '\(field.prefix(80))' is neither"
-                + " (indexed: \(indexed.isEmpty ? "none" : indexed.joined(separator: ", ")))")
-        }
         let order = descending ? " desc" : ""
-        var request = try tx.query(entity: entity)
-        request = try request.sorted(by: field == keyField ? "\(keyField)\(order)" : "\(field)\(order),\(keyField)\(order)")
-        if let after {
-            guard let last = try tx.record(entity: entity, key: .string(after)) else {
-                throw StudioError(.notFound, "notFound", "\(entity) has no record with key \(after.prefix(80)) to page after")
+        let beyond = descending ? "<" : ">"
+        var records: [StoredRecord]
+        if field == keyField {
+            var request = try tx.query(entity: entity).sorted(by: keyField + order)
+            if let after {
+                request = try request.where("\(keyField) \(beyond) %@", arguments: [try last(tx, entity, after).key])
             }
-            let beyond = descending ? "<" : ">"
-            if field == keyField {
-                request = try request.where("\(keyField) \(beyond) %@", arguments: [last.key])
-            } else {
-                let value = QueryValue(json: last[field] ?? .null)
-                request = try request.where("\(field) \(beyond) %@ OR (\(field) == %@ AND \(keyField) \(beyond) %@)",
-                                            arguments: [value, value, last.key])
+            records = try request.limit(limit + 1).all()
+        } else {
+            guard let index = description.indexes.first(where: { $0.fields.first == field }) else {
+                let indexed = description.indexes.compactMap(\.fields.first)
+                throw StudioError(.badRequest, "notIndexed", "records sort by the key or an indexed field; '\(field.prefix(80))' is neither"
+                    + " (indexed: \(indexed.isEmpty ? "none" : indexed.joined(separator: ", ")))")
+            }
+            // The index's collation, so that the planner reads the index in its order ([cd]: folded).
+            let options = switch index.collation {
+            case .binary: ""
+            case .caseInsensitive: "[c]"
+            case .caseAndDiacriticInsensitive: "[cd]"
+            }
+            let sorted = field + options + order
+            guard let after else {
+                return RecordPage(entity: entity, sort: field, descending: descending,
+                                  records: try tx.query(entity: entity).sorted(by: sorted).limit(limit + 1).all(), limit: limit)
+            }
+            let last = try last(tx, entity, after)
+            let value = QueryValue(json: last[field] ?? .null)
+            // The records equal to the last one's value with a greater key (an index keeps equal values
+            // in key order, read forwards or backwards: `year desc` is year descending, then key ascending)…
+            let equal = value == .null ? "\(field) == nil" : "\(field) ==\(options) %@"
+            let equalArguments: [any Sendable] = value == .null ? [last.key] : [value, last.key]
+            records = try tx.query(entity: entity).where("\(equal) AND \(keyField) > %@", arguments: equalArguments)
+                .sorted(by: sorted).limit(limit + 1).all()
+            // …then those beyond its value (nulls come first in an index's order, last backwards).
+            if records.count <= limit && !(value == .null && descending) {
+                let rest = value == .null ? try tx.query(entity: entity).where("\(field) != nil", arguments: [])
+                    : try tx.query(entity: entity).where("\(field) \(beyond)\(options) %@", arguments: [value])
+                records += try rest.sorted(by: sorted).limit(limit + 1 - records.count).all()
+            }
+            // Descending, the nulls come last, by key.
+            if records.count <= limit && descending && value != .null {
+                records += try tx.query(entity: entity).where("\(field) == nil", arguments: []).sorted(by: keyField)
+                    .limit(limit + 1 - records.count).all()
             }
         }
-        var records = try request.limit(limit + 1).all()
-        var next: String?
-        if records.count > limit {
-            records.removeLast()
-            next = records.last.map { Self.keyText($0.key) }
+        return RecordPage(entity: entity, sort: field, descending: descending, records: records, limit: limit)
+    }
+
+    /// The page of the first `limit` of `records` (one more tells there is a next page).
+    init(entity: String, sort: String, descending: Bool, records: [StoredRecord], limit: Int) {
+        self.entity = entity
+        self.sort = sort
+        self.descending = descending
+        self.records = Array(records.prefix(limit))
+        next = records.count > limit ? self.records.last.map { Self.keyText($0.key) } : nil
+    }
+
+    /// The record a page continues after, or 404.
+    private static func last(_ tx: ReadTransaction, _ entity: String, _ key: String) throws -> StoredRecord {
+        guard let record = try tx.record(entity: entity, key: .string(key)) else {
+            throw StudioError(.notFound, "notFound", "\(entity) has no record with key \(key.prefix(80)) to page after")
         }
-        return RecordPage(entity: entity, sort: field, descending: descending, records: records, next: next)
+        return record
     }
 
     /// A key as the routes take it back (`after=`, `/records/{key}`): a number's digits, a string itself.

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Strata
 import StrataStudio
 import Testing
+import TestSupport
 
 @Suite struct StudioAPITests {
     @Test func entitiesListTheirCounts() async throws {
@@ -69,11 +70,12 @@ import Testing
     }
 
     /// Walks every page with `after=` and returns the keys in the order served.
-    static func walk(_ client: any TestClientProtocol, sort: String = "", descending: Bool = false, limit: Int = 7) async throws -> [String] {
+    static func walk(_ client: any TestClientProtocol, entity: String = "Book", sort: String = "", descending: Bool = false,
+                     limit: Int = 7) async throws -> [String] {
         var keys: [String] = []
         var after: String?
         repeat {
-            var uri = "/api/entities/Book/records?limit=\(limit)&sort=\(sort)" + (descending ? "&desc=1" : "")
+            var uri = "/api/entities/\(entity)/records?limit=\(limit)&sort=\(sort)" + (descending ? "&desc=1" : "")
             if let after { uri += "&after=\(after)" }
             let page = try await client.execute(uri: uri, method: .get, headers: authorized) { response in
                 #expect(response.status == .ok)
@@ -103,8 +105,9 @@ import Testing
             let keys = try await Self.walk(client, sort: "year", limit: 4)
             let expected = (1...25).sorted { (2000 + $0 % 10, $0) < (2000 + $1 % 10, $1) }.map(String.init)
             #expect(keys == expected)
+            // Descending by the field, equal values still by key ascending (the index's order read backwards).
             let descending = try await Self.walk(client, sort: "year", descending: true, limit: 4)
-            #expect(descending == expected.reversed())
+            #expect(descending == (1...25).sorted { ($0 % 10, $1) > ($1 % 10, $0) }.map(String.init))
             try await client.execute(uri: "/api/entities/Book/records?sort=title", method: .get, headers: authorized) { response in
                 #expect(response.status == .badRequest)
                 #expect(response.errorCode == "notIndexed")
@@ -112,6 +115,38 @@ import Testing
             try await client.execute(uri: "/api/entities/Book/records?limit=0", method: .get, headers: authorized) { response in
                 #expect(response.status == .badRequest)
                 #expect(response.errorCode == "invalidParameter")
+            }
+        }
+    }
+
+    @Test func recordsSortByAFoldedIndexAndByAFieldWithNulls() async throws {
+        let directory = try TemporaryDirectory("studio")
+        let store = try Store(path: directory.path("names.strata"))
+        let schema = #"{"entities": {"Name": {"primaryKey": "id", "fields": {"id": {"type": "int"}, "name": {"type": "string"},"#
+            + #" "rank": {"type": "int", "optional": true}}, "indexes": [{"fields": ["name"], "collation": "caseDiacriticInsensitive"}, {"fields": ["rank"]}]}}}"#
+        let description = try SchemaFile(json: Data(schema.utf8)).entities[0]
+        let names = ["émile", "Bob", "alice", "ALICE", "bob", "Zoë", "Émile", "carl", "alice", "Bob"]
+        let records = names.enumerated().map { offset, name in
+            #"{"id": \#(offset + 1), "name": "\#(name)", "rank": \#(offset % 3 == 0 ? "null" : String(offset % 4))}"#
+        }
+        try await store.importJSON(Data("[\(records.joined(separator: ","))]".utf8), entity: description)
+        let studio = Studio(store: store, options: StudioOptions(token: "test-token"))
+        // Folded names, then keys; null ranks first, then ranks, then keys; descending, equal values still by key.
+        let folded = names.map { $0.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil) }
+        let ids = Array(1...names.count)
+        let byName = ids.sorted { (folded[$0 - 1], $0) < (folded[$1 - 1], $1) }.map(String.init)
+        let byNameDescending = ids.sorted { (folded[$0 - 1], $1) > (folded[$1 - 1], $0) }.map(String.init)
+        let rank = ids.map { ($0 - 1) % 3 == 0 ? -1 : ($0 - 1) % 4 }
+        let byRank = ids.sorted { (rank[$0 - 1], $0) < (rank[$1 - 1], $1) }.map(String.init)
+        let byRankDescending = ids.sorted { (rank[$0 - 1], $1) > (rank[$1 - 1], $0) }.map(String.init)
+        try await Application(router: studio.router()).test(.router) { client in
+            for (sort, expected, descending) in [("name", byName, byNameDescending), ("rank", byRank, byRankDescending)] {
+                for limit in [1, 2, 3] {
+                    let forwards = try await Self.walk(client, entity: "Name", sort: sort, limit: limit)
+                    #expect(forwards == expected, "\(sort) by \(limit)")
+                    let backwards = try await Self.walk(client, entity: "Name", sort: sort, descending: true, limit: limit)
+                    #expect(backwards == descending, "\(sort) desc by \(limit)")
+                }
             }
         }
     }
