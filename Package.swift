@@ -12,6 +12,8 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "LMDB", targets: ["LMDB"]),
+        // The web inspector behind `strata studio`, for the benchmarks (a product of its own: Strata never names it).
+        .library(name: "StrataStudio", targets: ["StrataStudio"]),
         .executable(name: "strata", targets: ["StrataCommand"]),
     ],
     dependencies: [

@@ -93,7 +93,13 @@ struct RecordPage {
                                   records: try tx.query(entity: entity).sorted(by: sorted).limit(limit + 1).all(), limit: limit)
             }
             let last = try last(tx, entity, after)
-            let value = QueryValue(json: last[field] ?? .null)
+            var value = QueryValue(json: last[field] ?? .null)
+            // A date is JSON text: compare it as the date it is.
+            if case .string(let text) = value, description.fields.first(where: { $0.name == field })?.type == .scalar(.date) {
+                let formatter = ISO8601DateFormatter()
+                formatter.formatOptions.insert(.withFractionalSeconds)
+                if let date = ISO8601DateFormatter().date(from: text) ?? formatter.date(from: text) { value = .date(date) }
+            }
             // The records equal to the last one's value with a greater key (an index keeps equal values
             // in key order, read forwards or backwards: `year desc` is year descending, then key ascending)…
             let equal = value == .null ? "\(field) == nil" : "\(field) ==\(options) %@"
