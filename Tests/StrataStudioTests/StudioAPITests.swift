@@ -119,15 +119,16 @@ import TestSupport
         }
     }
 
-    @Test func recordsSortByAFoldedIndexAndByAFieldWithNulls() async throws {
+    @Test func recordsSortByAFoldedIndexAFieldWithNullsAndADate() async throws {
         let directory = try TemporaryDirectory("studio")
         let store = try Store(path: directory.path("names.strata"))
         let schema = #"{"entities": {"Name": {"primaryKey": "id", "fields": {"id": {"type": "int"}, "name": {"type": "string"},"#
-            + #" "rank": {"type": "int", "optional": true}}, "indexes": [{"fields": ["name"], "collation": "caseDiacriticInsensitive"}, {"fields": ["rank"]}]}}}"#
+            + #" "rank": {"type": "int", "optional": true}, "born": {"type": "date"}},"#
+            + #" "indexes": [{"fields": ["name"], "collation": "caseDiacriticInsensitive"}, {"fields": ["rank"]}, {"fields": ["born"]}]}}}"#
         let description = try SchemaFile(json: Data(schema.utf8)).entities[0]
         let names = ["émile", "Bob", "alice", "ALICE", "bob", "Zoë", "Émile", "carl", "alice", "Bob"]
         let records = names.enumerated().map { offset, name in
-            #"{"id": \#(offset + 1), "name": "\#(name)", "rank": \#(offset % 3 == 0 ? "null" : String(offset % 4))}"#
+            #"{"id": \#(offset + 1), "name": "\#(name)", "rank": \#(offset % 3 == 0 ? "null" : String(offset % 4)), "born": "200\#(offset % 4)-01-02T03:04:05Z"}"#
         }
         try await store.importJSON(Data("[\(records.joined(separator: ","))]".utf8), entity: description)
         let studio = Studio(store: store, options: StudioOptions(token: "test-token"))
@@ -139,8 +140,13 @@ import TestSupport
         let rank = ids.map { ($0 - 1) % 3 == 0 ? -1 : ($0 - 1) % 4 }
         let byRank = ids.sorted { (rank[$0 - 1], $0) < (rank[$1 - 1], $1) }.map(String.init)
         let byRankDescending = ids.sorted { (rank[$0 - 1], $1) > (rank[$1 - 1], $0) }.map(String.init)
+        // Dates (JSON text in a record) compare as dates.
+        let born = ids.map { ($0 - 1) % 4 }
+        let byBorn = ids.sorted { (born[$0 - 1], $0) < (born[$1 - 1], $1) }.map(String.init)
+        let byBornDescending = ids.sorted { (born[$0 - 1], $1) > (born[$1 - 1], $0) }.map(String.init)
         try await Application(router: studio.router()).test(.router) { client in
-            for (sort, expected, descending) in [("name", byName, byNameDescending), ("rank", byRank, byRankDescending)] {
+            for (sort, expected, descending) in [("name", byName, byNameDescending), ("rank", byRank, byRankDescending),
+                                                 ("born", byBorn, byBornDescending)] {
                 for limit in [1, 2, 3] {
                     let forwards = try await Self.walk(client, entity: "Name", sort: sort, limit: limit)
                     #expect(forwards == expected, "\(sort) by \(limit)")
