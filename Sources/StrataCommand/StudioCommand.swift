@@ -4,7 +4,8 @@ import Strata
 import StrataStudio
 import Synchronization
 
-/// `strata studio`: serves ``StrataStudio/Studio`` for a store on 127.0.0.1 until interrupted.
+/// `strata studio`: serves ``StrataStudio/Studio`` for a store on 127.0.0.1 until interrupted
+/// (SIGINT or SIGTERM: exit status 0).
 struct StudioCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "studio",
@@ -34,13 +35,24 @@ struct StudioCommand: ParsableCommand {
         let failure = Mutex<(any Error)?>(nil)
         let done = DispatchSemaphore(value: 0)
         let requested = port
+        // SIGINT and SIGTERM end the studio at once: an open event stream waits for the next commit
+        // and would hold a graceful shutdown forever; every write is a transaction LMDB commits whole.
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { Foundation.exit(0) }
+            source.resume()
+            sources.append(source)
+        }
+        defer { sources.forEach { $0.cancel() } }
         Task {
             do {
                 let application = studio.application(port: requested) { port in
                     let line = "studio: http://127.0.0.1:\(port)/?token=\(token)\n"
                     FileHandle.standardOutput.write(Data(line.utf8))
                 }
-                try await application.runService()
+                try await application.run()
             } catch {
                 failure.withLock { $0 = error }
             }
