@@ -12,11 +12,15 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "LMDB", targets: ["LMDB"]),
+        // The web inspector behind `strata studio`, for the benchmarks (a product of its own: Strata never names it).
+        .library(name: "StrataStudio", targets: ["StrataStudio"]),
         .executable(name: "strata", targets: ["StrataCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The studio's web server (StrataStudio and the tool only: the Strata product never names it).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         .systemLibrary(
@@ -60,9 +64,16 @@ let package = Package(
             dependencies: ["StrataFormat", "StrataStorage", "StrataQuery", "StrataImport", "StrataInspection",
                            "StrataMigration", "StrataObservation", "StrataReplication"]
         ),
+        // `strata studio`: a local web inspector (a JSON API, its OpenAPI document and one page) on
+        // Hummingbird. Its own target so that a program depending on the Strata product never builds a web server.
+        .target(
+            name: "StrataStudio",
+            dependencies: ["Strata", .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "StrataCommand",
-            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            dependencies: ["Strata", "StrataStudio", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -72,6 +83,11 @@ let package = Package(
         .testTarget(name: "StrataFormatTests", dependencies: ["StrataFormat", "TestSupport"]),
         .testTarget(name: "StrataTextTests", dependencies: ["StrataText", "StrataFormat", "TestSupport"]),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataStorage", "StrataQuery", "StrataImport", "StrataInspection", "StrataMigration", "StrataObservation", "StrataReplication", "StrataFormat", "StrataText", "LMDB", "TestSupport", "CSQLite", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "StrataStudioTests",
+            dependencies: ["StrataStudio", "Strata", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdTesting", package: "hummingbird")]
+        ),
         .testTarget(name: "StrataCommandTests", dependencies: ["StrataCommand", "Strata", "LMDB", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -92,6 +92,10 @@ let package = Package(
         // Schema migrations on N users with 3 indexes: renames, backfills, a transform, an indexed type change.
         .executableTarget(name: "migration-bench", dependencies: ["EngineComparison", .product(name: "Strata", package: "Strata")]),
 
+        // `strata studio`'s grid pages on a demo store (1,000,000 users): server-side times over loopback.
+        .executableTarget(name: "studio-pages", dependencies: [.product(name: "StrataStudio", package: "Strata"),
+                                                               .product(name: "Strata", package: "Strata")]),
+
         // The official harness: `swift package --package-path Benchmarks benchmark`.
         .executableTarget(
             name: "StrataVsGRDB",

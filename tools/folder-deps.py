@@ -25,7 +25,7 @@ from itertools import combinations
 
 sources = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'Sources')
 TARGETS = ['StrataFormat', 'StrataText', 'StrataStorage', 'StrataQuery', 'StrataInspection', 'StrataObservation',
-           'StrataImport', 'StrataMigration', 'StrataReplication', 'Strata']
+           'StrataImport', 'StrataMigration', 'StrataReplication', 'Strata', 'StrataStudio']
 check = '--check' in sys.argv
 top = '--top' in sys.argv or check
 MAX_TWO_WAY = 2

@@ -27,7 +27,7 @@ struct StrataTool: ParsableCommand {
         subcommands: [
             ImportCommand.self, QueryCommand.self, SearchCommand.self, ExplainCommand.self, GetCommand.self, DeleteCommand.self,
             ExportCommand.self, SchemaGroup.self, IndexCommand.self, StatsCommand.self, VerifyCommand.self,
-            BackupCommand.self, MigrateCommand.self, ChangeLogCommand.self, ChangesCommand.self, ReplicateCommand.self, DemoCommand.self,
+            BackupCommand.self, MigrateCommand.self, ChangeLogCommand.self, ChangesCommand.self, ReplicateCommand.self, DemoCommand.self, StudioCommand.self,
         ]
     )
 
