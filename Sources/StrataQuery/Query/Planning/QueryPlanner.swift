@@ -110,11 +110,15 @@ package struct QueryPlanner {
         let matches = selectivity.reduce(Double(total), *)
         let orderings = Self.significant(query.orderings, primaryKey: context.schema.primaryKey)
         var best: Candidate?
+        // The SEARCH conditions of each conjunct: each row a path reads is checked by those it leaves to the filter.
+        let searches = conjuncts.map { $0.textSearches.count }
+        let anySearch = searches.contains { $0 > 0 }
         for candidate in candidates {
             var candidate = candidate
-            // Each row read is checked by the SEARCH conditions the access path leaves to the filter.
-            let searches = conjuncts.indices.filter { !candidate.used.contains($0) }.reduce(0) { $0 + conjuncts[$1].textSearches.count }
-            candidate.cost += Double(candidate.rows) * Self.textFilterCost * Double(searches)
+            if anySearch {
+                let left = searches.indices.reduce(0) { candidate.used.contains($1) ? $0 : $0 + searches[$1] }
+                candidate.cost += Double(candidate.rows) * Self.textFilterCost * Double(left)
+            }
             if query.keysOnly, orderings.isEmpty, candidate.exact, candidate.used.count == conjuncts.count,
                case .indexScan = candidate.access {
                 // The index entries answer alone: no record is read.
