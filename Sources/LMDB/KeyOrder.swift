@@ -17,6 +17,15 @@ package enum KeyOrder {
         return result < 0 ? -1 : (result > 0 ? 1 : 0)
     }
 
+    /// -1, 0 or 1 as `key` sorts before, equals or sorts after `other` in LMDB's default order
+    /// (also that of sorted duplicates).
+    @inlinable
+    package static func compare(_ key: UnsafeRawBufferPointer, _ other: UnsafeRawBufferPointer) -> Int {
+        let common = compareCommon(key, other)
+        if common != 0 { return common }
+        return key.count < other.count ? -1 : (key.count > other.count ? 1 : 0)
+    }
+
     /// Whether a walk upwards has not yet passed `upper` at `key`: `key` sorts before `upper`, or,
     /// with `throughPrefix`, starts with it (so an inclusive bound that was cut short, or a prefix,
     /// takes every key it prefixes).

@@ -13,6 +13,47 @@ package struct KeyBounds {
     /// Keys starting with these bytes (an exclusive lower bound) are passed over.
     package let skipped: [UInt8]?
     package let end: End
+    /// Bounds on the values under each key (an index's primary keys, sorted duplicates), when the
+    /// walk narrows them; nil: every value. A walk or count of an ``IndexProbe`` honours them;
+    /// a read of keys alone (distinct keys, counts per key, merges) does not, so an access path
+    /// that sets them has its candidates checked against the whole predicate.
+    package var values: ValueBounds?
+
+    /// Encoded bounds on the values under one key, compared bytewise as LMDB orders sorted
+    /// duplicates. A bound cut to ``IndexKey/maxLength`` is dropped (its values may lie on either
+    /// side of it).
+    package struct ValueBounds: Equatable {
+        /// The least value (nil: from the first).
+        package let lower: [UInt8]?
+        package let lowerInclusive: Bool
+        /// The greatest value (nil: to the last).
+        package let upper: [UInt8]?
+        package let upperInclusive: Bool
+
+        package init(lower: [UInt8]?, lowerInclusive: Bool, upper: [UInt8]?, upperInclusive: Bool) {
+            self.lower = lower.flatMap { $0.count < IndexKey.maxLength ? $0 : nil }
+            self.lowerInclusive = lowerInclusive
+            self.upper = upper.flatMap { $0.count < IndexKey.maxLength ? $0 : nil }
+            self.upperInclusive = upperInclusive
+        }
+
+        /// Whether a walk of one key's values, ascending, takes `value`, passes over it (below the
+        /// lower bound) or stops at it (past the upper bound).
+        @inlinable
+        package func verdict(_ value: Span<UInt8>) -> Verdict {
+            value.withUnsafeBytes { value in
+                if let upper {
+                    let order = upper.withUnsafeBytes { KeyOrder.compare(value, $0) }
+                    if order > 0 || order == 0 && !upperInclusive { return .stop }
+                }
+                if let lower {
+                    let order = lower.withUnsafeBytes { KeyOrder.compare(value, $0) }
+                    if order < 0 || order == 0 && !lowerInclusive { return .skip }
+                }
+                return .take
+            }
+        }
+    }
 
     package enum End {
         /// Walk to the last key.
@@ -28,11 +69,11 @@ package struct KeyBounds {
     package enum Verdict { case take, skip, stop }
 
     /// Every key.
-    package static var all: KeyBounds { KeyBounds(start: nil, skipped: nil, end: .none) }
+    package static var all: KeyBounds { KeyBounds(start: nil, skipped: nil, end: .none, values: nil) }
 
     /// Keys starting with `prefix` (a point's whole key, or a string prefix).
     package static func prefix(_ prefix: [UInt8]) -> KeyBounds {
-        KeyBounds(start: prefix, skipped: nil, end: .prefix(prefix))
+        KeyBounds(start: prefix, skipped: nil, end: .prefix(prefix), values: nil)
     }
 
     /// Keys between two encoded bounds (nil: open) of the field after `prefix` (the encoded
@@ -45,7 +86,7 @@ package struct KeyBounds {
         let skipped = lowerKey.flatMap { !lowerInclusive && $0.count < IndexKey.maxLength ? $0 : nil }
         let end: End = upperKey.map { .upper($0, inclusive: upperInclusive || $0.count >= IndexKey.maxLength) }
             ?? (prefix.isEmpty ? .none : .prefix(cut(prefix)))
-        return KeyBounds(start: lowerKey ?? cut(prefix + [0x01]), skipped: skipped, end: end)
+        return KeyBounds(start: lowerKey ?? cut(prefix + [0x01]), skipped: skipped, end: end, values: nil)
     }
 
     /// Whether a backward walk takes, passes over or stops at `key` (keys at or past the end are
@@ -66,7 +107,9 @@ package struct KeyBounds {
         }
     }
 
-    /// Whether a walk takes, passes over or stops at `key`.
+    /// Whether a walk takes, passes over or stops at `key`. Inlinable: index walks in the
+    /// query layer call it once per entry.
+    @inlinable
     package func verdict(_ key: Span<UInt8>) -> Verdict {
         switch end {
         case .none: break
@@ -82,6 +125,7 @@ package struct KeyBounds {
         return .take
     }
 
+    @inlinable
     package static func starts(_ key: Span<UInt8>, with prefix: [UInt8]) -> Bool {
         key.count >= prefix.count && key.withUnsafeBytes { key in
             prefix.withUnsafeBytes { prefix in KeyOrder.compareCommon(key, prefix) == 0 }

@@ -8,7 +8,7 @@ import LMDB
 /// decoded copies that may be kept and sent anywhere after the transaction ends.
 public class ReadTransaction {
     package let store: Store
-    let raw: LMDB.Transaction
+    @usableFromInline let raw: LMDB.Transaction
     /// Entities used in this transaction, by name: one context per entity, whether a record type
     /// or an ``EntityDescription`` reached it, so both see the same field ids and indexes.
     var contexts: [String: EntityContext] = [:]

@@ -78,7 +78,8 @@ extension ReadTransaction {
 
     /// Replaces `buffer` with the stored bytes of `key` in `records` and returns true, or returns
     /// false when there is none (the query executor's per-candidate read, inside its funnel).
-    @inline(__always)
+    /// Inlinable: the query layer calls it once per candidate.
+    @inlinable
     package func copyStoredBytes(forKey key: UnsafeRawBufferPointer, in records: Database, into buffer: inout [UInt8]) throws -> Bool {
         try raw.copyValue(forKey: key, in: records, into: &buffer)
     }

@@ -159,6 +159,30 @@ struct QueryCaseGenerator {
         return (.and(conjuncts.shuffled(using: &random)), fields.dropFirst(pinned).map { QueryOrdering(field: [$0], ascending: ascending) })
     }
 
+    /// Equality (or IN) on every field of an index and a range of the primary key (one bound or
+    /// both), with the index's order, the key's, or none: what a seek inside each key's entries
+    /// answers (the key as the index's last field).
+    mutating func keyAfterIndexPredicate() -> (predicate: QueryPredicate, orderings: [QueryOrdering]) {
+        let fields = [["name"], ["lucky"], ["score"], ["born"], ["name", "lucky"], ["lucky", "born"], ["active", "name", "score"]]
+            .randomElement(using: &random)!
+        var conjuncts: [QueryPredicate] = fields.map { field in
+            let op: ComparisonOperator = Int.random(in: 0..<4, using: &random) == 0 ? .in : .equal
+            let value = op == .in ? .list((0..<Int.random(in: 1...3, using: &random)).map { _ in self.value(for: field) }) : self.value(for: field)
+            let options: StringComparisonOptions = field == "name" && Bool.random(using: &random) ? [.caseInsensitive, .diacriticInsensitive] : []
+            return .comparison(FieldComparison(field: [field], op: op, value: value, options: options))
+        }
+        let bounds: [ComparisonOperator] = [[.greater], [.greaterOrEqual], [.less], [.lessOrEqual], [.greater, .lessOrEqual], [.greaterOrEqual, .less]]
+            .randomElement(using: &random)!
+        conjuncts += bounds.map { .comparison(FieldComparison(field: ["id"], op: $0, value: value(for: "id"))) }
+        let ascending = Bool.random(using: &random)
+        let orderings: [QueryOrdering] = switch Int.random(in: 0..<3, using: &random) {
+        case 0: fields.map { QueryOrdering(field: [$0], ascending: ascending) }
+        case 1: [QueryOrdering(field: ["id"], ascending: ascending)]
+        default: []
+        }
+        return (.and(conjuncts.shuffled(using: &random)), orderings)
+    }
+
     mutating func comparison() -> QueryPredicate {
         let field = ["id", "name", "lucky", "score", "active", "born", "tags"].randomElement(using: &random)!
         if field == "tags" {
@@ -233,7 +257,7 @@ struct QueryCaseGenerator {
         let plansSeen = try Self.runDifferential(seed: seed, records: 120, queries: 400)
         // The generator must exercise the access paths, or the test proves little.
         #expect(plansSeen.isSuperset(of: ["FullScan", "IndexScan", "KeyLookup", "Union", "Intersection", "IndexOrder", "CompoundScan",
-                                               "IndexMerge", "IndexCount", "OrderedMerge"]), "\(plansSeen)")
+                                               "IndexMerge", "IndexCount", "OrderedMerge", "KeyRangeInIndex"]), "\(plansSeen)")
     }
 
     /// Over skewed data large enough for the compound index led by `active` (which has no index
@@ -310,10 +334,13 @@ struct QueryCaseGenerator {
             try checkStore(tx)
             for _ in 0..<queries {
                 var query = Query<Sample>()
-                if Int.random(in: 0..<4, using: &generator.random) == 0 {
+                let shape = Int.random(in: 0..<8, using: &generator.random)
+                if shape < 2 {
                     let compound = generator.compoundPredicate()
                     query.predicate = compound.predicate
                     query.orderings = Bool.random(using: &generator.random) ? compound.laterFields : generator.orderings()
+                } else if shape == 2 {
+                    (query.predicate, query.orderings) = generator.keyAfterIndexPredicate()
                 } else {
                     query.predicate = generator.predicate()
                     query.orderings = generator.orderings()
@@ -326,7 +353,9 @@ struct QueryCaseGenerator {
                 let request = QueryRequest<Sample>(transaction: tx, query: query)
                 let plan = try request.explain()
                 plansSeen.insert(String(plan.description.prefix(while: { $0 != "(" })))
-                if case .indexScan(_, _, .compound) = plan.access { plansSeen.insert("CompoundScan") }
+                if case .indexScan(_, let fields, .compound(let leading, _)) = plan.access {
+                    plansSeen.insert(leading.count == fields.count ? "KeyRangeInIndex" : "CompoundScan")
+                }
                 if case .laterFields = plan.merge { plansSeen.insert("OrderedMerge") }
                 let expected = Self.reference(records, query)
                 let ids = try request.ids()

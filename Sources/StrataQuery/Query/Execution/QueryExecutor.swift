@@ -280,7 +280,7 @@ package final class QueryExecutor {
                 }
             case .indexScan(let name, let fields, let condition):
                 guard let database = context.indexes[name], !fields.isEmpty else { return }
-                let probe = IndexProbe(transaction: transaction, database: database, fields: fields)
+                let probe = indexProbe(database, fields)
                 let isMultiValue = context.schema.indexes.first { $0.name == name }?.isMultiValue ?? false
                 var seen = Set<[UInt8]>()
                 var bytes: [UInt8] = []
@@ -295,6 +295,15 @@ package final class QueryExecutor {
 }
 
 extension QueryExecutor {
+    /// A probe of an index of `fields` that walks a condition bounding the primary key (the
+    /// entries under each key, when every field is pinned) within its bounds: the entity's key of
+    /// one field, of the kind its stored keys have.
+    package func indexProbe(_ database: Database, _ fields: [IndexedField]) -> IndexProbe {
+        let primaryKey = context.schema.primaryKeyFields.count > 1 ? nil
+            : IndexedField(path: [context.schema.primaryKey], collation: .binary, kind: keyKind)
+        return IndexProbe(transaction: transaction, database: database, fields: fields, primaryKey: primaryKey)
+    }
+
     /// Replaces `bytes` with the stored record of `key` and returns true, or returns false when
     /// there is none. Reusing one buffer spares an allocation per candidate; a buffer that a
     /// caller kept is not overwritten (copy-on-write gives this one fresh storage).
@@ -363,7 +372,7 @@ extension QueryExecutor {
         switch access {
         case .indexScan(let name, let fields, let condition):
             guard let database = context.indexes[name], !fields.isEmpty else { return keys }
-            try IndexProbe(transaction: transaction, database: database, fields: fields).walk(condition) { _, primaryKey in
+            try indexProbe(database, fields).walk(condition) { _, primaryKey in
                 keys.insert(primaryKey)
                 return true
             }

@@ -11,11 +11,18 @@ package struct IndexProbe {
     /// The index's fields, in key order (a records database: its primary key field).
     package let fields: [IndexedField]
 
-    package init(transaction: ReadTransaction, database: Database, fields: [IndexedField]) {
+    /// The primary key field, which orders the entries under each key (an index key's sorted
+    /// duplicates) as if it were the index's last field: a compound condition pinning every field
+    /// of the index bounds it with its next condition (a range). Nil: such a bound is not applied
+    /// (every entry of the key is a candidate).
+    package var primaryKey: IndexedField?
+
+    package init(transaction: ReadTransaction, database: Database, fields: [IndexedField], primaryKey: IndexedField? = nil) {
         precondition(!fields.isEmpty, "an index has at least one field")
         self.transaction = transaction
         self.database = database
         self.fields = fields
+        self.primaryKey = primaryKey
     }
 
     package init(transaction: ReadTransaction, database: Database, field: IndexedField) {
@@ -45,6 +52,20 @@ package struct IndexProbe {
             try transaction.withCursor(database) { cursor in
                 for bounds in keyBounds(condition) where result.complete {
                     var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+                    if let values = bounds.values {
+                        // Each key's values within the bounds, one by one.
+                        while more, result.complete, cursor.withCurrent({ key, _ in bounds.verdict(key) }) == .take {
+                            let key = cursor.key
+                            if key.count >= IndexKey.maxLength { result.sawCutKey = true }
+                            try forEachValue(cursor, key: key, within: values) { _ in
+                                result.entries += 1
+                                if result.entries >= limit { result.complete = false }
+                                return result.complete
+                            }
+                            more = try cursor.seek(atLeast: key + [0])
+                        }
+                        continue
+                    }
                     if let skipped = bounds.skipped {
                         while more, cursor.withCurrent({ key, _ in KeyBounds.starts(key, with: skipped) }) { more = try cursor.nextKey() }
                     }
@@ -67,6 +88,10 @@ package struct IndexProbe {
     package func estimateRows(_ condition: QueryPlan.IndexCondition, limit: Int, counted: EntryCount? = nil) throws -> Int {
         let counted = try counted ?? countEntries(condition, limit: limit)
         if counted.complete { return counted.entries }
+        let stretches = keyBounds(condition)
+        if stretches.contains(where: { $0.values != nil }) {
+            return max(counted.entries, Int(try valueEstimate(stretches).rounded()))
+        }
         let fraction = try transaction.lmdb {
             try transaction.withCursor(database) { cursor -> Double in
                 guard try cursor.first() else { return 0 }
@@ -92,9 +117,21 @@ package struct IndexProbe {
                 for bounds in keyBounds(condition) {
                     var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
                     walking: while more {
+                        if let values = bounds.values {
+                            guard case .take = cursor.withCurrent({ current, _ in bounds.verdict(current) }) else { break walking }
+                            key = cursor.key
+                            var going = true
+                            try forEachValue(cursor, key: key, within: values) { primaryKey in
+                                going = try body(key, primaryKey)
+                                return going
+                            }
+                            guard going else { return }
+                            more = try cursor.seek(atLeast: key + [0])
+                            continue walking
+                        }
                         let verdict = cursor.withCurrent { current, currentValue in
                             let verdict = bounds.verdict(current)
-                            if verdict == .take {
+                            if case .take = verdict {
                                 key.removeAll(keepingCapacity: true)
                                 current.appendBytes(to: &key)
                                 value.removeAll(keepingCapacity: true)
@@ -157,8 +194,74 @@ package struct IndexProbe {
     /// compound condition: one or more per combination of leading values).
     package func keyBounds(_ condition: QueryPlan.IndexCondition) -> [KeyBounds] {
         guard case .compound(let leading, let next) = condition else { return keyBounds(condition, of: field, under: []) }
-        guard leading.count < fields.count else { return [] }
-        return leadingPrefixes(leading).flatMap { keyBounds(next, of: fields[leading.count], under: $0.prefix) }
+        return leadingPrefixes(leading).flatMap { bounds(next, after: leading.count, under: $0.prefix) }
+    }
+
+    /// The stretches of keys under `prefix` (the encoded values of the index's first `pinned`
+    /// fields) whose next part meets `condition`: on the field after them, or, when they are all
+    /// of the index's fields, on the primary key (the one key, its values bounded by a range).
+    private func bounds(_ condition: QueryPlan.IndexCondition, after pinned: Int, under prefix: [UInt8]) -> [KeyBounds] {
+        if pinned < fields.count { return keyBounds(condition, of: fields[pinned], under: prefix) }
+        guard pinned == fields.count else { return [] }
+        var key = KeyBounds.prefix(Self.cut(prefix))
+        if case .range(let range) = condition, let primaryKey {
+            let lower = range.lower.flatMap { encoded($0, of: primaryKey) }, upper = range.upper.flatMap { encoded($0, of: primaryKey) }
+            if lower != nil || upper != nil {
+                key.values = KeyBounds.ValueBounds(lower: lower, lowerInclusive: range.lowerInclusive,
+                                                   upper: upper, upperInclusive: range.upperInclusive)
+            }
+        }
+        return [key]
+    }
+
+    /// Calls `body` with each value (primary key) under `key`, where the cursor rests on its
+    /// first value, that `values` bound, ascending, until `body` returns false. In a
+    /// sorted-duplicates database it seeks the lower bound (`MDB_GET_BOTH_RANGE`) and stops past
+    /// the upper one; otherwise the key's one value is checked.
+    private func forEachValue(_ cursor: Cursor, key: [UInt8], within values: KeyBounds.ValueBounds,
+                              _ body: ([UInt8]) throws -> Bool) throws {
+        let duplicates = database.options.contains(.sortedDuplicates)
+        var more = true
+        if duplicates, let lower = values.lower { more = try cursor.seek(key: key, valueAtLeast: lower) }
+        while more {
+            switch cursor.withCurrent({ _, value in values.verdict(value) }) {
+            case .stop: return
+            case .skip: break
+            case .take: guard try body(cursor.value) else { return }
+            }
+            guard duplicates else { return }
+            more = try cursor.nextDuplicate()
+        }
+    }
+
+    /// The entries within the values' bounds of `stretches`: for each key, its entries times the
+    /// fraction of the span from its first to its last value that the bounds cover (``KeySpace``).
+    private func valueEstimate(_ stretches: [KeyBounds]) throws -> Double {
+        try transaction.lmdb {
+            try transaction.withCursor(database) { cursor -> Double in
+                let duplicates = database.options.contains(.sortedDuplicates)
+                var rows = 0.0
+                for bounds in stretches {
+                    var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+                    while more, cursor.withCurrent({ key, _ in bounds.verdict(key) }) == .take {
+                        let key = cursor.key
+                        let entries = duplicates ? try cursor.duplicateCount() : 1
+                        if let values = bounds.values, entries > 1 {
+                            let first = cursor.value
+                            _ = try cursor.lastDuplicate()
+                            let space = KeySpace(first: first, last: cursor.value)
+                            let range = KeyBounds.range(lower: values.lower, lowerInclusive: values.lowerInclusive,
+                                                        upper: values.upper, upperInclusive: values.upperInclusive)
+                            rows += Double(entries) * space.fraction(of: range)
+                        } else {
+                            rows += Double(entries)
+                        }
+                        more = try cursor.seek(atLeast: key + [0])
+                    }
+                }
+                return rows
+            }
+        }
     }
 
     /// The stretches of keys meeting `condition`, one per combination of the values its points
@@ -173,14 +276,14 @@ package struct IndexProbe {
         case .compound(let leading, let next):
             let pointed: Int = if case .points = next { leading.count + 1 } else { leading.count }
             guard fields >= 1, fields <= pointed else { return nil }
-            guard leading.count < self.fields.count else { return [] }
             let combinations = leadingPrefixes(leading, measuring: fields)
             if fields <= leading.count {
                 return combinations.flatMap { combination in
-                    keyBounds(next, of: self.fields[leading.count], under: combination.prefix)
+                    bounds(next, after: leading.count, under: combination.prefix)
                         .map { ($0, min(combination.length, IndexKey.maxLength)) }
                 }
             }
+            guard leading.count < self.fields.count else { return [] }
             guard case .points(let values) = next else { return nil }
             let keys = pointKeys(values, of: self.fields[leading.count])
             return combinations.flatMap { combination in
@@ -270,7 +373,17 @@ package struct IndexProbe {
             switch bounds.backwardVerdict(key) {
             case .stop, .skip: return true   // the keys passed over (an exclusive lower bound) come last going down
             case .take:
-                if duplicates {
+                if let values = bounds.values {
+                    // The key's values within the bounds, ascending, as every walk yields them.
+                    _ = try cursor.seek(exactly: key)
+                    var going = true
+                    try forEachValue(cursor, key: key, within: values) { primaryKey in
+                        going = try body(key, primaryKey)
+                        return going
+                    }
+                    guard going else { return false }
+                    _ = try cursor.seek(exactly: key)
+                } else if duplicates {
                     // Re-seek the key (its first value) rather than trust where the cursor rests after
                     // the last duplicate: then one step back is the previous key's last value.
                     var next = try cursor.seek(exactly: key)

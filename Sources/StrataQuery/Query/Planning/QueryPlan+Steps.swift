@@ -107,9 +107,8 @@ extension QueryPlan {
                     let name = field.path.joined(separator: ".")
                     return values.count == 1 ? "\(name) = \(values[0].explained)" : "\(name) IN \(QueryValue.list(values).explained)"
                 }
-                if leading.count < fields.count, let bound = Self.explained(next, field: fields[leading.count].path.joined(separator: ".")) {
-                    bounds.append(bound)
-                }
+                let bounded = leading.count < fields.count ? fields[leading.count].path.joined(separator: ".") : keyField
+                if let bound = Self.explained(next, field: bounded) { bounds.append(bound) }
                 return Step(operation: scan, detail: "\(target) (\(bounds.joined(separator: ", ")))", index: index, estimatedRows: rows)
             case .points(let values) where values.count == 1:
                 return Step(operation: scan, detail: "\(target) = \(values[0].explained)", index: index, estimatedRows: rows)

@@ -37,7 +37,10 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
         case all
         /// Equal to one of `leading[i]` on each of a compound index's first fields (one value for
         /// `==`, several for `IN`), then `next` on the field after them (`.all`: any value). Each
-        /// combination of leading values is one stretch of keys, walked in key order.
+        /// combination of leading values is one stretch of keys, walked in key order. When
+        /// `leading` pins every field of the index (a single-field index too), `next` is a range
+        /// of the primary key: the entries under each key are sorted primary keys, as if the key
+        /// were the index's last field.
         indirect case compound(leading: [[QueryValue]], next: IndexCondition)
     }
 
@@ -77,6 +80,9 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
     /// order and compare values as the predicate does (the comparison's collation, values of the
     /// index's kind, no nil), on a single field or on a compound index's fields.
     var exactAccess = false
+    /// The primary key's name, as `explain` names a compound condition's bound on it (the entries
+    /// under a key of an index whose every field is pinned).
+    var keyField = "key"
     /// The requested order, when the access path does not deliver it and records must be sorted.
     public var sort: [QueryOrdering]
     /// True when the access path yields records in the requested order.

@@ -50,6 +50,57 @@ extension QueryPlanner {
                                    rows: rows, cost: Double(rows) * Self.lookupCost, used: used.sorted(),
                                    ordered: descriptor.fields, exact: exact))
         }
+        return paths + (try keyRangePaths(conjuncts, ranges: ranges))
+    }
+
+    /// One access path per index whose every field the conjuncts pin (`==` or `IN`) when another
+    /// conjunct bounds the primary key by a range (`>`, `>=`, `<`, `<=`, both, or `BEGINSWITH` on a
+    /// string key): the entries under each pinned key are sorted primary keys, so the key acts as
+    /// the index's last field, as SQLite's rowid does, and the walk seeks the range's lower bound
+    /// in each key's entries (`MDB_GET_BOTH_RANGE`) and stops past its upper one. `lastName ==
+    /// "Bluth" AND id > 4812 ORDER BY lastName LIMIT 50` (a page after a record, in an index's order)
+    /// reads 50 entries, not every entry of "Bluth" before 4812.
+    ///
+    /// For a primary key of one field of a kind with order-preserving keys (not `.other`), bounded
+    /// by values of that kind. Not exact: candidates are checked against the whole predicate.
+    private func keyRangePaths(_ conjuncts: [QueryPredicate], ranges: [(positions: [Int], field: [String], range: QueryPlan.ValueRange)]) throws -> [Candidate] {
+        let keyName = context.schema.primaryKey
+        guard context.schema.primaryKeyFields.count <= 1, conjuncts.count > 1 else { return [] }
+        // The key's range: both bounds made one, else the first conjunct that bounds it.
+        var bound: (positions: [Int], range: QueryPlan.ValueRange)?
+        if let combined = ranges.first(where: { $0.field == [keyName] }) {
+            bound = (combined.positions, combined.range)
+        } else {
+            for (position, conjunct) in conjuncts.enumerated() {
+                guard case .comparison(let comparison) = conjunct, comparison.field == [keyName], comparison.quantifier == nil,
+                      comparison.options.isEmpty, let range = Self.range(of: comparison) ?? Self.prefixRange(of: comparison)
+                else { continue }
+                bound = ([position], range)
+                break
+            }
+        }
+        guard let bound else { return [] }
+        let kind = try transaction.primaryKeyKind(of: context)
+        guard kind != .other, [bound.range.lower, bound.range.upper].allSatisfy({ $0.map { $0 != .null && kind.accepts($0) } ?? true })
+        else { return [] }
+        let primaryKey = IndexedField(path: [keyName], collation: .binary, kind: kind)
+        var paths: [Candidate] = []
+        for descriptor in context.schema.indexes where !descriptor.isMultiValue && weighed?.contains(descriptor.name) ?? true {
+            guard let database = context.indexes[descriptor.name] else { continue }
+            var used = bound.positions, leading: [[QueryValue]] = []
+            for field in descriptor.fields {
+                guard let (position, _, values) = pinning(field, in: conjuncts, excluding: used) else { break }
+                leading.append(values)
+                used.append(position)
+            }
+            guard leading.count == descriptor.fields.count, leading.reduce(1, { $0 * $1.count }) <= Self.compoundPointLimit else { continue }
+            let condition = QueryPlan.IndexCondition.compound(leading: leading, next: .range(bound.range))
+            let probe = IndexProbe(transaction: transaction, database: database, fields: descriptor.fields, primaryKey: primaryKey)
+            let rows = try probe.estimateRows(condition, limit: Self.probeLimit)
+            paths.append(Candidate(access: .indexScan(index: descriptor.name, fields: descriptor.fields, condition: condition),
+                                   rows: rows, cost: Double(rows) * Self.lookupCost, used: used.sorted(),
+                                   ordered: descriptor.fields, exact: false))
+        }
         return paths
     }
 

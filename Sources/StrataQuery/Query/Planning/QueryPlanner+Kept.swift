@@ -17,6 +17,7 @@ extension QueryPlanner {
                              orderFromAccess: query.orderings.isEmpty, offset: query.offset, limit: query.limit,
                              estimatedRows: candidate.rows)
         plan.exactAccess = candidate.exact || candidate.used.isEmpty
+        plan.keyField = context.schema.primaryKey
         let matches = conjuncts.indices.filter { !candidate.used.contains($0) }
             .reduce(Double(candidate.rows)) { $0 * Self.guessedSelectivity(conjuncts[$1]) }
         let orderings = Self.significant(query.orderings, primaryKey: context.schema.primaryKey)

@@ -133,6 +133,7 @@ package struct QueryPlanner {
                              orderFromAccess: query.orderings.isEmpty, offset: query.offset, limit: query.limit,
                              estimatedRows: chosen.rows)
         plan.exactAccess = chosen.exact || chosen.used.isEmpty
+        plan.keyField = context.schema.primaryKey
         try chooseOrder(&plan, query: query, total: total, matches: matches, cost: chosen.cost)
         return (plan, chosen.used)
     }
