@@ -8,6 +8,14 @@ import TestSupport
 /// of the key is sought inside the key's entries. A page after a record in an index's order
 /// (`lastName == v AND id > k ORDER BY lastName LIMIT n`, as the studio's grid asks) reads the
 /// n entries it returns, not every entry of v before k.
+/// A record whose indexed field may be nil.
+struct Shelved: Record, Equatable {
+    var id: Int64
+    var shelf: Int?
+    static let primaryKey = \Shelved.id
+    static let indexes: [IndexDefinition<Shelved>] = [.index(\.shelf)]
+}
+
 @Suite struct KeyAfterIndexTests {
     let dir: TemporaryDirectory
     let store: Store
@@ -68,6 +76,19 @@ import TestSupport
                        range: .init(lower: .int(300), lowerInclusive: false, upper: .int(1500)))
         #expect(!found.expected.isEmpty && found.ids == found.expected)
         #expect(found.accessRows == found.expected.count, "the entries outside the range are not read")
+    }
+
+    @Test func aPageAfterARecordWithoutTheFieldReadsOnlyThePage() throws {
+        // Nil is a key of a single-field index (the first), its records in key order too.
+        let (store, dir) = try makeStore()
+        try store.write { tx in try tx.insert((1...300).map { Shelved(id: Int64($0), shelf: $0 % 3 == 0 ? nil : $0 % 7) }) }
+        try store.read { tx in
+            let request = try tx.query(Shelved.self).where("shelf == nil AND id > 150").sorted(by: "shelf").limit(5)
+            let (plan, steps) = try request.analyze()
+            #expect(try request.ids() == [153, 156, 159, 162, 165], "\(plan)")
+            #expect(steps.first { $0.operation == "IndexScan" }?.actualRows == 5, "\(plan)")
+        }
+        withExtendedLifetime(dir) {}
     }
 
     @Test func severalValuesAndAKeyRangeWithoutAnOrder() throws {

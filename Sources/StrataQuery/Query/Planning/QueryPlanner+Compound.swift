@@ -89,7 +89,9 @@ extension QueryPlanner {
             guard let database = context.indexes[descriptor.name] else { continue }
             var used = bound.positions, leading: [[QueryValue]] = []
             for field in descriptor.fields {
-                guard let (position, _, values) = pinning(field, in: conjuncts, excluding: used) else { break }
+                // A single field's nil is one key too (`field == nil`: nil is indexed, first).
+                guard let (position, _, values) = pinning(field, in: conjuncts, excluding: used)
+                        ?? (descriptor.fields.count == 1 ? pinningNil(field, in: conjuncts, excluding: used) : nil) else { break }
                 leading.append(values)
                 used.append(position)
             }
@@ -204,6 +206,17 @@ extension QueryPlanner {
             case (.in, .list(let values)) where !values.isEmpty && !values.contains(.null): return (position, comparison, values)
             default: continue
             }
+        }
+        return nil
+    }
+
+    /// A conjunct (not in `excluding`) that pins `field` to nil (`field == nil`), with the value.
+    private func pinningNil(_ field: IndexedField, in conjuncts: [QueryPredicate], excluding: [Int])
+        -> (position: Int, comparison: FieldComparison, values: [QueryValue])? {
+        for (position, conjunct) in conjuncts.enumerated() where !excluding.contains(position) {
+            guard case .comparison(let comparison) = conjunct, comparison.field == field.path, comparison.op == .equal,
+                  comparison.value == .null, serves(field, comparison, multiValue: false) else { continue }
+            return (position, comparison, [.null])
         }
         return nil
     }
