@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataToolSupport
 
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
