@@ -15,6 +15,8 @@ let package = Package(
         // The web inspector behind `strata studio`, for the benchmarks (a product of its own: Strata never names it).
         .library(name: "StrataStudio", targets: ["StrataStudio"]),
         .executable(name: "strata", targets: ["StrataCommand"]),
+        // `strata studio` runs this program: the web server stays out of `strata` (its start-up, Benchmarks/Results).
+        .executable(name: "strata-studio", targets: ["StrataStudioTool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -71,10 +73,23 @@ let package = Package(
             dependencies: ["Strata", .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log")]
         ),
+        // What the two executables share: --timeout, the studio's arguments, opening a store for a
+        // command, the fault handler, control characters made visible. No web server.
+        .target(
+            name: "StrataToolSupport",
+            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "Logging", package: "swift-log")]
+        ),
+        // `strata`: every command; `strata studio` runs `strata-studio`, so neither Hummingbird nor SwiftNIO is linked here.
         .executableTarget(
             name: "StrataCommand",
-            dependencies: ["Strata", "StrataStudio", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                           .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Strata", "StrataToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // `strata-studio`: the studio's server, what `strata studio` runs.
+        .executableTarget(
+            name: "StrataStudioTool",
+            dependencies: ["Strata", "StrataStudio", "StrataToolSupport",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // SQLite's C API (Debian: libsqlite3-dev), for the tests alone: the FTS5 reference of full-text search.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataToolSupport
 
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

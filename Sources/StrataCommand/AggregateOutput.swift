@@ -1,5 +1,6 @@
 import ArgumentParser
 import Strata
+import StrataToolSupport
 
 /// One term of `query --aggregate`: `count`, or `sum`, `avg` (`average`), `min` or `max` of a
 /// field, printed under the column name it was written as (`avg(score)`).

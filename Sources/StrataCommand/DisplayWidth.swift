@@ -1,3 +1,5 @@
+import StrataToolSupport
+
 /// The columns text takes on a terminal, measured per grapheme cluster (what a person sees as one
 /// character): its first code point's width as glibc's `wcwidth()` gives it (East Asian wide and
 /// fullwidth characters and emoji presented as emoji 2, combining marks and other zero-width

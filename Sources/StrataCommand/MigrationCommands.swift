@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// `strata migrate STORE PLAN.json [--dry-run]`: runs a migration plan's migrations that the store
 /// has not run, all in one write transaction (the store is left before or after them, whatever

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// The arguments every query-shaped command shares.
 struct QueryArguments: ParsableArguments {
@@ -28,33 +29,11 @@ struct QueryArguments: ParsableArguments {
     }
 }
 
-/// `--timeout`: the time limit of the command's queries, 30 seconds unless given, `none` for no
-/// limit: a hostile pattern or a huge scan stops with an error rather than running on.
-struct TimeoutOption: ParsableArguments {
-    @Option(parsing: .unconditional,
-            help: ArgumentHelp("Stop with an error when the query runs longer than this many seconds; 'none' for no limit.",
-                               valueName: "seconds|none"))
-    var timeout: String = "30"
-
-    func validate() throws {
-        guard timeout != "none" else { return }
-        guard let seconds = Double(timeout), seconds > 0 && seconds <= 1e9 else {
-            throw ValidationError("--timeout must be a number of seconds above 0 and at most 1000000000, or 'none' (it is '\(timeout)')")
-        }
-    }
-
-    /// The limit `--timeout` sets; nil for `none`.
-    var limit: Duration? {
-        guard let seconds = Double(timeout) else { return nil }
-        return .milliseconds(Int64((seconds * 1_000).rounded(.up)))
-    }
-
-    /// The store at `path`, its queries limited to `--timeout`; read-only for a command that only reads.
+extension TimeoutOption {
+    /// The store at `path`, its queries limited to `--timeout`; read-only for a command that only
+    /// reads. Warnings go to standard error through ``Terminal``.
     func openStore(_ path: String, readOnly: Bool = false) throws -> Store {
-        try Store.existing(path) { configuration in
-            configuration.readOnly = readOnly
-            configuration.queryTimeout = limit
-        }
+        try openStore(path, readOnly: readOnly, warnings: Terminal.error)
     }
 }
 

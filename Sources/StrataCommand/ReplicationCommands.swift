@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// `strata changelog`: turn a store's change log on or off, or show it.
 struct ChangeLogCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataToolSupport
 
 extension ImportSpool {
     /// All of standard input in a spool, because the import may read its input twice (to infer a

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// `strata`: import JSON into a store, query it, explain plans, inspect, verify and back it up.
 ///
@@ -38,6 +39,15 @@ struct StrataTool: ParsableCommand {
             print(StrataVersion.current)
             return
         }
+        // `strata studio ...` is the program strata-studio, run with the same words (even --help).
+        if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "studio" {
+            do {
+                try StudioLauncher.execute(Array(CommandLine.arguments.dropFirst(2)))
+            } catch {
+                Terminal.error("error: \((error as? CommandFailure)?.message ?? "\(error)")")
+                Foundation.exit(1)
+            }
+        }
         FaultHandler.install()
         let command: any ParsableCommand
         do {
@@ -70,10 +80,4 @@ struct StrataTool: ParsableCommand {
             Foundation.exit(1)
         }
     }
-}
-
-/// The work failed in a way already explained (the message, when not empty, is printed as
-/// `error: ...`); exit status 1.
-struct CommandFailure: Error {
-    var message: String
 }

@@ -1,64 +1,74 @@
 import ArgumentParser
 import Foundation
-import Strata
-import StrataStudio
-import Synchronization
+import StrataToolSupport
 
-/// `strata studio`: serves ``StrataStudio/Studio`` for a store on 127.0.0.1 until interrupted
-/// (SIGINT or SIGTERM: exit status 0).
+/// `strata studio`: runs the program `strata-studio` (``StudioLauncher``) with the arguments
+/// given, which serves the web inspector. Declared here with the studio's own arguments
+/// (``StrataToolSupport/StudioArguments``) so that `strata --help`, the manual and the
+/// completions describe it; `StrataTool.main()` hands `strata studio ...` over before parsing,
+/// so `strata studio --help` is the studio's own help.
 struct StudioCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "studio",
-        abstract: "Serve a web inspector of a store on 127.0.0.1 and print its URL with an access token.",
-        discussion: """
-            Prints one line, `studio: http://127.0.0.1:PORT/?token=TOKEN`, and serves until interrupted; it opens \
-            no browser. Every request needs the token (128 random bits, new at each start). The studio only reads \
-            unless --write is given; its queries stop at --timeout. The page and its JSON API (described at \
-            /api/openapi.yaml) show entities, schemas, indexes, records, queries with their plans, the change \
-            feed, migrations, verify and statistics, and follow commits from any process.
-            """
-    )
+        commandName: "studio", abstract: StudioArguments.abstract, discussion: StudioArguments.discussion)
 
-    @Argument(help: "The store directory.") var store: String
-    @Option(help: "The port to listen on; 0 (the default) picks a free one, printed in the URL.") var port: Int = 0
-    @Flag(help: "Allow editing, deleting and importing records from the page.") var write = false
-    @OptionGroup var limit: TimeoutOption
-
-    func validate() throws {
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535 (it is \(port))") }
-    }
+    @OptionGroup var arguments: StudioArguments
 
     func run() throws {
-        let store = try limit.openStore(self.store, readOnly: !write)
-        let studio = Studio(store: store, options: StudioOptions(writable: write))
-        let token = studio.options.token
-        let failure = Mutex<(any Error)?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let requested = port
-        // SIGINT and SIGTERM end the studio at once: an open event stream waits for the next commit
-        // and would hold a graceful shutdown forever; every write is a transaction LMDB commits whole.
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { Foundation.exit(0) }
-            source.resume()
-            sources.append(source)
+        // Only reached when the parser, not main(), found the subcommand: the words after `studio`, unparsed.
+        try StudioLauncher.execute(Array(CommandLine.arguments.drop { $0 != "studio" }.dropFirst()))
+    }
+}
+
+/// Finds `strata-studio` and replaces this process with it (`execv`): the studio's web server
+/// (Hummingbird, SwiftNIO) is linked into that program only, so a one-shot `strata get` does not
+/// pay for it at start-up (Benchmarks/Results/2026-11-29-startup-studio.md).
+enum StudioLauncher {
+    /// The program's file name.
+    static let program = "strata-studio"
+
+    /// Where `strata-studio` is looked for, in order: beside the running executable (its
+    /// directory `executableDirectory`, when known), then each directory of `path` (`PATH`; an
+    /// empty entry is the current directory, as for a shell).
+    static func candidates(executableDirectory: String?, path: String?) -> [String] {
+        let directories = (executableDirectory.map { [$0] } ?? [])
+            + (path ?? "").split(separator: ":", omittingEmptySubsequences: false).map { $0.isEmpty ? "." : String($0) }
+        return directories.map { ($0 as NSString).appendingPathComponent(program) }
+    }
+
+    /// The directory of the running executable: `/proc/self/exe`'s on Linux.
+    static var executableDirectory: String? {
+        #if os(Linux)
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        return (target as NSString).deletingLastPathComponent
+        #else
+        return Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent().path
+        #endif
+    }
+
+    /// Runs `strata-studio arguments...` in place of this process; returns only by throwing, when
+    /// no such program is found or it cannot be run.
+    static func execute(_ arguments: [String]) throws -> Never {
+        let directory = executableDirectory
+        let path = environmentVariable("PATH")
+        let places = candidates(executableDirectory: directory, path: path)
+        guard let found = places.first(where: { isExecutableFile($0) }) else {
+            throw CommandFailure(message: """
+                strata studio runs the program \(program), and there is none beside strata \
+                (\(directory.map { ($0 as NSString).appendingPathComponent(program) } ?? "its directory is unknown")) or on PATH (\(path ?? "not set")); \
+                build it with `swift build --product \(program)` (it is put beside strata), or install both with tools/install
+                """)
         }
-        defer { sources.forEach { $0.cancel() } }
-        Task {
-            do {
-                let application = studio.application(port: requested) { port in
-                    let line = "studio: http://127.0.0.1:\(port)/?token=\(token)\n"
-                    FileHandle.standardOutput.write(Data(line.utf8))
-                }
-                try await application.run()
-            } catch {
-                failure.withLock { $0 = error }
-            }
-            done.signal()
-        }
-        done.wait()
-        if let error = failure.withLock({ $0 }) { throw CommandFailure(message: "the studio stopped: \(error)") }
+        Terminal.flush()
+        let argv = ([found] + arguments).map { strdup($0) } + [nil]
+        execv(found, argv)
+        let reason = String(cString: strerror(errno))
+        argv.forEach { free($0) }
+        throw CommandFailure(message: "could not run \(found): \(reason)")
+    }
+
+    /// Whether `path` is a regular file this process may execute.
+    private static func isExecutableFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
     }
 }

@@ -1,3 +1,5 @@
+import StrataToolSupport
+
 /// A table as the tool prints it, built a cell at a time: left-aligned columns separated by two
 /// spaces, with a rule under the header, measured by display width (``String/displayWidth``);
 /// every control character escaped (line breaks and tabs too, which would break the columns);

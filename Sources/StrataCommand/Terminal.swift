@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// Where output goes, and whether a person is watching it.
 enum Terminal {

@@ -42,6 +42,7 @@ components:
         key: {type: string}
         record: {type: object}
     ImportReport:
+      description: An import's report, the form strata import --format json prints too (ImportReport.json).
       type: object
       properties:
         entity: {type: string}
@@ -50,8 +51,29 @@ components:
         inserted: {type: integer}
         updated: {type: integer}
         unchanged: {type: integer}
+        deleted: {type: integer}
         skipped: {type: integer}
-        failures: {type: array, items: {type: object}}
+        failures:
+          type: array
+          items:
+            type: object
+            properties:
+              record: {type: [integer, "null"], description: "The record's number in the input, counted from 1."}
+              code: {type: string}
+              message: {type: string}
+        related:
+          type: object
+          description: By related entity, what the import did to its nested or linked records.
+          additionalProperties:
+            type: object
+            properties:
+              inserted: {type: integer}
+              updated: {type: integer}
+              unchanged: {type: integer}
+              deleted: {type: integer}
+              linked: {type: integer}
+              unlinked: {type: integer}
+        seconds: {type: number}
         summary: {type: string}
   responses:
     Error:

@@ -17,7 +17,7 @@ extension Studio {
             let dryRun = try store.importJSON(body, storedEntity: name, options: ImportOptions(dryRun: true))
             if let failure = dryRun.failures.first { throw StudioError(failure) }
             let report = try store.importJSON(body, storedEntity: name)
-            return StudioResponse.json(Self.reportJSON(report))
+            return StudioResponse.json(report.json)
         }
         router.add(.delete, "/api/entities/{entity}/records/{key}", writes: true) { [store] _, context in
             let name = try context.parameters.require("entity")
@@ -31,7 +31,7 @@ extension Studio {
             let dryRun = request.uri.queryParameters["dryRun"].map { $0 == "1" || $0 == "true" } ?? true
             let body = try await readBody(request)
             let report = try store.importJSON(body, storedEntity: name, options: ImportOptions(dryRun: dryRun))
-            return StudioResponse.json(Self.reportJSON(report))
+            return StudioResponse.json(report.json)
         }
     }
 
@@ -47,22 +47,5 @@ extension Studio {
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw StudioError(.contentTooLarge, "bodyTooLarge", "the request body is over \(limit) bytes, the most the studio reads")
         }
-    }
-
-    /// An import's report: its counts, whether it was a dry run, and each failure (code and message).
-    static func reportJSON(_ report: ImportReport) -> JSONValue {
-        .object([
-            JSONMember(key: "entity", value: .string(report.entity)),
-            JSONMember(key: "dryRun", value: .bool(report.dryRun)),
-            JSONMember(key: "records", value: .int(Int64(report.records))),
-            JSONMember(key: "inserted", value: .int(Int64(report.inserted))),
-            JSONMember(key: "updated", value: .int(Int64(report.updated))),
-            JSONMember(key: "unchanged", value: .int(Int64(report.unchanged))),
-            JSONMember(key: "skipped", value: .int(Int64(report.skipped))),
-            JSONMember(key: "failures", value: .array(report.failures.map { failure in
-                .object([JSONMember(key: "code", value: .string(failure.code.name)), JSONMember(key: "message", value: .string(failure.message))])
-            })),
-            JSONMember(key: "summary", value: .string(report.description)),
-        ])
     }
 }

@@ -73,8 +73,13 @@ import TestSupport
         #expect(report["entity"] as? String == "User")
         #expect(report["inserted"] as? Int == 12)
         #expect(report["updated"] as? Int == 0 && report["unchanged"] as? Int == 0 && report["deleted"] as? Int == 0)
-        #expect(report["skipped"] as? Int == 0 && (report["errors"] as? [Any])?.isEmpty == true)
+        #expect(report["skipped"] as? Int == 0 && (report["failures"] as? [Any])?.isEmpty == true)
         #expect(report["seconds"] is Double)
+        // ImportReport.json, the form the studio answers too, and the tool's phases.
+        #expect(Set(report.keys) == ["entity", "dryRun", "records", "inserted", "updated", "unchanged", "deleted", "skipped",
+                                     "failures", "related", "seconds", "summary", "phases"])
+        #expect(report["records"] as? Int == 12 && report["dryRun"] as? Bool == false)
+        #expect((report["summary"] as? String)?.hasPrefix("inserted 12 · updated 0") == true)
 
         let again = try StrataCLI.run(["import", store, dir.path("users.json"), "--entity", "User", "--json"])
         #expect((try StrataCLI.json(again.output) as? [String: Any])?["unchanged"] as? Int == 12)
@@ -134,8 +139,9 @@ import TestSupport
         #expect(skipped.status == 0)
         let report = try #require(try StrataCLI.json(skipped.output) as? [String: Any])
         #expect(report["skipped"] as? Int == 1)
-        let errors = try #require(report["errors"] as? [[String: Any]])
-        #expect(errors.first?["record"] as? Int == 1 && (errors.first?["message"] as? String)?.contains("lucky_number") == true)
+        let failures = try #require(report["failures"] as? [[String: Any]])
+        #expect(failures.first?["record"] as? Int == 1 && (failures.first?["message"] as? String)?.contains("lucky_number") == true)
+        #expect(failures.first?["code"] as? String == "invalidRecord", "\(failures)")
         let aborted = try StrataCLI.run(["import", store, bad, "--entity", "User"])
         #expect(aborted.status == 1 && aborted.error.hasPrefix("error: ") && aborted.error.contains("seven"))
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `tools/install` puts the binary, the generated man page and the bash, zsh and fish completions
+/// `tools/install` puts the binaries (`strata`, `strata-studio`), the generated man page and the bash, zsh and fish completions
 /// under a prefix; `tools/check-static-binary` refuses a binary that needs Swift's libraries (CI
 /// runs it on the release build, which must pass).
 @Suite struct InstallTests {
@@ -24,22 +24,26 @@ import TestSupport
     @Test func installPutsTheBinaryTheManPageAndTheCompletionsUnderThePrefix() throws {
         let installed = try install()
         try #require(installed.status == 0, "tools/install failed: \(installed.error)")
-        let files = ["bin/strata", "share/man/man1/strata.1", "share/bash-completion/completions/strata",
+        let files = ["bin/strata", "bin/strata-studio", "share/man/man1/strata.1", "share/bash-completion/completions/strata",
                      "share/zsh/site-functions/_strata", "share/fish/vendor_completions.d/strata.fish"]
         #expect(installed.output == files.map { "installed \(prefix)/\($0)\n" }.joined())
         #expect(FileManager.default.isExecutableFile(atPath: prefix + "/bin/strata"))
         let version = try StrataCLI.bash("'\(prefix)/bin/strata' --version", in: dir.path)
         #expect(version.output == (try ReleaseTests.version()) + "\n")
+        // `strata studio` finds the strata-studio installed beside it.
+        let studio = try StrataCLI.bash("PATH=/nonexistent '\(prefix)/bin/strata' studio --help", in: dir.path)
+        #expect(studio.status == 0, "\(studio.error)")
+        #expect(studio.output.contains("USAGE: strata studio <store>"), "\(studio.output)")
 
         // The completions are the tool's own, and know the subcommands.
-        for file in files.dropFirst(2) {
+        for file in files.dropFirst(3) {
             let script = try contents(file)
             for command in ["import", "query", "explain", "replicate", "changelog", "migrate"] {
                 #expect(script.contains(command), "\(file) does not mention \(command)")
             }
         }
-        #expect(try contents(files[3]).hasPrefix("#compdef strata"))
-        #expect(try contents(files[4]).contains("complete -c 'strata'"))
+        #expect(try contents(files[4]).hasPrefix("#compdef strata"))
+        #expect(try contents(files[5]).contains("complete -c 'strata'"))
     }
 
     @Test func theManPageIsReadByManAndShowsEveryCommand() throws {

@@ -60,6 +60,11 @@ import Testing
                 #expect(report["dryRun"] as? Bool == true)
                 #expect(report["inserted"] as? Int == 1)
                 #expect(report["updated"] as? Int == 1)
+                // ImportReport.json, the form `strata import --format json` prints (without its phases).
+                #expect(Set(report.keys) == ["entity", "dryRun", "records", "inserted", "updated", "unchanged", "deleted",
+                                             "skipped", "failures", "related", "seconds", "summary"])
+                #expect(report["records"] as? Int == 2 && report["deleted"] as? Int == 0)
+                #expect((report["failures"] as? [Any])?.isEmpty == true && (report["related"] as? [String: Any])?.isEmpty == true)
             }
         }
         #expect(try fixture.commits() == before)

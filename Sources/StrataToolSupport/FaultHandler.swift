@@ -8,9 +8,9 @@ import Foundation
 /// every page first, but other commands do not read the whole file before they start. Only
 /// async-signal-safe calls run in the handler: one `write` of a message made beforehand, then
 /// `_exit`.
-enum FaultHandler {
+public enum FaultHandler {
     /// Installs the handler for `SIGBUS` and `SIGSEGV` in this process.
-    static func install() {
+    public static func install() {
         // Globals are initialized on first use; do it now, not inside the handler.
         _ = busMessage.count + segmentationMessage.count
         var action = sigaction()
