@@ -48,36 +48,6 @@ struct StrataTool: ParsableCommand {
                 Foundation.exit(1)
             }
         }
-        FaultHandler.install()
-        let command: any ParsableCommand
-        do {
-            command = try parseAsRoot()
-        } catch {
-            // Help and version requests print and exit 0; usage errors print with the usage and exit 2.
-            if exitCode(for: error) == .success { exit(withError: error) }
-            Terminal.error(fullMessage(for: error))
-            Foundation.exit(2)
-        }
-        do {
-            var runnable = command
-            try runnable.run()
-            Terminal.flush()
-        } catch let failure as CommandFailure {
-            if !failure.message.isEmpty { Terminal.error("error: " + failure.message) }
-            Foundation.exit(1)
-        } catch let error as StrataError {
-            Terminal.error("error: " + error.message)   // positions of parse errors are in the message
-            Foundation.exit(1)
-        } catch let error as ValidationError {
-            // A usage error found while running (a bad --fields): the message whole, and where the help is.
-            Terminal.error("error: \(error)\nsee 'strata \(type(of: command)._commandName) --help'")
-            Foundation.exit(2)
-        } catch {
-            // `strata help ...` and `--help` arrive here as a clean exit that prints the help.
-            Terminal.flush()
-            if exitCode(for: error) == .success { exit(withError: error) }
-            Terminal.error("error: \(error)")
-            Foundation.exit(1)
-        }
+        runAsTool(printError: Terminal.error, flush: Terminal.flush)
     }
 }

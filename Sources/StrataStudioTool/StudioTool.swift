@@ -19,30 +19,7 @@ struct StudioTool: ParsableCommand {
     @OptionGroup var arguments: StudioArguments
 
     static func main() {
-        FaultHandler.install()
-        let command: any ParsableCommand
-        do {
-            command = try parseAsRoot()
-        } catch {
-            // Help prints and exits 0; a usage error prints with the usage and exits 2, as strata's do.
-            if exitCode(for: error) == .success { exit(withError: error) }
-            printError(fullMessage(for: error))
-            Foundation.exit(2)
-        }
-        do {
-            var runnable = command
-            try runnable.run()
-        } catch let failure as CommandFailure {
-            if !failure.message.isEmpty { printError("error: " + failure.message) }
-            Foundation.exit(1)
-        } catch let error as StrataError {
-            printError("error: " + error.message)
-            Foundation.exit(1)
-        } catch {
-            if exitCode(for: error) == .success { exit(withError: error) }
-            printError("error: \(error)")
-            Foundation.exit(1)
-        }
+        runAsTool(printError: printError)
     }
 
     /// Writes a line to standard error, control characters other than line breaks made visible.
