@@ -88,9 +88,12 @@ package struct IndexProbe {
     package func estimateRows(_ condition: QueryPlan.IndexCondition, limit: Int, counted: EntryCount? = nil) throws -> Int {
         let counted = try counted ?? countEntries(condition, limit: limit)
         if counted.complete { return counted.entries }
-        let stretches = keyBounds(condition)
-        if stretches.contains(where: { $0.values != nil }) {
-            return max(counted.entries, Int(try valueEstimate(stretches).rounded()))
+        // A key range inside pinned keys: estimated per key (other conditions build no bounds here).
+        if case .compound(let leading, _) = condition, leading.count == fields.count {
+            let stretches = keyBounds(condition)
+            if stretches.contains(where: { $0.values != nil }) {
+                return max(counted.entries, Int(try valueEstimate(stretches).rounded()))
+            }
         }
         let fraction = try transaction.lmdb {
             try transaction.withCursor(database) { cursor -> Double in
