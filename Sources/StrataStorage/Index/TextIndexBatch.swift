@@ -148,23 +148,19 @@ extension WriteTransaction {
         try putTextIndexValue(header.bytes, forKey: TextIndexKeys.document(0), in: databases.documents, entity: entity)
     }
 
-    /// A segment's entries in key order: per term (in UTF-8 byte order), its summary, then its
-    /// postings (ascending ids) in blocks of ``PostingBlock/maximumDocuments``.
+    /// A segment's entries in key order: per term (in UTF-8 byte order), its summary (with its
+    /// document counts per field), then its postings (ascending ids) in blocks of
+    /// ``PostingBlock/maximumDocuments``.
     package static func segment(_ postings: [String: [Posting]], number: UInt32, fieldCount: Int) -> [(key: [UInt8], value: [UInt8])] {
         var entries: [(key: [UInt8], value: [UInt8])] = []
         for (term, list) in postings.map({ (Array($0.key.utf8), $0.value) }).sorted(by: { $0.0.lexicographicallyPrecedes($1.0) }) {
             var blocks: [(key: [UInt8], value: [UInt8])] = []
-            var highest = [UInt32](repeating: 0, count: fieldCount)
             for start in stride(from: 0, to: list.count, by: PostingBlock.maximumDocuments) {
                 let part = Array(list[start..<min(start + PostingBlock.maximumDocuments, list.count)])
-                for posting in part {
-                    for (field, frequency) in posting.frequencies.enumerated() { highest[field] = max(highest[field], frequency) }
-                }
                 blocks.append((TextIndexKeys.posting(segment: number, term: term, document: part[0].document),
                                PostingBlock.encode(part, fieldCount: fieldCount, keepsPositions: true)))
             }
-            let summary = TermSummary(documentCount: UInt64(list.count), blockCount: UInt64(blocks.count), maximumFrequencies: highest,
-                                      minimumLength: list.map(\.length).min() ?? 1)
+            let summary = TermSummary(of: list, blockCount: blocks.count, fieldCount: fieldCount)
             entries.append((TextIndexKeys.posting(segment: number, term: term, document: 0), summary.bytes))
             entries += blocks
         }

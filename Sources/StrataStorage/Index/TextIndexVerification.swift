@@ -3,9 +3,12 @@ import StrataText
 extension ReadTransaction {
     /// Checks each full-text index of `context`'s entity against the stored records, for
     /// ``verifyIndexes(entity:progress:)``: every record is one live document (`keys` and
-    /// `documents` agree, with the field lengths its texts give), the statistics count them, and
-    /// the live postings of every term in every segment are exactly the records' tokens (document,
-    /// frequencies per field and positions). Holds one index's postings in memory at a time.
+    /// `documents` agree, with the field lengths its texts give), the statistics count them, the
+    /// live postings of every term in every segment are exactly the records' tokens (document,
+    /// frequencies per field and positions), and each term's summary in a segment counts what its
+    /// blocks there hold (documents, in all and per field, blocks, highest frequencies, and a least
+    /// length no larger than theirs: what ranking weighs terms by). Holds one index's postings in
+    /// memory at a time.
     /// Returns the documents the records call for, over all full-text indexes.
     package func verifyTextIndexes(_ context: EntityContext, problem: (String) -> Void) throws -> Int {
         var expectedDocuments = 0
@@ -98,15 +101,27 @@ extension ReadTransaction {
         } else if !expectedLengths.isEmpty {
             problem("full-text index '\(name)' has no header (document 0)")
         }
-        // Postings: every block of every live segment, deleted documents left out.
+        // Postings: every block of every live segment, deleted documents left out; and what each
+        // term's blocks in a segment hold, against its summary there.
         var actual: Occurrences = [:]
+        var summaries: [SegmentTerm: TermSummary] = [:], held: [SegmentTerm: TermSummary] = [:], unreadable = Set<SegmentTerm>()
         try forEachTextIndexEntry(in: databases.postings, entity: entity) { key, value in
             guard let parts = TextIndexKeys.parts(of: key) else { problem("full-text index '\(name)': a postings key of the wrong shape"); return true }
-            guard parts.document != 0 else { return true }
+            let place = SegmentTerm(segment: parts.segment, term: parts.term)
+            guard parts.document != 0 else {
+                do { summaries[place] = try TermSummary(bytes: value) } catch {
+                    unreadable.insert(place)
+                    problem("full-text index '\(name)': the summary of '\(place.shown)' in segment \(parts.segment): \(error)")
+                }
+                return true
+            }
             do {
                 let block = try PostingBlock(bytes: value)
                 let (ids, frequencies) = try block.documents()
                 let positions = try block.positions(frequencies: frequencies)
+                held[place, default: TermSummary(documentCount: 0, blockCount: 0, maximumFrequencies: Array(repeating: 0, count: fieldCount),
+                                                 minimumLength: .max, fieldDocumentCounts: Array(repeating: 0, count: fieldCount))]
+                    .add(block, frequencies: frequencies, fieldCount: fieldCount)
                 var next = 0
                 for (index, id) in ids.enumerated() {
                     let own = Array(frequencies[index * fieldCount..<(index + 1) * fieldCount])
@@ -120,6 +135,22 @@ extension ReadTransaction {
             }
             return true
         }
+        for place in Set(summaries.keys).union(held.keys).subtracting(unreadable).sorted(by: { ($0.segment, $0.shown) < ($1.segment, $1.shown) }) {
+            let subject = "full-text index '\(name)': the summary of '\(place.shown)' in segment \(place.segment)"
+            guard let summary = summaries[place], let blocks = held[place] else {
+                problem(summaries[place] == nil ? "\(subject) is missing" : "\(subject) has no blocks")
+                continue
+            }
+            var counted = blocks
+            counted.minimumLength = summary.minimumLength
+            if summary.fieldDocumentCounts == nil { counted.fieldDocumentCounts = nil }   // version 1: not kept
+            if counted != summary || summary.minimumLength > blocks.minimumLength {
+                problem("\(subject) counts \(summary.documentCount) documents (per field \(summary.fieldDocumentCounts.map { "\($0)" } ?? "not kept")), "
+                        + "\(summary.blockCount) blocks, highest frequencies \(summary.maximumFrequencies), least length \(summary.minimumLength); "
+                        + "its blocks hold \(blocks.documentCount) (per field \(blocks.fieldDocumentCounts ?? [])), \(blocks.blockCount), "
+                        + "\(blocks.maximumFrequencies), \(blocks.minimumLength)")
+            }
+        }
         for term in Set(expected.keys).union(actual.keys) where expected[term] != actual[term] {
             let shown = String(decoding: term, as: UTF8.self)
             let wrong = Set((expected[term] ?? [:]).keys).union((actual[term] ?? [:]).keys).filter { expected[term]?[$0] != actual[term]?[$0] }
@@ -127,5 +158,27 @@ extension ReadTransaction {
                     + "among them the one with primary key \(describeStoredKey(wrong.first ?? []))")
         }
         return expectedLengths.count
+    }
+}
+
+/// A term in one segment of a full-text index.
+private struct SegmentTerm: Hashable {
+    var segment: UInt32
+    var term: [UInt8]
+    var shown: String { String(decoding: term, as: UTF8.self) }
+}
+
+private extension TermSummary {
+    /// Counts one more block of the term (every document in it, deleted ones included, as a
+    /// segment's summary counts them).
+    mutating func add(_ block: PostingBlock, frequencies: [UInt32], fieldCount: Int) {
+        blockCount += 1
+        documentCount += UInt64(frequencies.count / fieldCount)
+        minimumLength = min(minimumLength, block.header.minimumLength)
+        for (slot, frequency) in frequencies.enumerated() where frequency > 0 {
+            let field = slot % fieldCount
+            maximumFrequencies[field] = max(maximumFrequencies[field], frequency)
+            fieldDocumentCounts?[field] += 1
+        }
     }
 }

@@ -99,12 +99,13 @@ package struct TextIndexStatistics: Sendable, Hashable {
     }
 }
 
-/// A term's summary in one run of blocks (a segment): its document count (for the document
-/// frequency, summed over segments), its block count, and the bounds of its best block (the
-/// term's global BM25 bound for max-score).
+/// A term's summary in one run of blocks (a segment): its document count, in all and per field
+/// (for the document frequency, summed over segments), its block count, and the bounds of its best
+/// block (the term's global BM25 bound for max-score).
 ///
-/// Layout: version byte, the document count, the block count, F, F highest frequencies, the least
-/// document length.
+/// Layout: version byte (2), the document count, the block count, F, F highest frequencies, the
+/// least document length, F document counts per field. A version 1 summary (written before the
+/// counts per field were kept) ends after the least document length.
 package struct TermSummary: Sendable, Hashable {
     /// Documents holding the term.
     package var documentCount: UInt64
@@ -114,30 +115,54 @@ package struct TermSummary: Sendable, Hashable {
     package var maximumFrequencies: [UInt32]
     /// The least length of the documents holding it.
     package var minimumLength: UInt32
+    /// The documents holding the term in each field; nil in a version 1 summary.
+    package var fieldDocumentCounts: [UInt64]?
 
     /// A summary.
-    package init(documentCount: UInt64, blockCount: UInt64, maximumFrequencies: [UInt32], minimumLength: UInt32) {
+    package init(documentCount: UInt64, blockCount: UInt64, maximumFrequencies: [UInt32], minimumLength: UInt32,
+                 fieldDocumentCounts: [UInt64]?) {
         self.documentCount = documentCount
         self.blockCount = blockCount
         self.maximumFrequencies = maximumFrequencies
         self.minimumLength = minimumLength
+        self.fieldDocumentCounts = fieldDocumentCounts
     }
 
-    /// The summary's bytes.
+    /// The summary of `postings` (a term's, ascending by document) stored in `blockCount` blocks.
+    package init(of postings: some Collection<Posting>, blockCount: Int, fieldCount: Int) {
+        var highest = [UInt32](repeating: 0, count: fieldCount)
+        var holding = [UInt64](repeating: 0, count: fieldCount)
+        var least = UInt32.max
+        for posting in postings {
+            for (field, frequency) in posting.frequencies.enumerated() where frequency > 0 {
+                highest[field] = max(highest[field], frequency)
+                holding[field] += 1
+            }
+            least = min(least, posting.length)
+        }
+        self.init(documentCount: UInt64(postings.count), blockCount: UInt64(blockCount), maximumFrequencies: highest,
+                  minimumLength: postings.isEmpty ? 1 : least, fieldDocumentCounts: holding)
+    }
+
+    /// The summary's bytes (version 1 when it keeps no counts per field).
     package var bytes: [UInt8] {
-        var bytes: [UInt8] = [1]
+        var bytes: [UInt8] = [fieldDocumentCounts == nil ? 1 : 2]
         PostingVarint.append(documentCount, to: &bytes)
         PostingVarint.append(blockCount, to: &bytes)
         PostingVarint.append(UInt64(maximumFrequencies.count), to: &bytes)
         for value in maximumFrequencies { PostingVarint.append(UInt64(value), to: &bytes) }
         PostingVarint.append(UInt64(minimumLength), to: &bytes)
+        for count in fieldDocumentCounts ?? [] { PostingVarint.append(count, to: &bytes) }
         return bytes
     }
 
     /// The summary of `bytes`.
     package init(bytes: [UInt8]) throws(PostingsFormatError) {
         var reader = PostingBytesReader(bytes, structure: "term summary")
-        try DocumentEntry.readVersion(&reader)
+        let version = try reader.byte()
+        guard version == 1 || version == 2 else {
+            throw reader.failure("format version \(version), not 1 or 2 (a newer Strata wrote it?)", at: 0)
+        }
         documentCount = try reader.varint(in: 1...(UInt64.max - 1), "document count")
         let blocksStart = reader.offset
         blockCount = try reader.varint(in: 1...(UInt64.max - 1), "block count")
@@ -150,6 +175,24 @@ package struct TermSummary: Sendable, Hashable {
         for _ in 0..<count { maximum.append(UInt32(try reader.varint(in: 0...UInt64(UInt32.max), "highest frequency"))) }
         maximumFrequencies = maximum
         minimumLength = UInt32(try reader.varint(in: 1...UInt64(UInt32.max), "least document length"))
-        guard reader.isAtEnd else { throw reader.failure("bytes after the least document length") }
+        if version == 2 {
+            var holding: [UInt64] = []
+            for field in 0..<Int(count) {
+                let start = reader.offset
+                let documents = try reader.varint(in: 0...documentCount, "document count of field \(field)")
+                // A field holds the term in some document exactly when its highest frequency is above 0.
+                guard (documents > 0) == (maximum[field] > 0) else {
+                    throw reader.failure("field \(field) holds the term in \(documents) documents at a highest frequency of \(maximum[field])",
+                                         at: start)
+                }
+                holding.append(documents)
+            }
+            fieldDocumentCounts = holding
+        } else {
+            fieldDocumentCounts = nil
+        }
+        guard reader.isAtEnd else {
+            throw reader.failure(version == 2 ? "bytes after the document counts per field" : "bytes after the least document length")
+        }
     }
 }

@@ -10,7 +10,7 @@ package final class BlockPostingCursor<Source: PostingBlockSource>: PostingCurso
     let isDeleted: (@Sendable (DocumentID) -> Bool)?
     /// The index's field count, which every block must have.
     let fieldCount: Int
-    package let documentFrequency: Int
+    package let postingCount: Int
     package let globalBounds: PostingBounds
     package private(set) var document: DocumentID = 0
 
@@ -32,7 +32,7 @@ package final class BlockPostingCursor<Source: PostingBlockSource>: PostingCurso
             throw PostingsFormatError("term summary", offset: 0,
                                       "\(summary.maximumFrequencies.count) fields, the index has \(fieldCount)")
         }
-        documentFrequency = Int(clamping: summary.documentCount)
+        postingCount = Int(clamping: summary.documentCount)
         globalBounds = PostingBounds(maximumFrequencies: summary.maximumFrequencies, minimumLength: summary.minimumLength,
                                      lastDocument: .max)
     }

@@ -55,7 +55,7 @@ package final class InMemoryTextIndex: TextIndexReader {
     /// Marks `document` deleted: it no longer counts or matches.
     package func remove(_ document: DocumentID) {
         guard lengths[document] != nil, deleted.insert(document).inserted else { return }
-        encoded = [:]    // document frequencies change
+        encoded = [:]    // a term whose documents are all deleted has no postings
     }
 
     /// Drops the postings of deleted documents (as a merge does in a store).
@@ -88,6 +88,11 @@ package final class InMemoryTextIndex: TextIndexReader {
         var isDeleted: (@Sendable (DocumentID) -> Bool)?
         if !deleted.isEmpty { isDeleted = { deleted.contains($0) } }
         return try BlockPostingCursor<Run>(source: run, fieldCount: fieldCount, isDeleted: isDeleted)
+    }
+
+    package func documentFrequency(of term: String, in fields: UInt64?) throws -> Int {
+        guard let run = run(of: term) else { return 0 }
+        return try run.liveDocumentCount(in: fields, fieldCount: fieldCount, deleted: deleted.sorted())
     }
 
     package func walkTerms(from start: [UInt8], _ visit: ([UInt8]) throws -> TermWalkStep) throws {
@@ -132,18 +137,13 @@ package final class InMemoryTextIndex: TextIndexReader {
         if let run = encoded[term] { return run }
         guard let list = postings[term], !list.isEmpty else { return nil }
         var blocks: [(DocumentID, [UInt8])] = []
-        var maximum = [UInt32](repeating: 0, count: fieldCount)
         for start in stride(from: 0, to: list.count, by: blockSize) {
             let slice = Array(list[start..<min(start + blockSize, list.count)])
             blocks.append((slice[0].document, PostingBlock.encode(slice, fieldCount: fieldCount, keepsPositions: keepsPositions)))
         }
-        for posting in list {
-            for field in 0..<fieldCount { maximum[field] = max(maximum[field], posting.frequencies[field]) }
-        }
-        let live = list.filter { !deleted.contains($0.document) }.count
-        guard live > 0 else { return nil }
-        let summary = TermSummary(documentCount: UInt64(live), blockCount: UInt64(blocks.count),
-                                  maximumFrequencies: maximum, minimumLength: list.map(\.length).min()!)
+        // Counted as a store's segment counts them: every posting, deleted documents' included.
+        let summary = TermSummary(of: list, blockCount: blocks.count, fieldCount: fieldCount)
+        guard list.contains(where: { !deleted.contains($0.document) }) else { return nil }
         let run = Run(blocks: blocks, summary: summary)
         encoded[term] = run
         return run

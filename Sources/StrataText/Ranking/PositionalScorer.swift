@@ -7,10 +7,11 @@ final class PhraseSlot {
     let idf: Double
     private(set) var document: DocumentID = 0
 
-    init(cursors: [any PostingCursor], offset: Int, context: ScoringContext) {
-        self.cursors = cursors
+    /// A slot of the terms `terms` (with their cursors) in the fields of `fields` (all when nil).
+    init(terms: [(term: String, cursor: any PostingCursor)], offset: Int, fields: UInt64?, context: ScoringContext) throws {
+        cursors = terms.map(\.cursor)
         self.offset = offset
-        idf = cursors.map(context.idf).max() ?? 0
+        idf = try terms.map { try context.idf(of: $0.term, in: fields) }.max() ?? 0
     }
 
     func advance(to target: DocumentID) throws {
@@ -52,7 +53,7 @@ final class PositionalScorer: Scorer {
         self.context = context
         idf = items.joined().reduce(0) { $0 + $1.idf }
         maxScore = context.ranking.ceiling(idf: idf)
-        cost = items.joined().map { $0.cursors.reduce(0) { $0 + $1.documentFrequency } }.min() ?? 0
+        cost = items.joined().map { $0.cursors.reduce(0) { $0 + $1.postingCount } }.min() ?? 0
     }
 
     private var slots: [PhraseSlot] { Array(items.joined()) }

@@ -53,8 +53,20 @@ final class ScoringContext {
         return lastLength
     }
 
-    func idf(of cursor: any PostingCursor) -> Double {
-        ranking.idf(documentFrequency: cursor.documentFrequency, documentCount: documentCount)
+    private var idfs: [IDFKey: Double] = [:]
+    private struct IDFKey: Hashable {
+        var term: String
+        var fields: UInt64?
+    }
+
+    /// The inverse document frequency of `term` in the fields of `fields` (all when nil), counted
+    /// once per search.
+    func idf(of term: String, in fields: UInt64?) throws -> Double {
+        let key = IDFKey(term: term, fields: fields)
+        if let idf = idfs[key] { return idf }
+        let idf = ranking.idf(documentFrequency: try reader.documentFrequency(of: term, in: fields), documentCount: documentCount)
+        idfs[key] = idf
+        return idf
     }
 }
 
@@ -70,16 +82,17 @@ final class TermScorer: Scorer {
     let idf: Double
     let context: ScoringContext
 
-    init(cursor: any PostingCursor, fields: UInt64?, weight: Double, context: ScoringContext) {
+    /// The postings of `term` in `cursor`, scored in the fields of `fields` (all when nil).
+    init(term: String, cursor: any PostingCursor, fields: UInt64?, weight: Double, context: ScoringContext) throws {
         self.cursor = cursor
         self.fields = fields
         self.weight = weight
         self.context = context
-        idf = context.idf(of: cursor)
+        idf = try context.idf(of: term, in: fields)
         let global = cursor.globalBounds
         maxScore = context.ranking.bound(idf: idf, maximumFrequencies: global.maximumFrequencies, fields: fields,
                                          minimumLength: global.minimumLength, averageLength: context.averageLength) * weight
-        cost = cursor.documentFrequency
+        cost = cursor.postingCount
     }
 
     func advance(to target: DocumentID) throws {

@@ -13,6 +13,10 @@ package protocol TextIndexReader {
     func statistics() throws -> TextIndexStatistics
     /// The postings of `term`, nil when no document holds it.
     func postings(of term: String) throws -> (any PostingCursor)?
+    /// The documents holding `term` in a field of `fields` (a bit per field; every field when
+    /// nil), deleted ones not counted: the document frequency BM25 weighs the term by
+    /// (``PostingBlockSource/liveDocumentCount(in:fieldCount:deleted:)``).
+    func documentFrequency(of term: String, in fields: UInt64?) throws -> Int
     /// Walks the terms in ascending byte order from the first at or after `start`, calling `visit`
     /// with each term's UTF-8 until it returns ``TermWalkStep/stop`` or the terms end.
     func walkTerms(from start: [UInt8], _ visit: ([UInt8]) throws -> TermWalkStep) throws
@@ -35,8 +39,10 @@ package enum TermWalkStep: Sendable, Equatable {
 ///
 /// A cursor starts before its first document (``document`` is 0) and only moves forward.
 package protocol PostingCursor: AnyObject {
-    /// The documents holding the term (its document frequency).
-    var documentFrequency: Int { get }
+    /// The documents its postings hold, deleted ones not yet dropped included: what walking it
+    /// costs. (The document frequency BM25 weighs the term by is the reader's
+    /// ``TextIndexReader/documentFrequency(of:in:)``.)
+    var postingCount: Int { get }
     /// The term's highest frequency per field over all its documents, and the least length of
     /// those documents: the term's global BM25 bound.
     var globalBounds: PostingBounds { get }

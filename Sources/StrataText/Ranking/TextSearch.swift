@@ -134,7 +134,7 @@ package struct TextSearch {
             let expansions = try expand(match.terms[0], of: match, source: source)
             let scorers = try expansions.compactMap { term, weight -> (any Scorer)? in
                 guard let cursor = try reader.postings(of: term) else { return nil }
-                return TermScorer(cursor: cursor, fields: match.fields, weight: weight, context: context)
+                return try TermScorer(term: term, cursor: cursor, fields: match.fields, weight: weight, context: context)
             }
             if scorers.isEmpty { return EmptyScorer() }
             return scorers.count == 1 ? scorers[0] : BestOfScorer(scorers)
@@ -159,9 +159,11 @@ package struct TextSearch {
         }
         var slots: [PhraseSlot] = []
         for term in match.terms {
-            let cursors = try expand(term, of: match, source: source).compactMap { try reader.postings(of: $0.term) }
-            if cursors.isEmpty { return nil }
-            slots.append(PhraseSlot(cursors: cursors, offset: term.offset, context: context))
+            let terms = try expand(term, of: match, source: source).compactMap { expansion in
+                try reader.postings(of: expansion.term).map { (term: expansion.term, cursor: $0) }
+            }
+            if terms.isEmpty { return nil }
+            slots.append(try PhraseSlot(terms: terms, offset: term.offset, fields: match.fields, context: context))
         }
         return slots
     }

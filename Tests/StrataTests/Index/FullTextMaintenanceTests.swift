@@ -258,6 +258,45 @@ struct Chapter: Record {
         #expect(problems.first?.contains("the postings of 'swift' differ") == true)
     }
 
+    /// Ranking weighs a term by its summaries' counts, so a summary that miscounts its blocks is
+    /// damage `verifyIndexes` names, as a missing one is; one written before counts per field were
+    /// kept (version 1) is not.
+    @Test func verifyNamesSummariesThatMiscountTheirBlocks() throws {
+        let (store, dir) = try makeStore()
+        defer { withExtendedLifetime(dir) {} }
+        try store.write { tx in
+            try tx.insert([Articles.Searchable(id: 1, title: "lmdb swift", body: "lmdb", views: 0),
+                           Articles.Searchable(id: 2, title: "lmdb", body: "store", views: 0)])
+        }
+        func rewrite(_ term: String, _ change: (inout TermSummary) -> Void) throws {
+            try store.write { tx throws in
+                let databases = try #require(try tx.context(named: "Article")?.textIndexes["title,body"])
+                var found: ([UInt8], [UInt8])?
+                try tx.forEachTextIndexEntry(in: databases.postings, entity: "Article") { key, value in
+                    if let parts = TextIndexKeys.parts(of: key), parts.term == Array(term.utf8), parts.document == 0 { found = (key, value) }
+                    return true
+                }
+                let (key, value) = try #require(found)
+                var summary = try TermSummary(bytes: value)
+                change(&summary)
+                try tx.putTextIndexValue(summary.bytes, forKey: key, in: databases.postings, entity: "Article")
+            }
+        }
+        func problems() throws -> [String] { try store.read { tx in try tx.verifyIndexes(entity: "Article") }.problems }
+        #expect(try problems() == [])
+        try rewrite("lmdb") { #expect($0.fieldDocumentCounts == [2, 1]); $0.fieldDocumentCounts = nil }
+        #expect(try problems() == [])
+        try rewrite("lmdb") { $0.fieldDocumentCounts = [2, 2] }
+        #expect(try problems().count == 1)
+        #expect(try problems().first?.contains("the summary of 'lmdb' in segment") == true)
+        try rewrite("lmdb") { $0.fieldDocumentCounts = [2, 1]; $0.documentCount = 3 }
+        #expect(try problems().count == 1)
+        try rewrite("lmdb") { $0.documentCount = 2; $0.maximumFrequencies = [1, 2] }
+        #expect(try problems().count == 1)
+        try rewrite("lmdb") { $0.maximumFrequencies = [1, 1] }
+        #expect(try problems() == [])
+    }
+
     @Test func damagedHeaderBytesAreATypedErrorNamingTheIndex() throws {
         let (store, dir) = try makeStore()
         defer { withExtendedLifetime(dir) {} }

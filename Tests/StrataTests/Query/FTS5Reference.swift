@@ -48,6 +48,16 @@ final class FTS5Reference {
         return found
     }
 
+    /// Every document matching an FTS5 query with its relevance: `-bm25()` (FTS5's is negative,
+    /// lower is better; Strata's positive, higher is better), by rowid.
+    func scores(_ query: String) throws -> [Int64: Double] {
+        var found: [Int64: Double] = [:]
+        try run("SELECT rowid, -bm25(documents) FROM documents WHERE documents MATCH ?", id: nil, texts: [query]) { row in
+            found[sqlite3_column_int64(row, 0)] = sqlite3_column_double(row, 1)
+        }
+        return found
+    }
+
     private func execute(_ sql: String) throws {
         guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw failure(sql) }
     }

@@ -117,8 +117,24 @@ import TestSupport
         #expect(entry.length == 203)
         let statistics = TextIndexStatistics(documentCount: 7, totalFieldLengths: [30, 1 << 40], nextDocument: 12)
         #expect(try TextIndexStatistics(bytes: statistics.bytes) == statistics)
-        let summary = TermSummary(documentCount: 300, blockCount: 3, maximumFrequencies: [4, 0], minimumLength: 2)
+        let summary = TermSummary(documentCount: 300, blockCount: 3, maximumFrequencies: [4, 0], minimumLength: 2,
+                                  fieldDocumentCounts: [300, 0])
+        #expect(summary.bytes.first == 2)
         #expect(try TermSummary(bytes: summary.bytes) == summary)
+        // A summary written before counts per field were kept (version 1) still reads, without them.
+        var older = summary
+        older.fieldDocumentCounts = nil
+        #expect(older.bytes.first == 1)
+        #expect(older.bytes.dropFirst() == summary.bytes.dropFirst().dropLast(3))   // 300 and 0 take three bytes
+        #expect(try TermSummary(bytes: older.bytes) == older)
+        #expect(throws: PostingsFormatError.self) { try TermSummary(bytes: older.bytes + [0]) }
+        // Counts per field that the other fields contradict are damage: more than the documents, a
+        // field counted that never holds the term, a field that holds it counted in no document.
+        for counts: [UInt64] in [[301, 0], [300, 1], [0, 0]] {
+            var damaged = summary
+            damaged.fieldDocumentCounts = counts
+            #expect(throws: PostingsFormatError.self) { try TermSummary(bytes: damaged.bytes) }
+        }
         for length in 0..<entry.bytes.count {
             #expect(throws: PostingsFormatError.self) { try DocumentEntry(bytes: Array(entry.bytes[..<length])) }
         }
@@ -130,13 +146,13 @@ import TestSupport
         }
         #expect(throws: PostingsFormatError.self) { try DocumentEntry(bytes: entry.bytes + [0]) }
         #expect(throws: PostingsFormatError.self) {
-            try TermSummary(bytes: TermSummary(documentCount: 300, blockCount: 2, maximumFrequencies: [1], minimumLength: 1).bytes)
+            try TermSummary(bytes: TermSummary(documentCount: 300, blockCount: 2, maximumFrequencies: [1], minimumLength: 1, fieldDocumentCounts: nil).bytes)
         }
         // Counts near 2^64 are compared without a multiplication that would overflow.
-        let huge = TermSummary(documentCount: .max - 1, blockCount: 1 << 60, maximumFrequencies: [1], minimumLength: 1)
+        let huge = TermSummary(documentCount: .max - 1, blockCount: 1 << 60, maximumFrequencies: [1], minimumLength: 1, fieldDocumentCounts: nil)
         #expect(try TermSummary(bytes: huge.bytes) == huge)
         #expect(throws: PostingsFormatError.self) {
-            try TermSummary(bytes: TermSummary(documentCount: .max - 1, blockCount: 3, maximumFrequencies: [1], minimumLength: 1).bytes)
+            try TermSummary(bytes: TermSummary(documentCount: .max - 1, blockCount: 3, maximumFrequencies: [1], minimumLength: 1, fieldDocumentCounts: nil).bytes)
         }
     }
 
@@ -151,7 +167,7 @@ import TestSupport
     @Test func aCursorRefusesBlocksOfAnotherFieldCountAndBlocksOutOfOrder() throws {
         let two = PostingBlock.encode([Posting(document: 3, frequencies: [1, 0], positions: [[0], []], length: 2)],
                                       fieldCount: 2, keepsPositions: true)
-        let one = TermSummary(documentCount: 1, blockCount: 1, maximumFrequencies: [1], minimumLength: 2)
+        let one = TermSummary(documentCount: 1, blockCount: 1, maximumFrequencies: [1], minimumLength: 2, fieldDocumentCounts: [1])
         let cursor = try BlockPostingCursor(source: FixedSource(summary: one, blocks: [two]), fieldCount: 1)
         #expect(throws: PostingsFormatError.self) { try cursor.advance(to: 1) }
         #expect(throws: PostingsFormatError.self) { try BlockPostingCursor(source: FixedSource(summary: one, blocks: [two]), fieldCount: 2) }
@@ -161,7 +177,7 @@ import TestSupport
                                         fieldCount: 1, keepsPositions: true)
         let overlapping = PostingBlock.encode([Posting(document: 7, frequencies: [1], positions: [[0]], length: 1)],
                                               fieldCount: 1, keepsPositions: true)
-        let summary = TermSummary(documentCount: 3, blockCount: 2, maximumFrequencies: [1], minimumLength: 1)
+        let summary = TermSummary(documentCount: 3, blockCount: 2, maximumFrequencies: [1], minimumLength: 1, fieldDocumentCounts: nil)
         let walk = try BlockPostingCursor(source: FixedSource(summary: summary, blocks: [first, overlapping]), fieldCount: 1)
         try walk.advance(to: 1)
         #expect(walk.document == 5)
@@ -196,7 +212,7 @@ import TestSupport
             _ = try? DocumentEntry(bytes: bytes)
             _ = try? TextIndexStatistics(bytes: bytes)
             _ = try? TermSummary(bytes: bytes)
-            let summary = TermSummary(documentCount: 1, blockCount: 1, maximumFrequencies: [1, 1], minimumLength: 1)
+            let summary = TermSummary(documentCount: 1, blockCount: 1, maximumFrequencies: [1, 1], minimumLength: 1, fieldDocumentCounts: [1, 1])
             if let cursor = try? BlockPostingCursor(source: FixedSource(summary: summary, blocks: [bytes, bytes]), fieldCount: 2) {
                 _ = try? cursor.advance(to: 1)
                 if cursor.document != .max && cursor.document != 0 {

@@ -11,7 +11,7 @@ final class BruteForceSearch {
     var documents: [DocumentID: (fields: [[TextToken]], lengths: [Int])] = [:] { didSet { forget() } }
     private var dictionaryCache: Set<String>?
     private var expansionCache: [TextQueryTerm: [String: Double]] = [:]
-    private var frequencyCache: [String: Int] = [:]
+    private var frequencyCache: [String: [UInt64?: Int]] = [:]
     private var averageCache: Double?
 
     private func forget() {
@@ -91,10 +91,13 @@ final class BruteForceSearch {
         return found
     }
 
-    func documentFrequency(_ term: String) -> Int {
-        if let cached = frequencyCache[term] { return cached }
-        let count = documents.values.filter { $0.fields.contains { $0.contains { $0.term == term } } }.count
-        frequencyCache[term] = count
+    /// The live documents holding `term` in a field of `scope` (every field when nil).
+    func documentFrequency(_ term: String, in scope: UInt64?) -> Int {
+        if let cached = frequencyCache[term]?[scope] { return cached }
+        let count = documents.values.filter { document in
+            document.fields.indices.contains { inScope(scope, $0) && document.fields[$0].contains { $0.term == term } }
+        }.count
+        frequencyCache[term, default: [:]][scope] = count
         return count
     }
 
@@ -106,7 +109,9 @@ final class BruteForceSearch {
         return average
     }
 
-    func idf(_ term: String) -> Double { ranking.idf(documentFrequency: documentFrequency(term), documentCount: documents.count) }
+    func idf(_ term: String, in scope: UInt64?) -> Double {
+        ranking.idf(documentFrequency: documentFrequency(term, in: scope), documentCount: documents.count)
+    }
 
     func length(_ document: DocumentID) -> Double { Double(max(1, documents[document]!.lengths.reduce(0, +))) }
 
@@ -168,7 +173,7 @@ final class BruteForceSearch {
                 for (field, tokens) in fields.enumerated() { frequencies[field] = UInt32(tokens.filter { $0.term == term }.count) }
                 let weighted = ranking.weightedFrequency(frequencies, fields: match.fields)
                 guard weighted > 0 else { continue }
-                let value = ranking.score(idf: idf(term), frequency: weighted, length: length(document),
+                let value = ranking.score(idf: idf(term, in: match.fields), frequency: weighted, length: length(document),
                                           averageLength: averageLength) * weight
                 best = max(best ?? 0, value)
             }
@@ -190,7 +195,7 @@ final class BruteForceSearch {
         guard frequencies.contains(where: { $0 > 0 }) else { return nil }
         var idfSum = 0.0
         for match in matches {
-            for term in match.terms { idfSum += expansions(of: term).keys.map(idf).max() ?? 0 }
+            for term in match.terms { idfSum += expansions(of: term).keys.map { idf($0, in: match.fields) }.max() ?? 0 }
         }
         return ranking.score(idf: idfSum, frequency: ranking.weightedFrequency(frequencies, fields: scope),
                              length: length(document), averageLength: averageLength)

@@ -7,7 +7,7 @@ extension QueryPlan {
         public var comparison: FieldComparison
         /// The full-text index's name.
         public var index: String
-        /// The query's terms, each with its document frequency, in the order they appear.
+        /// The query's terms, each with the documents holding it, in the order they appear.
         public var terms: [TermFrequency]
 
         /// An access answering `comparison` from `index`.

@@ -25,12 +25,12 @@ extension QueryPlanner {
                         guard candidate.starts(with: prefix) else { return .stop }
                         seen += 1
                         guard seen <= Self.prefixProbeLimit else { return .stop }
-                        count += try index.documentFrequency(of: String(decoding: candidate, as: UTF8.self))
+                        count += try index.postingCount(of: String(decoding: candidate, as: UTF8.self))
                         return .next
                     }
                     if seen > Self.prefixProbeLimit { count = max(count, total / 3) }
                 } else {
-                    count = try index.documentFrequency(of: term.text)
+                    count = try index.postingCount(of: term.text)
                 }
             }
             frequencies[term] = min(count, total)

@@ -7,8 +7,8 @@ import StrataText
 /// A term's postings are its blocks in every segment, segment after segment (a later segment
 /// holds later document ids), found by seeking their keys; the term dictionary is the terms' summary
 /// keys of all segments walked together. Documents listed in `deleted` (deleted or replaced
-/// records whose postings a merge has not dropped yet) are stepped over; the document frequency
-/// of a term still counts them, as the segments' summaries do. Counts the posting blocks it reads.
+/// records whose postings a merge has not dropped yet) are stepped over, and a term's document
+/// frequency does not count them (the segments' summaries do). Counts the posting blocks it reads.
 package final class StoredTextIndex: TextIndexReader {
     package let transaction: ReadTransaction
     package let databases: TextIndexDatabases
@@ -16,6 +16,8 @@ package final class StoredTextIndex: TextIndexReader {
     package let descriptor: FullTextIndexDescriptor
     package let header: TextIndexHeader
     package let deleted: Set<DocumentID>
+    /// `deleted`, ascending.
+    private lazy var deletedInOrder: [DocumentID] = deleted.sorted()
     /// Posting blocks read so far (what `explain --analyze` reports).
     private(set) var blocksRead = 0
 
@@ -59,12 +61,32 @@ package final class StoredTextIndex: TextIndexReader {
         return found
     }
 
-    /// The documents holding `term` by the segments' summaries (deleted ones not yet dropped included).
-    package func documentFrequency(of term: String) throws -> Int {
+    /// The documents the postings of `term` hold by the segments' summaries, deleted ones not yet
+    /// dropped included: the planner's estimate, read without reading a posting.
+    package func postingCount(of term: String) throws -> Int {
         try summaries(of: Array(term.utf8)).reduce(0) { $0 + Int(clamping: $1.summary.documentCount) }
     }
 
+    package func documentFrequency(of term: String, in fields: UInt64?) throws -> Int {
+        guard let source = try blocks(of: term) else { return 0 }
+        do {
+            return try source.liveDocumentCount(in: fields, fieldCount: fieldCount, deleted: deletedInOrder)
+        } catch let error as PostingsFormatError {
+            throw error.strataError(index: descriptor.name, entity: entity, of: "the postings of '\(term)'")
+        }
+    }
+
     package func postings(of term: String) throws -> (any PostingCursor)? {
+        guard let source = try blocks(of: term) else { return nil }
+        let gone = deleted
+        var isDeleted: (@Sendable (DocumentID) -> Bool)?
+        if !gone.isEmpty { isDeleted = { @Sendable document in gone.contains(document) } }
+        // Damage throws `PostingsFormatError`, as reading the blocks later does; the search names the index.
+        return try BlockPostingCursor<StoredTermBlocks>(source: source, fieldCount: fieldCount, isDeleted: isDeleted)
+    }
+
+    /// The blocks of `term` in every segment, with their summaries combined; nil when no segment holds it.
+    private func blocks(of term: String) throws -> StoredTermBlocks? {
         let bytes = Array(term.utf8)
         let found = try summaries(of: bytes)
         guard !found.isEmpty else { return nil }
@@ -84,15 +106,16 @@ package final class StoredTextIndex: TextIndexReader {
         for summary in summaries {
             for (field, value) in summary.maximumFrequencies.enumerated() where field < fieldCount { highest[field] = max(highest[field], value) }
         }
+        // Counts per field only when every segment's summary keeps them (version 2).
+        var perField: [UInt64]? = [UInt64](repeating: 0, count: fieldCount)
+        for summary in summaries {
+            guard let counts = summary.fieldDocumentCounts, counts.count == fieldCount, perField != nil else { perField = nil; break }
+            for (field, count) in counts.enumerated() { perField![field] += count }
+        }
         let summary = TermSummary(documentCount: summaries.reduce(0) { $0 + $1.documentCount },
                                   blockCount: summaries.reduce(0) { $0 + $1.blockCount }, maximumFrequencies: highest,
-                                  minimumLength: summaries.map(\.minimumLength).min() ?? 1)
-        let source = StoredTermBlocks(index: self, term: bytes, runs: runs, summary: summary)
-        let gone = deleted
-        var isDeleted: (@Sendable (DocumentID) -> Bool)?
-        if !gone.isEmpty { isDeleted = { @Sendable document in gone.contains(document) } }
-        // Damage throws `PostingsFormatError`, as reading the blocks later does; the search names the index.
-        return try BlockPostingCursor<StoredTermBlocks>(source: source, fieldCount: fieldCount, isDeleted: isDeleted)
+                                  minimumLength: summaries.map(\.minimumLength).min() ?? 1, fieldDocumentCounts: perField)
+        return StoredTermBlocks(index: self, term: bytes, runs: runs, summary: summary)
     }
 
     package func walkTerms(from start: [UInt8], _ visit: ([UInt8]) throws -> TermWalkStep) throws {
