@@ -15,13 +15,14 @@ extension PostingBlockSource {
         let holds: (ArraySlice<UInt32>) -> Bool = { frequencies in
             frequencies.indices.contains { frequencies[$0] > 0 && mask & (1 << UInt64($0 - frequencies.startIndex)) != 0 }
         }
-        let cursor = try BlockPostingCursor(source: self, fieldCount: fieldCount)
         var counted: UInt64?
         if mask == every {
             counted = summary.documentCount
         } else if mask.nonzeroBitCount == 1, let perField = summary.fieldDocumentCounts, perField.count == fieldCount {
             counted = perField[mask.trailingZeroBitCount]
         }
+        if let counted, deleted.isEmpty { return Int(clamping: counted) }
+        let cursor = try BlockPostingCursor(source: self, fieldCount: fieldCount)
         if var counted {
             // The deleted documents among the postings, found by seeking each.
             var next = 0

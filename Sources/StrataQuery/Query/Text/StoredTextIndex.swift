@@ -18,6 +18,9 @@ package final class StoredTextIndex: TextIndexReader {
     package let deleted: Set<DocumentID>
     /// `deleted`, ascending.
     private lazy var deletedInOrder: [DocumentID] = deleted.sorted()
+    /// The runs and combined summary of each term looked up (nil: in no segment), so that a term's
+    /// document frequency and its postings seek its summaries once.
+    private var termRuns: [String: (runs: [StoredTermBlocks.Run], summary: TermSummary)?] = [:]
     /// Posting blocks read so far (what `explain --analyze` reports).
     private(set) var blocksRead = 0
 
@@ -87,6 +90,16 @@ package final class StoredTextIndex: TextIndexReader {
 
     /// The blocks of `term` in every segment, with their summaries combined; nil when no segment holds it.
     private func blocks(of term: String) throws -> StoredTermBlocks? {
+        if let known = termRuns[term] {
+            return known.map { StoredTermBlocks(index: self, term: Array(term.utf8), runs: $0.runs, summary: $0.summary) }
+        }
+        let found = try seekBlocks(of: term)
+        termRuns[term] = .some(found.map { ($0.runs, $0.summary) })
+        return found
+    }
+
+    /// The blocks of `term`, sought in every segment.
+    private func seekBlocks(of term: String) throws -> StoredTermBlocks? {
         let bytes = Array(term.utf8)
         let found = try summaries(of: bytes)
         guard !found.isEmpty else { return nil }
