@@ -6,8 +6,8 @@ import StrataText
 /// transaction writes takes the level of its size, so a large import is not merged again with
 /// every later small write. Like a counter in base four, the directory then holds at most three
 /// segments of a level in a row, so the number of segments grows with the logarithm of the
-/// documents written, each document's postings are rewritten about once per level, and a term's
-/// document frequency counts a deleted document only until its segment is merged.
+/// documents written, each document's postings are rewritten about once per level, and a deleted
+/// document stays in `deleted` (and in its term summaries' counts) only until its segment is merged.
 package enum TextSegmentMerge {
     /// Segments of one level merged at once.
     package static let factor = 4
