@@ -39,10 +39,7 @@ package final class QueryExecutor {
     package let budget: QueryBudget?
     /// The candidates the access path has yielded so far, and the matches among them (the
     /// actual rows `analyze()` reports); counted by the walks here and in `+Relevance`.
-    package internal(set) var candidatesRead = 0, matchesFound = 0
-    /// The records an index scan read for its entries (``RecordBatch``): those it handed on as
-    /// candidates, and any it read ahead of them.
-    package internal(set) var recordsRead = 0
+    var candidatesRead = 0, matchesFound = 0
     /// The target of each `SEARCH` comparison of the predicate.
     package let texts: [FieldComparison: TextSearchTarget]
     /// The stored full-text indexes the access path read, by index name (their blocks read are
@@ -286,20 +283,12 @@ package final class QueryExecutor {
                 let probe = indexProbe(database, fields)
                 let isMultiValue = context.schema.indexes.first { $0.name == name }?.isMultiValue ?? false
                 var seen = Set<[UInt8]>()
-                var batch = RecordBatch()
-                // The matches wanted, when the access order is the results' order and a limit ends them.
-                let wanted = plan.orderFromAccess ? plan.limit.map { plan.offset + $0 } : nil
-                var going = true
+                var bytes: [UInt8] = []
                 try probe.walk(condition, reversed: plan.reversed) { indexKey, primaryKey in
                     if isMultiValue { guard seen.insert(primaryKey).inserted else { return true } }
-                    batch.append(primaryKey, cutKey: IndexKey.mayBeTruncated(indexKey) ? indexKey : nil)
-                    // No more records read ahead than the matches still wanted (one at least).
-                    let size = wanted.map { Swift.min(RecordBatch.capacity, Swift.max(1, $0 - matchesFound)) } ?? RecordBatch.capacity
-                    guard batch.count >= size else { return true }
-                    going = try batch.flush(self, candidate)
-                    return going
+                    guard try record(primaryKey, into: &bytes) else { return true }
+                    return try candidate(primaryKey, bytes, IndexKey.mayBeTruncated(indexKey) ? indexKey : nil)
                 }
-                if going { _ = try batch.flush(self, candidate) }
             }
         }
     }
