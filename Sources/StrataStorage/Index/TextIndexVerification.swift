@@ -119,9 +119,13 @@ extension ReadTransaction {
                 let block = try PostingBlock(bytes: value)
                 let (ids, frequencies) = try block.documents()
                 let positions = try block.positions(frequencies: frequencies)
-                held[place, default: TermSummary(documentCount: 0, blockCount: 0, maximumFrequencies: Array(repeating: 0, count: fieldCount),
-                                                 minimumLength: .max, fieldDocumentCounts: Array(repeating: 0, count: fieldCount))]
-                    .add(block, frequencies: frequencies, fieldCount: fieldCount)
+                // Every document of the block, deleted ones included, as a segment's summary counts them.
+                var summary = held[place] ?? TermSummary(empty: fieldCount)
+                summary.blockCount += 1
+                for index in ids.indices {
+                    summary.count(frequencies[index * fieldCount..<(index + 1) * fieldCount], length: block.header.minimumLength)
+                }
+                held[place] = summary
                 var next = 0
                 for (index, id) in ids.enumerated() {
                     let own = Array(frequencies[index * fieldCount..<(index + 1) * fieldCount])
@@ -166,19 +170,4 @@ private struct SegmentTerm: Hashable {
     var segment: UInt32
     var term: [UInt8]
     var shown: String { String(decoding: term, as: UTF8.self) }
-}
-
-private extension TermSummary {
-    /// Counts one more block of the term (every document in it, deleted ones included, as a
-    /// segment's summary counts them).
-    mutating func add(_ block: PostingBlock, frequencies: [UInt32], fieldCount: Int) {
-        blockCount += 1
-        documentCount += UInt64(frequencies.count / fieldCount)
-        minimumLength = min(minimumLength, block.header.minimumLength)
-        for (slot, frequency) in frequencies.enumerated() where frequency > 0 {
-            let field = slot % fieldCount
-            maximumFrequencies[field] = max(maximumFrequencies[field], frequency)
-            fieldDocumentCounts?[field] += 1
-        }
-    }
 }

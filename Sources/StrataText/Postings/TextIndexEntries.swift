@@ -128,20 +128,29 @@ package struct TermSummary: Sendable, Hashable {
         self.fieldDocumentCounts = fieldDocumentCounts
     }
 
+    /// The summary of no document yet, of an index of `fieldCount` fields, for ``count(_:length:)``
+    /// to add documents to (its least length is `UInt32.max` until one is).
+    package init(empty fieldCount: Int) {
+        self.init(documentCount: 0, blockCount: 0, maximumFrequencies: Array(repeating: 0, count: fieldCount),
+                  minimumLength: .max, fieldDocumentCounts: Array(repeating: 0, count: fieldCount))
+    }
+
     /// The summary of `postings` (a term's, ascending by document) stored in `blockCount` blocks.
     package init(of postings: some Collection<Posting>, blockCount: Int, fieldCount: Int) {
-        var highest = [UInt32](repeating: 0, count: fieldCount)
-        var holding = [UInt64](repeating: 0, count: fieldCount)
-        var least = UInt32.max
-        for posting in postings {
-            for (field, frequency) in posting.frequencies.enumerated() where frequency > 0 {
-                highest[field] = max(highest[field], frequency)
-                holding[field] += 1
-            }
-            least = min(least, posting.length)
+        self.init(empty: fieldCount)
+        for posting in postings { count(posting.frequencies, length: posting.length) }
+        self.blockCount = UInt64(blockCount)
+        if postings.isEmpty { minimumLength = 1 }
+    }
+
+    /// Counts one more document holding the term, `frequencies` times in each field, of `length`.
+    package mutating func count(_ frequencies: some Collection<UInt32>, length: UInt32) {
+        documentCount += 1
+        minimumLength = min(minimumLength, length)
+        for (field, frequency) in frequencies.enumerated() where frequency > 0 {
+            maximumFrequencies[field] = max(maximumFrequencies[field], frequency)
+            fieldDocumentCounts?[field] += 1
         }
-        self.init(documentCount: UInt64(postings.count), blockCount: UInt64(blockCount), maximumFrequencies: highest,
-                  minimumLength: postings.isEmpty ? 1 : least, fieldDocumentCounts: holding)
     }
 
     /// The summary's bytes (version 1 when it keeps no counts per field).
