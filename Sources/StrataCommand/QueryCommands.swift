@@ -168,47 +168,6 @@ struct ExplainCommand: ParsableCommand {
     }
 }
 
-struct GetCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "get",
-        abstract: "Print one record by primary key (exit status 1 when there is none).",
-        discussion: """
-            A compound primary key takes one value per key field, in key order:
-              strata get stats.strata Population DE 2021
-            """
-    )
-
-    @Argument(help: "The store directory.") var store: String
-    @Argument(help: "The entity.") var entity: String
-    /// Parsed as all the rest so that a negative key (`-5`) is taken as the key, not as an unknown
-    /// option; several values for a compound key.
-    @Argument(parsing: .allUnrecognized,
-              help: ArgumentHelp("The primary key value; a compound key's values in key order (a negative number needs no --).", valueName: "key"))
-    var keys: [String] = []
-    @Option(help: "json (default), jsonl (one line) or table.") var format: OutputFormat = .json
-    /// ``ReadOnlyFlag``'s flag, declared here rather than as an `@OptionGroup`: a group costs
-    /// argument-parser a reflection of its type at every parse, and `get` is the command run
-    /// once per look-up (start-up measurements: Benchmarks/Results).
-    @Flag(name: .customLong("read-only"), help: ReadOnlyFlag.help) var readOnly = false
-
-    func validate() throws {
-        if keys.isEmpty { throw ValidationError("Missing expected argument '<key>'") }
-    }
-
-    func run() throws {
-        let format = try OutputFormat.check(self.format, allowed: [.json, .jsonl, .table])
-        let key = QueryValue(primaryKeyArguments: keys)
-        let record = try Store.reading(store).read { tx in try tx.record(entity: entity, key: key) }
-        guard let record else { throw CommandFailure(message: "\(entity) has no record with key \(key.keyDescription)") }
-        switch format {
-        case .table:
-            Terminal.write(RecordOutput.table(header: ["field", "value"], rows: record.fields.map { [$0.key, RecordOutput.cell($0.value)] }))
-        case .jsonl: Terminal.write(record.jsonObject().jsonText + "\n")
-        default: Terminal.write(record.jsonObject().prettyText + "\n")
-        }
-    }
-}
-
 struct DeleteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",

@@ -48,6 +48,10 @@ struct StrataTool: ParsableCommand {
                 Foundation.exit(1)
             }
         }
+        // `strata get STORE ENTITY KEY` of the plain form is read without argument-parser.
+        if let lookup = RecordLookup(plainLine: CommandLine.arguments.dropFirst()) {
+            runAsTool(subcommand: GetCommand.name, printError: Terminal.error, flush: Terminal.flush, run: lookup.run)
+        }
         runAsTool(printError: Terminal.error, flush: Terminal.flush)
     }
 }

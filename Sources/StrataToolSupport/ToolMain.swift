@@ -21,9 +21,28 @@ extension ParsableCommand {
             printError(fullMessage(for: error))
             Foundation.exit(2)
         }
+        var runnable = command
+        finishTool(help: { type(of: command) == Self.self ? rootName : "\(rootName) \(type(of: command)._commandName)" },
+                   printError: printError, flush: flush) { try runnable.run() }
+    }
+
+    /// Runs what a command line read without argument-parser names, as ``runAsTool(printError:flush:)``
+    /// runs a parsed command: the same exit statuses and messages. `subcommand` is the name of
+    /// the root's subcommand it is (where a usage error's help is).
+    package static func runAsTool(subcommand: String, printError: (String) -> Void, flush: () -> Void = {},
+                                  run: () throws -> Void) -> Never {
+        FaultHandler.install()
+        finishTool(help: { "\(rootName) \(subcommand)" }, printError: printError, flush: flush, run: run)
+    }
+
+    private static var rootName: String { configuration.commandName ?? _commandName }
+
+    /// Runs `run` and exits with the status its outcome means; `help` names the command whose
+    /// `--help` a usage error points to.
+    private static func finishTool(help: () -> String, printError: (String) -> Void, flush: () -> Void,
+                                   run: () throws -> Void) -> Never {
         do {
-            var runnable = command
-            try runnable.run()
+            try run()
             flush()
             Foundation.exit(0)
         } catch let failure as CommandFailure {
@@ -34,9 +53,7 @@ extension ParsableCommand {
             Foundation.exit(1)
         } catch let error as ValidationError {
             // A usage error found while running (a bad --fields): the message whole, and where the help is.
-            let root = configuration.commandName ?? "strata"
-            let help = type(of: command) == Self.self ? root : "\(root) \(type(of: command)._commandName)"
-            printError("error: \(error)\nsee '\(help) --help'")
+            printError("error: \(error)\nsee '\(help()) --help'")
             Foundation.exit(2)
         } catch {
             // `strata help ...` and `--help` arrive here as a clean exit that prints the help.
