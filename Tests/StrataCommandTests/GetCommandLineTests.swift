@@ -28,7 +28,7 @@ import TestSupport
         "get", "s.strata", "User", "4242", "5", "a b", "Ünïcødé", "-5", "-", "--", "", "help", "--help", "-h",
         "--format", "json", "jsonl", "table", "csv", "tsv", "xml", "--format=table", "--format=jsonl", "--format=",
         "--formats", "--read-only", "--read-only=true", "--readonly", "--version", "--generate-completion-script",
-        "---completion", "--limit", "=",
+        "---completion", "--limit", "=", "query", "export", "studio",
     ]
 
     @Test func everyLineItReadsIsReadAsArgumentParserReadsIt() throws {
