@@ -213,8 +213,7 @@ package final class DecodePipeline<T: Record> {
 
         func decode(key: [UInt8], value: Span<UInt8>) {
             guard failed == nil else { return }
-            bytes.removeAll(keepingCapacity: true)
-            value.appendBytes(to: &bytes)
+            value.replaceBytes(of: &bytes)
             decode(key: key, value: bytes)
         }
 
