@@ -14,14 +14,19 @@ import Testing
     }
 
     @Test func aKeptCopyIsNotOverwritten() {
+        // Entries of one width (overwritten in place) and of another (replaced).
+        func entry(_ index: Int) -> [UInt8] {
+            var bytes: [UInt8] = [UInt8(index), UInt8(index + 1)]
+            if index % 5 == 4 { bytes.append(0xFF) }
+            return bytes
+        }
         var buffer: [UInt8] = []
         var kept: [[UInt8]] = []
-        for entry in 0..<20 {
-            // Entries of one width (overwritten in place) and of another (replaced).
-            let bytes = [UInt8(entry), UInt8(entry + 1)] + (entry % 5 == 4 ? [0xFF] : [])
-            bytes.span.replaceBytes(of: &buffer)
-            if entry % 3 == 0 { kept.append(buffer) }
+        for index in 0..<20 {
+            entry(index).span.replaceBytes(of: &buffer)
+            if index % 3 == 0 { kept.append(buffer) }
         }
-        #expect(kept == stride(from: 0, to: 20, by: 3).map { [UInt8($0), UInt8($0 + 1)] + ($0 % 5 == 4 ? [0xFF] : []) })
+        let expected: [[UInt8]] = stride(from: 0, to: 20, by: 3).map(entry)
+        #expect(kept == expected)
     }
 }
