@@ -135,4 +135,21 @@ extension Span where Element == UInt8 {
         // SAFETY: the buffer pointer lives only for this call; the array owns its copy.
         withUnsafeBufferPointer { array.append(contentsOf: $0) }
     }
+
+    /// Replaces the contents of `array` with a copy of the bytes, for readers that reuse one
+    /// buffer for many entries: overwritten in place when `array` already holds as many bytes (the
+    /// entries of one index, whose keys have one width), so no emptying pass and no growth check.
+    /// An `array` another holder shares gets storage of its own first (copy-on-write).
+    @inline(__always)
+    package func replaceBytes(of array: inout [UInt8]) {
+        // SAFETY: both buffer pointers live only for this call, and the counts are equal where
+        // one is copied into the other; the array owns its copy.
+        withUnsafeBufferPointer { source in
+            guard array.count == source.count else {
+                return array.replaceSubrange(array.startIndex..<array.endIndex, with: source)
+            }
+            guard let from = source.baseAddress else { return }
+            array.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: from, count: source.count) }
+        }
+    }
 }

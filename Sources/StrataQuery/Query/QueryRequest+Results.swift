@@ -109,15 +109,13 @@ extension QueryRequest {
 }
 
 extension QueryRequest where Root: Record {
-    /// The most results ``all()`` makes room for before the first is found (an estimate can be
-    /// far above what a query finds).
-    package static var expectedResultsReserved: Int { 4_096 }
-
     /// Every matching record, in order.
     public func all() throws -> [Root] {
-        var records: [Root] = []
-        try run(query, expecting: { records.reserveCapacity($0) }) { (record: consuming Root) in records.append(consume record) }
-        return records
+        // The decoded runs are kept and moved into one array at the end: appended one by one,
+        // each record would cost a look-up of the array's type here, where `Root` is not known.
+        var records = DecodedRecords<Root>()
+        try run(query, draining: { pipeline, describe in try pipeline.drain(describeKey: describe, into: &records) })
+        return records.moveIntoArray()
     }
 
     /// Calls `body` with each matching record in order, decoding in batches.
@@ -147,9 +145,9 @@ extension QueryRequest where Root: Record {
             return flipped
         } + [QueryOrdering(field: [primaryKey], ascending: false)]
         reversed.limit = count
-        var records: [Root] = []
-        try run(reversed) { (record: consuming Root) in records.append(consume record) }
-        return records.reversed()
+        var records = DecodedRecords<Root>()
+        try run(reversed, draining: { pipeline, describe in try pipeline.drain(describeKey: describe, into: &records) })
+        return records.moveIntoArray().reversed()
     }
 
     /// The primary keys of the matching records, in order; no record is decoded.
@@ -166,12 +164,19 @@ extension QueryRequest where Root: Record {
     }
 
     /// Runs `query` and passes the results on in order, each moved out of its batch rather than
-    /// copied. Results are decoded while they are found, on the store's workers (``DecodePipeline``),
-    /// in segments of ``BatchDecoder/batchSize``, so memory stays bounded on any result count; a
-    /// query whose limit or estimate promises few results decodes them on this thread.
-    /// `expecting` is told, before the first result, how many the plan expects (its limit or its
-    /// estimate, at most ``expectedResultsReserved``).
-    private func run(_ query: Query<Root>, expecting: (Int) -> Void = { _ in }, _ body: (consuming Root) throws -> Void) throws {
+    /// copied (see ``run(_:draining:)``).
+    private func run(_ query: Query<Root>, _ body: (consuming Root) throws -> Void) throws {
+        try run(query, draining: { pipeline, describe in try pipeline.drain(describeKey: describe, body) })
+    }
+
+    /// Runs `query`, its results decoded while they are found, on the store's workers
+    /// (``DecodePipeline``), and calls `drain` with the pipeline (and the function that names a
+    /// stored key in its errors) every ``BatchDecoder/batchSize`` results and once at the end,
+    /// to take the records decoded so far, in order; a caller that lets them go keeps memory
+    /// bounded on any result count. A query whose limit or estimate promises few results decodes
+    /// them on this thread.
+    private func run(_ query: Query<Root>,
+                     draining drain: (DecodePipeline<Root>, _ describeKey: ([UInt8]) -> String) throws -> Void) throws {
         guard let context = try resolvedContext() else { return }
         let pipeline = DecodePipeline<Root>(fields: context.schema.fields, entity: context.name, executor: transaction.store.decodeExecutor)
         // A query that throws stops the pipeline's decoding job.
@@ -183,11 +188,10 @@ extension QueryRequest where Root: Record {
         try execute(query, planned: { plan in
             let expected = Swift.min(plan.limit ?? .max, plan.estimatedRows)
             pipeline.expect(expected)
-            expecting(Swift.min(expected, Self.expectedResultsReserved))
         }) { match in
-            if pipeline.append(key: match.key, value: match.bytes) >= batchSize { try pipeline.drain(describeKey: describe, body) }
+            if pipeline.append(key: match.key, value: match.bytes) >= batchSize { try drain(pipeline, describe) }
             return true
         }
-        try pipeline.drain(describeKey: describe, body)
+        try drain(pipeline, describe)
     }
 }

@@ -160,11 +160,17 @@ package struct DecodedRecords<T> {
     /// The runs in batch order, not yet handed out.
     private var runs: [RecordRun<T>]
     /// The number of records.
-    package let count: Int
+    package private(set) var count: Int
 
     package init(_ runs: [RecordRun<T>]) {
         self.runs = runs
         count = runs.reduce(0) { $0 + $1.count }
+    }
+
+    /// No records (what a caller collecting runs starts from).
+    package init() {
+        runs = []
+        count = 0
     }
 
     /// Calls `body` with each record in batch order until it returns false; returns whether it
@@ -177,6 +183,28 @@ package struct DecodedRecords<T> {
             }
         }
         return true
+    }
+
+    /// Adds the records of `other` after these, in order, and leaves `other` empty.
+    package mutating func append(contentsOf other: inout DecodedRecords<T>) {
+        // The usual case, one batch: taken as it is (runs of no records are dropped with `other`).
+        if count == 0 { return swap(&self, &other) }
+        runs += other.runs
+        count += other.count
+        other = DecodedRecords()
+    }
+
+    /// Every record in batch order, moved into one array made for exactly their number (not
+    /// appended one by one, which in code not specialized for `T` looks the array's type up at
+    /// each record); leaves this empty.
+    package mutating func moveIntoArray() -> [T] {
+        let runs = self.runs, total = count
+        self.runs = []
+        count = 0
+        guard total > 0 else { return [] }
+        return Array(unsafeUninitializedCapacity: total) { buffer, initialized in
+            for run in runs { initialized += run.moveAll(to: buffer.baseAddress! + initialized) }
+        }
     }
 
     /// As ``forEach(_:)``, for a `body` that does not keep the records: each is handed out as a
@@ -245,6 +273,14 @@ package final class RecordRun<T>: @unchecked Sendable {
     package subscript(index: Int) -> T {
         precondition(index >= 0 && index < end - start, "record run index out of range")
         return (base + start + index).pointee
+    }
+
+    /// Moves every record not moved out yet to `destination`, in order; returns how many.
+    package func moveAll(to destination: UnsafeMutablePointer<T>) -> Int {
+        let moved = end - start
+        destination.moveInitialize(from: base + start, count: moved)
+        start = end
+        return moved
     }
 
     /// Moves the first record out.

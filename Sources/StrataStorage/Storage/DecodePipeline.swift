@@ -158,6 +158,15 @@ package final class DecodePipeline<T: Record> {
         _ = try decoded.forEach { (record: consuming T) in try body(consume record); return true }
     }
 
+    /// Moves every record appended so far onto the end of `collected`, in order, and leaves this
+    /// pipeline empty and ready for more, as ``drain(describeKey:_:)`` does: for a caller that
+    /// keeps every record (``DecodedRecords/moveIntoArray()`` then makes one array of them).
+    package func drain(describeKey: ([UInt8]) -> String, into collected: inout DecodedRecords<T>) throws {
+        var decoded = try finish(describeKey: describeKey)
+        reset()
+        collected.append(contentsOf: &decoded)
+    }
+
     /// Empty, as made: no chunk, no job, nothing decoded, and no expectation.
     private func reset() {
         shared = nil
@@ -204,8 +213,7 @@ package final class DecodePipeline<T: Record> {
 
         func decode(key: [UInt8], value: Span<UInt8>) {
             guard failed == nil else { return }
-            bytes.removeAll(keepingCapacity: true)
-            value.appendBytes(to: &bytes)
+            value.replaceBytes(of: &bytes)
             decode(key: key, value: bytes)
         }
 

@@ -37,8 +37,8 @@ extension ReadTransaction {
         // A lookup that throws stops the pipeline's decoding job.
         defer { pipeline.cancel() }
         let describe = { (key: [UInt8]) in self.describeStoredKey(key, of: type) }
-        var records: [T] = []
-        records.reserveCapacity(keys.underestimatedCount)
+        // Moved into one array at the end (see `QueryRequest.all()`).
+        var records = DecodedRecords<T>()
         // One key buffer for every lookup: integer keys are written into it without an allocation.
         var storedKey: [UInt8] = []
         storedKey.reserveCapacity(16)
@@ -49,12 +49,10 @@ extension ReadTransaction {
             try lmdb(entity: entity) {
                 _ = try raw.withValue(forKey: storedKey, in: database) { value in pipeline.append(key: storedKey, value: value) }
             }
-            if pipeline.count >= batchSize {
-                try pipeline.drain(describeKey: describe) { (record: consuming T) in records.append(consume record) }
-            }
+            if pipeline.count >= batchSize { try pipeline.drain(describeKey: describe, into: &records) }
         }
-        try pipeline.drain(describeKey: describe) { (record: consuming T) in records.append(consume record) }
-        return records
+        try pipeline.drain(describeKey: describe, into: &records)
+        return records.moveIntoArray()
     }
 
     /// True when a record with primary key `key` exists; nothing is decoded.

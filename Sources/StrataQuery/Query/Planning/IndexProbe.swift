@@ -135,10 +135,8 @@ package struct IndexProbe {
                         let verdict = cursor.withCurrent { current, currentValue in
                             let verdict = bounds.verdict(current)
                             if case .take = verdict {
-                                key.removeAll(keepingCapacity: true)
-                                current.appendBytes(to: &key)
-                                value.removeAll(keepingCapacity: true)
-                                currentValue.appendBytes(to: &value)
+                                current.replaceBytes(of: &key)
+                                currentValue.replaceBytes(of: &value)
                             }
                             return verdict
                         }
