@@ -5,8 +5,9 @@ import TestSupport
 @testable import Strata
 
 /// `all()` and `last(_:)` keep the runs the decode pipeline hands over and move their records into
-/// one array at the end (``DecodedRecords/moveIntoArray()``): each query gets its own rows alone,
-/// in order, once each, however many segments of `BatchDecoder.batchSize` they span.
+/// one array at the end (``DecodedRecords/moveIntoArray()``, whose moves `DecodedRecordsTests`
+/// counts): each query gets its own rows alone, in order, however many segments of
+/// `BatchDecoder.batchSize` they span.
 @Suite struct CollectedResultsTests {
     let dir: TemporaryDirectory
     let store: Store
@@ -43,46 +44,5 @@ import TestSupport
             #expect(try tx.query(User.self).last(4_000) == Array(users.suffix(4_000)))
             #expect(try tx.query(User.self).where("luckyNumber == 1000").last(5).isEmpty)
         }
-    }
-
-    /// Notes how many times each tracker is destroyed.
-    final class Tracker: @unchecked Sendable {
-        // @unchecked: `freed` is only touched under its own lock.
-        let id: Int
-        let freed: ConditionLock<[Int: Int]>
-        init(_ id: Int, _ freed: ConditionLock<[Int: Int]>) {
-            self.id = id
-            self.freed = freed
-        }
-        deinit { freed.withLock { $0[id, default: 0] += 1 } }
-    }
-
-    @Test func recordsAreMovedIntoTheArrayOnceEachInOrder() {
-        let freed = ConditionLock<[Int: Int]>([:])
-        func run(_ ids: Range<Int>) -> RecordRun<Tracker> {
-            let run = RecordRun<Tracker>(capacity: ids.count)
-            for id in ids { run.append(Tracker(id, freed)) }
-            return run
-        }
-        do {
-            let started = run(0..<5)
-            let first = started.removeFirst()
-            #expect(first.id == 0)
-            var collected = DecodedRecords<Tracker>()
-            var part = DecodedRecords([started, run(5..<5), run(5..<9)])
-            collected.append(contentsOf: &part)
-            #expect(part.count == 0)
-            var more = DecodedRecords([run(9..<12)])
-            collected.append(contentsOf: &more)
-            #expect(collected.count == 11)
-            let array = collected.moveIntoArray()
-            #expect(collected.count == 0)
-            #expect(collected.moveIntoArray().isEmpty)
-            #expect(array.map(\.id) == Array(1..<12))
-            #expect(freed.withLock { $0 }.isEmpty, "no record was destroyed while moved")
-        }
-        let counts = freed.withLock { $0 }
-        #expect(counts.keys.sorted() == Array(0..<12))
-        #expect(counts.values.allSatisfy { $0 == 1 }, "every record destroyed exactly once: \(counts)")
     }
 }
