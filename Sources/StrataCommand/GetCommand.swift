@@ -47,10 +47,6 @@ struct RecordLookup: Equatable {
     var keys: [String]
     var format: OutputFormat
 
-    init(store: String, entity: String, keys: [String], format: OutputFormat) {
-        (self.store, self.entity, self.keys, self.format) = (store, entity, keys, format)
-    }
-
     func run() throws {
         let format = try OutputFormat.check(self.format, allowed: [.json, .jsonl, .table])
         let key = QueryValue(primaryKeyArguments: keys)
@@ -63,7 +59,9 @@ struct RecordLookup: Equatable {
         default: Terminal.write(record.jsonObject().prettyText + "\n")
         }
     }
+}
 
+extension RecordLookup {
     /// The look-up a command line's words name (the words after the program's name), read
     /// without argument-parser, or nil when they are not of the plain form read here: then
     /// argument-parser reads them.
