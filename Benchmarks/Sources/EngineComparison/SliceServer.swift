@@ -52,11 +52,13 @@ public struct SliceCursor {
 /// standard output. Progress and errors of the setup go to standard error.
 ///
 ///     ready FIGURE...                      (once, when the store is built)
-///     run FIGURE OPERATIONS             -> done FIGURE OPERATIONS UNITS NANOSECONDS CHECK
+///     run FIGURE OPERATIONS             -> done FIGURE OPERATIONS UNITS NANOSECONDS CPU_NANOSECONDS CHECK
 ///     figures                           -> figures FIGURE...
 ///     quit                                 (or end of input)
 ///
-/// NANOSECONDS is the monotonic clock (`ContinuousClock`) around the slice alone; UNITS the records or
+/// NANOSECONDS is the monotonic clock (`ContinuousClock`) around the slice alone, CPU_NANOSECONDS the
+/// process's CPU time over the same span (every thread; no time spent waiting for the disk or for a
+/// core another process holds); UNITS the records or
 /// queries of the slice; CHECK what the slice saw (rows, records), the same in every build. A command
 /// it cannot run is answered `error MESSAGE`, and the server reads the next one.
 public struct SliceServer {
@@ -93,17 +95,26 @@ public struct SliceServer {
             do {
                 try figure.prepare(n)
                 let clock = ContinuousClock()
+                let cpuStart = Self.cpuNanoseconds()
                 let start = clock.now
                 let check = try figure.run(n)
                 let elapsed = start.duration(to: clock.now)
+                let cpu = Self.cpuNanoseconds() - cpuStart
                 let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
-                return "done \(figure.name) \(n) \(n * figure.unitsPerOperation) \(nanoseconds) \(check)"
+                return "done \(figure.name) \(n) \(n * figure.unitsPerOperation) \(nanoseconds) \(cpu) \(check)"
             } catch {
                 return "error \(figure.name): \(error)".replacingOccurrences(of: "\n", with: " ")
             }
         default:
             return "error unknown command '\(words[0])'; commands: run FIGURE OPERATIONS, figures, quit"
         }
+    }
+
+    /// The CPU time of the whole process so far.
+    static func cpuNanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 
     public static func write(_ line: String) {
