@@ -1,4 +1,4 @@
-// query-side-by-side [--count N] [--seed S] [--instances N] [--min-seconds S] [--shape NAME]... [--engines LIST] [--strata-only] [--regret]
+// query-side-by-side [--count N] [--seed S] [--instances N] [--min-seconds S] [--shape NAME]... [--engines LIST] [--strata-only] [--regret] [--serve-slices]
 //
 // Indexed queries on N generated users, Strata against SQLite-C and GRDB's pool (synchronous NORMAL
 // and FULL), every engine with the same six indexes: lastName, luckyNumber, createdAt and the
@@ -7,6 +7,8 @@
 // `swift run -c release --package-path Benchmarks query-side-by-side --count 200000`.
 // With --regret, the planner-regret table instead: Strata alone, on N records with exact filter
 // selectivities (0.01 % to 50 %), the plan it picks against the best plan forced with a hint.
+// With --strata-only --serve-slices, no tables: the store is built once, then each shape (and the upsert)
+// is timed in slices on command from standard input, for `tools/ab-slices` (see SliceServer.swift).
 import EngineComparison
 import Foundation
 import QueryComparison
@@ -19,6 +21,7 @@ var instances = 200
 var minSeconds = 0.25
 var shapes: [QueryShape] = []
 var regret = false
+var serveSlices = false
 var engines = EngineKind.queryEngines
 var arguments = BenchmarkArguments(tool: "query-side-by-side")
 while let argument = arguments.next() {
@@ -35,6 +38,7 @@ while let argument = arguments.next() {
         }
         shapes.append(shape)
     case "--regret": regret = true
+    case "--serve-slices": serveSlices = true
     case "--strata-only": engines = [.strata]
     case "--engines":
         let value = value()
@@ -45,7 +49,7 @@ while let argument = arguments.next() {
     case "--help", "-h":
         print("""
             usage: query-side-by-side [--count N (1000000)] [--seed S (42)] [--instances N (200)] [--min-seconds S (0.25)] [--shape NAME]...
-                                      [--engines all|LIST of \(EngineKind.queryEngines.map(\.rawValue).joined(separator: ","))] [--strata-only] [--regret]
+                                      [--engines all|LIST of \(EngineKind.queryEngines.map(\.rawValue).joined(separator: ","))] [--strata-only] [--regret] [--serve-slices]
             shapes: \(QueryShape.allCases.map { "\($0)" }.joined(separator: ", "))
             """)
         exit(0)
@@ -56,6 +60,19 @@ while let argument = arguments.next() {
 #if DEBUG
 log("warning: debug build; numbers are meaningless without -c release")
 #endif
+
+if serveSlices {
+    guard engines == [.strata], !regret else { fail("--serve-slices serves Strata alone: add --strata-only (and no --regret)") }
+    do {
+        let server = try querySliceFigures(count: count, seed: seed, instances: instances,
+                                           shapes: shapes.isEmpty ? QueryShape.allCases : shapes, log: log)
+        defer { server.close() }
+        SliceServer(tool: "query-side-by-side", figures: server.figures).serve()
+    } catch {
+        fail("\(error)")
+    }
+    exit(0)
+}
 
 let conditions = RunConditions()
 if regret {

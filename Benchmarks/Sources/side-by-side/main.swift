@@ -1,8 +1,10 @@
-// side-by-side [--count N] [--seed S] [--per-call-reads N] [--engines LIST] [--engine NAME]
+// side-by-side [--count N] [--seed S] [--per-call-reads N] [--engines LIST] [--engine NAME] [--serve-slices]
 //
 // Runs the same workload once per engine (Strata, SQLite-C, GRDB pool NORMAL and FULL, raw LMDB)
 // with wall-clock timing and prints the README's Markdown table, each engine's settings above it.
 // Build in release: `swift run -c release --package-path Benchmarks side-by-side`.
+// With --engine strata --serve-slices, no table: the store is filled once, then each operation is timed
+// in slices on command from standard input, for `tools/ab-slices` (see SliceServer.swift).
 import EngineComparison
 import Foundation
 
@@ -13,6 +15,7 @@ var count = 1_000_000
 var seed: UInt64 = 42
 var perCallReads = 100_000
 var engines = EngineKind.sideBySideEngines
+var serveSlices = false
 var arguments = BenchmarkArguments(tool: "side-by-side")
 while let flag = arguments.next() {
     switch flag {
@@ -23,8 +26,9 @@ while let flag = arguments.next() {
         let value = arguments.value(for: flag)
         guard let list = value == "all" ? EngineKind.sideBySideEngines : EngineKind.list(value), !list.contains(.strataCodable) else { fail("\(flag) takes 'all' or a comma-separated list of \(engineNames)") }
         engines = list
+    case "--serve-slices": serveSlices = true
     case "--help", "-h":
-        print("usage: side-by-side [--count N (1000000)] [--seed S (42)] [--per-call-reads N (100000)] [--engines all|LIST of \(engineNames)]")
+        print("usage: side-by-side [--count N (1000000)] [--seed S (42)] [--per-call-reads N (100000)] [--engines all|LIST of \(engineNames)] [--serve-slices]")
         exit(0)
     default: arguments.unknown(flag)
     }
@@ -36,6 +40,17 @@ log("warning: debug build; numbers are meaningless without -c release")
 
 log("generating \(count) users (seed \(seed))…")
 let workload = Workload(count: count, seed: seed)
+if serveSlices {
+    guard engines == [.strata] else { fail("--serve-slices serves Strata alone: add --engine strata") }
+    do {
+        let engine = try StrataEngine(workload: workload)
+        defer { engine.close() }
+        SliceServer(tool: "side-by-side", figures: try engine.sliceFigures(workload: workload)).serve()
+    } catch {
+        fail("\(error)")
+    }
+    exit(0)
+}
 let conditions = RunConditions()
 
 do {
