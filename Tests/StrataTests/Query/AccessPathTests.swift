@@ -142,6 +142,8 @@ struct PathUser: Record, Equatable {
             #expect(try probe.estimateRows(.range(range), limit: 1_000) == 400)
             let counted = try probe.countEntries(.range(range), limit: 16)
             #expect(!counted.complete && counted.entries >= 16)
+            // A count the caller made stands for the one the estimate would make.
+            #expect(try probe.estimateRows(.range(range), limit: 16, counted: counted) == estimate)
         }
     }
 
