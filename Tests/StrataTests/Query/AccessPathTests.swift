@@ -142,6 +142,8 @@ struct PathUser: Record, Equatable {
             #expect(try probe.estimateRows(.range(range), limit: 1_000) == 400)
             let counted = try probe.countEntries(.range(range), limit: 16)
             #expect(!counted.complete && counted.entries >= 16)
+            // A count the caller made stands for the one the estimate would make.
+            #expect(try probe.estimateRows(.range(range), limit: 16, counted: counted) == estimate)
         }
     }
 
@@ -202,5 +204,37 @@ struct PathUser: Record, Equatable {
         #expect(values.value(at: ["name"]) == nil)   // not selected
         #expect(predicate.evaluate(on: values))
         #expect(throws: CBORReadFailure.self) { try selection.values(of: [0x83, 0x01], reusing: &offsets) }
+    }
+
+    /// Both bounds of one field are made one range, with the positions of the two conjuncts, in
+    /// the order of their positions; the last bound of a side counts; a bound alone, an equality,
+    /// nil, a comparison with options or a quantifier makes none.
+    @Test func bothBoundsOfAFieldMakeOneRange() {
+        func c(_ field: String, _ op: ComparisonOperator, _ value: QueryValue, options: StringComparisonOptions = [],
+               quantifier: Quantifier? = nil) -> QueryPredicate {
+            .comparison(FieldComparison(field: [field], op: op, value: value, options: options, quantifier: quantifier))
+        }
+        let conjuncts: [QueryPredicate] = [
+            c("b", .less, .int(9)),                          // 0
+            c("a", .greaterOrEqual, .int(1)),                // 1
+            c("b", .greater, .int(2)),                       // 2
+            c("a", .lessOrEqual, .int(5)),                   // 3
+            c("a", .greater, .int(3)),                       // 4: the last lower bound of a
+            c("c", .greater, .int(0)),                       // 5: no upper bound
+            c("d", .less, .null),                            // 6: nil bounds nothing
+            c("d", .greater, .int(0)),                       // 7
+            c("e", .greater, .string("a"), options: [.caseInsensitive]),
+            c("e", .less, .string("b")),                     // 9
+            c("f", .greater, .int(0), quantifier: .any),
+            c("f", .less, .int(4)),                          // 11
+            c("g", .equal, .int(1)),
+        ]
+        let ranges = QueryPlanner.combinedRanges(conjuncts)
+        #expect(ranges.map(\.positions) == [[0, 2], [3, 4]])
+        #expect(ranges.map(\.field) == [["b"], ["a"]])
+        #expect(ranges.map(\.range) == [QueryPlan.ValueRange(lower: .int(2), lowerInclusive: false, upper: .int(9), upperInclusive: false),
+                                         QueryPlan.ValueRange(lower: .int(3), lowerInclusive: false, upper: .int(5))])
+        #expect(QueryPlanner.combinedRanges([c("a", .greater, .int(1))]).isEmpty)
+        #expect(QueryPlanner.combinedRanges([]).isEmpty)
     }
 }

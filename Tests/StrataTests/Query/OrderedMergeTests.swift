@@ -122,6 +122,8 @@ extension OrderedMergeTests {
                     .sorted { a, b in a.firstName != b.firstName ? (descending ? a.firstName > b.firstName : a.firstName < b.firstName) : a.id < b.id }
                     .prefix(25).map(\.id)
                 #expect(try request.ids() == Array(expected), "descending: \(descending)")
+                // Records too: the run of a cut key reads its ordering fields (made at its first match).
+                #expect(try request.all().map(\.id) == Array(expected), "descending: \(descending)")
             }
         }
         withExtendedLifetime(dir) {}

@@ -193,4 +193,23 @@ import TestSupport
         other.access = .fullScan
         #expect(PlanCache.Choice(other, conjuncts: [], records: 1_000) == nil)
     }
+
+    /// A shape is hashed by its entity and query alone; its indexes still tell shapes apart.
+    @Test func shapesOfOtherIndexesAreOtherShapes() throws {
+        var query = Query<Void>()
+        query.predicate = .comparison(FieldComparison(field: ["rank"], op: .equal, value: .int(0)))
+        let one = PlanCache.Shape(entity: "Ticket", indexes: ["rank"], query: query)
+        let two = PlanCache.Shape(entity: "Ticket", indexes: ["rank", "scope"], query: query)
+        #expect(one != two && one.hashValue == two.hashValue)
+        var other = query
+        other.limit = 5
+        #expect(one != PlanCache.Shape(entity: "Ticket", indexes: ["rank"], query: other))
+        let plan = QueryPlan(entity: "Ticket", access: .indexScan(index: "rank", fields: [], condition: .points([.int(0)])),
+                             reversed: false, residual: .constant(true), sort: [], orderFromAccess: true, offset: 0, limit: nil,
+                             estimatedRows: 10)
+        let cache = PlanCache()
+        cache.keep(try #require(PlanCache.Choice(plan, conjuncts: [0], records: 1_000)), for: one)
+        #expect(cache.choice(for: one) != nil && cache.choice(for: two) == nil)
+        #expect(cache.choice(for: PlanCache.Shape(entity: "Ticket", indexes: ["rank"], query: query)) != nil)
+    }
 }

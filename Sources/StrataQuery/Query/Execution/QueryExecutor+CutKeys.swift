@@ -37,21 +37,23 @@ package struct CutKeyRun {
     package var key: [UInt8]?
     private var rows: [(match: (key: [UInt8], bytes: [UInt8]), sortKey: [QueryValue])] = []
     private let order: ResultOrder
-    /// The ordering fields alone, read only from the matches of a run.
-    private let selection: FieldSelection
+    /// The ordering fields alone, read only from the matches of a run: made for the first match
+    /// under a cut key (a walk meets none unless an index holds keys longer than it stores).
+    private var selection: FieldSelection?
     private var offsets: [Int] = []
     private let context: EntityContext
     private let transaction: ReadTransaction
 
     package init(order orderings: [QueryOrdering], context: EntityContext, transaction: ReadTransaction) {
         order = ResultOrder(orderings: orderings)
-        selection = FieldSelection(predicate: .constant(true), orderings: orderings, fields: context.schema.fields)
         self.context = context
         self.transaction = transaction
     }
 
     /// Adds a match, reading its ordering fields' full values.
     package mutating func append(_ match: (key: [UInt8], bytes: [UInt8])) throws {
+        let selection = self.selection ?? FieldSelection(predicate: .constant(true), orderings: order.orderings, fields: context.schema.fields)
+        self.selection = selection
         let values: StoredFieldValues
         do {
             values = try selection.values(of: match.bytes, reusing: &offsets)

@@ -47,36 +47,38 @@ package struct IndexProbe {
     /// The keys of an exclusive lower bound, which come first, are passed over here; the rest of
     /// each stretch is counted in one call (``Cursor/countEntries(upTo:throughPrefix:limit:)``).
     package func countEntries(_ condition: QueryPlan.IndexCondition, limit: Int = .max) throws -> EntryCount {
+        let stretches = keyBounds(condition)
+        return try transaction.lmdb { try transaction.withCursor(database) { cursor in try count(stretches, limit: limit, cursor) } }
+    }
+
+    /// ``countEntries(_:limit:)`` of the stretches of a condition (``keyBounds(_:)``), with `cursor`.
+    private func count(_ stretches: [KeyBounds], limit: Int, _ cursor: Cursor) throws -> EntryCount {
         var result = EntryCount()
-        try transaction.lmdb {
-            try transaction.withCursor(database) { cursor in
-                for bounds in keyBounds(condition) where result.complete {
-                    var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
-                    if let values = bounds.values {
-                        // Each key's values within the bounds, one by one.
-                        while more, result.complete, cursor.withCurrent({ key, _ in bounds.verdict(key) }) == .take {
-                            let key = cursor.key
-                            if key.count >= IndexKey.maxLength { result.sawCutKey = true }
-                            try forEachValue(cursor, key: key, within: values) { _ in
-                                result.entries += 1
-                                if result.entries >= limit { result.complete = false }
-                                return result.complete
-                            }
-                            more = try cursor.seek(atLeast: key + [0])
-                        }
-                        continue
+        for bounds in stretches where result.complete {
+            var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+            if let values = bounds.values {
+                // Each key's values within the bounds, one by one.
+                while more, result.complete, cursor.withCurrent({ key, _ in bounds.verdict(key) }) == .take {
+                    let key = cursor.key
+                    if key.count >= IndexKey.maxLength { result.sawCutKey = true }
+                    try forEachValue(cursor, key: key, within: values) { _ in
+                        result.entries += 1
+                        if result.entries >= limit { result.complete = false }
+                        return result.complete
                     }
-                    if let skipped = bounds.skipped {
-                        while more, cursor.withCurrent({ key, _ in KeyBounds.starts(key, with: skipped) }) { more = try cursor.nextKey() }
-                    }
-                    guard more else { continue }
-                    let end = bounds.countEnd
-                    let counted = try cursor.countEntries(upTo: end.upper, throughPrefix: end.throughPrefix, limit: limit - result.entries)
-                    result.entries += counted.entries
-                    if counted.reachedLimit { result.complete = false }
-                    if counted.longestKey >= IndexKey.maxLength { result.sawCutKey = true }
+                    more = try cursor.seek(atLeast: key + [0])
                 }
+                continue
             }
+            if let skipped = bounds.skipped {
+                while more, cursor.withCurrent({ key, _ in KeyBounds.starts(key, with: skipped) }) { more = try cursor.nextKey() }
+            }
+            guard more else { continue }
+            let end = bounds.countEnd
+            let counted = try cursor.countEntries(upTo: end.upper, throughPrefix: end.throughPrefix, limit: limit - result.entries)
+            result.entries += counted.entries
+            if counted.reachedLimit { result.complete = false }
+            if counted.longestKey >= IndexKey.maxLength { result.sawCutKey = true }
         }
         return result
     }
@@ -84,28 +86,29 @@ package struct IndexProbe {
     /// The entries meeting `condition`: counted when there are at most `limit`, otherwise
     /// interpolated from where its bounds fall between the index's first and last keys (as if
     /// keys were spread evenly), and never fewer than were counted. `counted`: the count of
-    /// `condition` to `limit` when the caller has made it.
+    /// `condition` to `limit` when the caller has made it. The condition's stretches of keys are
+    /// built once, and one cursor counts and interpolates.
     package func estimateRows(_ condition: QueryPlan.IndexCondition, limit: Int, counted: EntryCount? = nil) throws -> Int {
-        let counted = try counted ?? countEntries(condition, limit: limit)
-        if counted.complete { return counted.entries }
-        // A key range inside pinned keys: estimated per key (other conditions build no bounds here).
-        if case .compound(let leading, _) = condition, leading.count == fields.count {
-            let stretches = keyBounds(condition)
-            if stretches.contains(where: { $0.values != nil }) {
-                return max(counted.entries, Int(try valueEstimate(stretches).rounded()))
-            }
-        }
-        let fraction = try transaction.lmdb {
-            try transaction.withCursor(database) { cursor -> Double in
-                guard try cursor.first() else { return 0 }
+        if let counted, counted.complete { return counted.entries }
+        let given = counted, stretches = keyBounds(condition)
+        return try transaction.lmdb {
+            try transaction.withCursor(database) { cursor -> Int in
+                let counted = try given ?? count(stretches, limit: limit, cursor)
+                if counted.complete { return counted.entries }
+                // A key range inside pinned keys: estimated per key (other conditions build no bounds here).
+                if case .compound(let leading, _) = condition, leading.count == fields.count,
+                   stretches.contains(where: { $0.values != nil }) {
+                    return max(counted.entries, Int(try valueEstimate(stretches, cursor).rounded()))
+                }
+                guard try cursor.first() else { return counted.entries }
                 let first = cursor.key
-                guard try cursor.last() else { return 0 }
+                guard try cursor.last() else { return counted.entries }
                 let space = KeySpace(first: first, last: cursor.key)
-                return keyBounds(condition).reduce(0.0) { $0 + space.fraction(of: $1) }
+                let fraction = stretches.reduce(0.0) { $0 + space.fraction(of: $1) }
+                let entries = try transaction.entryCount(in: database)
+                return max(counted.entries, Int((fraction * Double(entries)).rounded()))
             }
         }
-        let entries = try transaction.lmdb { try transaction.entryCount(in: database) }
-        return max(counted.entries, Int((fraction * Double(entries)).rounded()))
     }
 
     /// Calls `body` with (index key, primary key) for every entry meeting `condition`, in index
@@ -237,32 +240,28 @@ package struct IndexProbe {
 
     /// The entries within the values' bounds of `stretches`: for each key, its entries times the
     /// fraction of the span from its first to its last value that the bounds cover (``KeySpace``).
-    private func valueEstimate(_ stretches: [KeyBounds]) throws -> Double {
-        try transaction.lmdb {
-            try transaction.withCursor(database) { cursor -> Double in
-                let duplicates = database.options.contains(.sortedDuplicates)
-                var rows = 0.0
-                for bounds in stretches {
-                    var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
-                    while more, cursor.withCurrent({ key, _ in bounds.verdict(key) }) == .take {
-                        let key = cursor.key
-                        let entries = duplicates ? try cursor.duplicateCount() : 1
-                        if let values = bounds.values, entries > 1 {
-                            let first = cursor.value
-                            _ = try cursor.lastDuplicate()
-                            let space = KeySpace(first: first, last: cursor.value)
-                            let range = KeyBounds.range(lower: values.lower, lowerInclusive: values.lowerInclusive,
-                                                        upper: values.upper, upperInclusive: values.upperInclusive)
-                            rows += Double(entries) * space.fraction(of: range)
-                        } else {
-                            rows += Double(entries)
-                        }
-                        more = try cursor.seek(atLeast: key + [0])
-                    }
+    private func valueEstimate(_ stretches: [KeyBounds], _ cursor: Cursor) throws -> Double {
+        let duplicates = database.options.contains(.sortedDuplicates)
+        var rows = 0.0
+        for bounds in stretches {
+            var more = try bounds.start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+            while more, cursor.withCurrent({ key, _ in bounds.verdict(key) }) == .take {
+                let key = cursor.key
+                let entries = duplicates ? try cursor.duplicateCount() : 1
+                if let values = bounds.values, entries > 1 {
+                    let first = cursor.value
+                    _ = try cursor.lastDuplicate()
+                    let space = KeySpace(first: first, last: cursor.value)
+                    let range = KeyBounds.range(lower: values.lower, lowerInclusive: values.lowerInclusive,
+                                                upper: values.upper, upperInclusive: values.upperInclusive)
+                    rows += Double(entries) * space.fraction(of: range)
+                } else {
+                    rows += Double(entries)
                 }
-                return rows
+                more = try cursor.seek(atLeast: key + [0])
             }
         }
+        return rows
     }
 
     /// The stretches of keys meeting `condition`, one per combination of the values its points

@@ -31,6 +31,13 @@ package final class PlanCache: Sendable {
         package var indexes: [String]
         /// The query, each constant replaced by ``QueryValue/shape``.
         package var query: Query<Void>
+
+        /// The entity and the query: the indexes, the same for every shape of the entity, are
+        /// compared (`==`) but not hashed, which would hash every index name at each lookup.
+        package func hash(into hasher: inout Hasher) {
+            hasher.combine(entity)
+            hasher.combine(query)
+        }
     }
 
     /// A kept choice.

@@ -36,21 +36,29 @@ extension QueryPlanner {
     /// among the conjuncts, with both bounds as written (exclusive ones too) and the positions of
     /// the two conjuncts it replaces. Fields in a stable order.
     package static func combinedRanges(_ conjuncts: [QueryPredicate]) -> [(positions: [Int], field: [String], range: QueryPlan.ValueRange)] {
-        var lower: [[String]: (Int, FieldComparison)] = [:], upper: [[String]: (Int, FieldComparison)] = [:]
+        // The last lower and the last upper bound of each field: a query has a few conjuncts, so
+        // a linear search finds a field's bound sooner than hashing its path.
+        var lower: [(position: Int, comparison: FieldComparison)] = [], upper: [(position: Int, comparison: FieldComparison)] = []
         for (position, conjunct) in conjuncts.enumerated() {
             guard case .comparison(let c) = conjunct, c.quantifier == nil, c.options.isEmpty, c.value != .null else { continue }
             switch c.op {
-            case .greater, .greaterOrEqual: lower[c.field] = (position, c)
-            case .less, .lessOrEqual: upper[c.field] = (position, c)
+            case .greater, .greaterOrEqual:
+                lower.removeAll { $0.comparison.field == c.field }
+                lower.append((position, c))
+            case .less, .lessOrEqual:
+                upper.removeAll { $0.comparison.field == c.field }
+                upper.append((position, c))
             default: break
             }
         }
-        return lower.compactMap { field, low -> (positions: [Int], field: [String], range: QueryPlan.ValueRange)? in
-            guard let high = upper[field] else { return nil }
-            let range = QueryPlan.ValueRange(lower: low.1.value, lowerInclusive: low.1.op == .greaterOrEqual,
-                                             upper: high.1.value, upperInclusive: high.1.op == .lessOrEqual)
-            return ([low.0, high.0].sorted(), field, range)
-        }.sorted { $0.positions.lexicographicallyPrecedes($1.positions) }
+        var ranges: [(positions: [Int], field: [String], range: QueryPlan.ValueRange)] = []
+        for low in lower {
+            guard let high = upper.first(where: { $0.comparison.field == low.comparison.field }) else { continue }
+            let range = QueryPlan.ValueRange(lower: low.comparison.value, lowerInclusive: low.comparison.op == .greaterOrEqual,
+                                             upper: high.comparison.value, upperInclusive: high.comparison.op == .lessOrEqual)
+            ranges.append(([min(low.position, high.position), max(low.position, high.position)], low.comparison.field, range))
+        }
+        return ranges.sorted { $0.positions.lexicographicallyPrecedes($1.positions) }
     }
 
     /// True when an index field can find the records meeting `comparison` (perhaps among others
