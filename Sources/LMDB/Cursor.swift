@@ -194,10 +194,7 @@ public class Cursor {
         var more = positioned
         defer { (currentKey, currentValue, positioned) = (key, value, more) }
         while more {
-            buffer.removeAll(keepingCapacity: true)
-            if value.mv_size > 0, let base = value.mv_data {
-                buffer.append(contentsOf: UnsafeRawBufferPointer(start: base, count: value.mv_size))
-            }
+            value.withSpan { $0.replaceBytes(of: &buffer) }
             guard try key.withSpan({ span in try body(span, buffer) }) else { return }
             more = try checkFound(mdb_cursor_get(cursor, &key, &value, MDB_NEXT), "mdb_cursor_get", context: database.name ?? "<main>")
             if more { try transaction.checkEntry(key, value, in: database) }

@@ -185,7 +185,7 @@ import Foundation
 
     /// Whether the item at `offset` of `reader`'s bytes is a text string of exactly the UTF-8 bytes
     /// `utf8`, compared in place; nil when it is not a text string or is cut short.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func textEquals(_ reader: CBORReader, at offset: Int, _ utf8: [UInt8]) -> Bool? {
         guard let range = textRange(reader, at: offset) else { return nil }
         guard range.count == utf8.count else { return false }
@@ -200,8 +200,8 @@ import Foundation
 
     /// The payload range of the text string at `offset` of `reader`'s bytes; nil when the item
     /// there is not a text string or its payload runs past the bytes.
-    @inline(__always)
-    static func textRange(_ reader: CBORReader, at offset: Int) -> Range<Int>? {
+    @inlinable @inline(__always)
+    package static func textRange(_ reader: CBORReader, at offset: Int) -> Range<Int>? {
         var position = offset
         guard let head = try? reader.readHead(at: &position) else { return nil }
         return textRange(reader, head, payloadAt: position)
@@ -209,7 +209,7 @@ import Foundation
 
     /// The payload range of a text string whose head `head` was read and whose payload starts at
     /// `position`; nil when `head` is not a text string's or the payload runs past the bytes.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func textRange(_ reader: CBORReader, _ head: CBORReader.Head, payloadAt position: Int) -> Range<Int>? {
         guard head.major == .text, head.argument <= UInt64(reader.bytes.count - position) else { return nil }
         return position..<(position + Int(head.argument))
