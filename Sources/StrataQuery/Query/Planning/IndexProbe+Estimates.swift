@@ -78,7 +78,8 @@ extension IndexProbe {
         }
         return try transaction.lmdb {
             try transaction.withCursor(database) { cursor -> Int in
-                if early, let interpolated = try interpolation(stretches, cursor), interpolated >= limit { return interpolated }
+                let interpolated = early ? try interpolation(stretches, cursor) : nil
+                if let interpolated, interpolated >= limit { return interpolated }
                 let counted = try given ?? count(stretches, limit: limit, cursor)
                 if counted.complete { return counted.entries }
                 // A key range inside pinned keys: estimated per key (other conditions build no bounds here).
@@ -86,7 +87,7 @@ extension IndexProbe {
                    stretches.contains(where: { $0.values != nil }) {
                     return max(counted.entries, Int(try valueEstimate(stretches, cursor).rounded()))
                 }
-                return max(counted.entries, try interpolation(stretches, cursor) ?? 0)
+                return max(counted.entries, try interpolated ?? interpolation(stretches, cursor) ?? 0)
             }
         }
     }
