@@ -63,19 +63,16 @@ extension IndexProbe {
     /// `condition` to `limit` when the caller has made it. The condition's stretches of keys are
     /// built once, and one cursor counts and interpolates.
     ///
-    /// `interpolatingFirst`: a range or prefix is interpolated before it is counted, and counted
-    /// only when the interpolation finds fewer than `limit` entries; otherwise the interpolation is
-    /// the estimate, which is the one a count that reaches `limit` gives (the count is spared, not
-    /// the estimate changed, whenever the condition holds at least `limit` entries). Other
-    /// conditions are counted first.
+    /// `interpolatingFirst`: a range is interpolated before it is counted, and counted only when
+    /// the interpolation finds fewer than `limit` entries; otherwise the interpolation is the
+    /// estimate, which is the one a count that reaches `limit` gives (the count is spared, not the
+    /// estimate changed, whenever the range holds at least `limit` entries). Other conditions are
+    /// counted first.
     package func estimateRows(_ condition: QueryPlan.IndexCondition, limit: Int, counted: EntryCount? = nil,
                               interpolatingFirst: Bool = false) throws -> Int {
         if let counted, counted.complete { return counted.entries }
         let given = counted, stretches = keyBounds(condition)
-        let early: Bool = switch condition {
-        case .range, .prefix: interpolatingFirst && given == nil
-        default: false
-        }
+        let early: Bool = if case .range = condition { interpolatingFirst && given == nil } else { false }
         return try transaction.lmdb {
             try transaction.withCursor(database) { cursor -> Int in
                 let interpolated = early ? try interpolation(stretches, cursor) : nil

@@ -21,8 +21,8 @@ package struct QueryPlanner {
     var weighed: Set<String>?
     /// Set while a kept access path is made again (``rebound(_:to:total:)``): the most rows it may
     /// be estimated at for its choice to stand (``PlanCache/Choice/allowedRows``). Its estimate
-    /// then reads no more of the index than that decision needs: a range or prefix is
-    /// interpolated before it is counted (``IndexProbe/estimateRows(_:limit:counted:interpolatingFirst:)``),
+    /// then reads no more of the index than that decision needs: a range is interpolated
+    /// before it is counted (``IndexProbe/estimateRows(_:limit:counted:interpolatingFirst:)``),
     /// and a compound index's leading values are taken from its statistics when those show them
     /// within the allowance (``statisticsRows(_:of:probe:allowed:)``).
     var keptAllowance: Int?
