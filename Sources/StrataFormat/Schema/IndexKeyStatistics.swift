@@ -15,7 +15,7 @@ package struct IndexKeyStatistics: Encodable, Equatable, Sendable {
     /// name does not inherit them.
     package var fields: [IndexedField]
     /// Entries of the index when taken.
-    var entries: Int
+    package var entries: Int
     /// Distinct values of the leading field.
     var distinctLeading: Int
     /// Distinct whole keys.
@@ -66,6 +66,14 @@ package struct IndexKeyStatistics: Encodable, Equatable, Sendable {
         var average = max(1, Int((Double(rest) / Double(values)).rounded(.up)))
         if frequent.count == Self.frequentLimit, let least = frequent.last { average = min(average, least.entries) }
         return average
+    }
+
+    /// The most entries a leading value not among ``frequent`` had when they were taken: the
+    /// least frequent value's when the list is full (a value with more would have displaced it),
+    /// else one less than the 1/``frequentShare`` of the entries from which a value is kept.
+    package var rareCeiling: Int {
+        if frequent.count == Self.frequentLimit, let least = frequent.last { return least.entries }
+        return max(2, entries / Self.frequentShare) - 1
     }
 
     /// The fraction of a leading value's entries with one value of the next field, on average

@@ -25,6 +25,11 @@ public class ReadTransaction {
     @exclusivity(unchecked) private var isOpen = true
     /// Set by the async `read` and `write` when their task is cancelled; queries check it.
     package var cancellation: CancellationFlag?
+    /// How many times an index was read in this transaction to count or estimate the entries of a
+    /// condition (`IndexProbe`'s bounded counts, and its interpolations between an index's first
+    /// and last keys): what planning a kept plan spares, counted for tests.
+    // Exclusivity: only incremented in place, never passed inout, so accesses cannot overlap.
+    @exclusivity(unchecked) package var indexEstimateReads = 0
     /// Buffers for point reads' keys and values, kept between reads (see `takeSpareBuffer`).
     // Exclusivity: only ever swapped in and out by `takeSpareBuffer`/`returnSpareBuffers`, each an
     // access that ends before it returns, so accesses cannot overlap and need no runtime checks.

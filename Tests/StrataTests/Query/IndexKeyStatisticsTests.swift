@@ -112,3 +112,19 @@ extension IndexKeyStatisticsTests {
         #expect(IndexKeyStatistics.stringLength(number) == nil)
     }
 }
+
+extension IndexKeyStatisticsTests {
+    /// A value left out of the frequent list had fewer entries than the share that keeps one
+    /// (list not full), or no more than the least frequent value kept (list full).
+    @Test func aValueNotKeptAsFrequentHadAtMostTheRareCeiling() throws {
+        let (store, dir) = try makeStore()
+        try store.write { tx in try tx.insert(Ticket.tickets(6_000)) }
+        let taken = try #require(try statistics(store))
+        #expect(taken.rareCeiling == 6_000 / IndexKeyStatistics.frequentShare - 1)
+        #expect(taken.frequent.allSatisfy { $0.entries > taken.rareCeiling })
+        let full = (0..<IndexKeyStatistics.frequentLimit).map { IndexKeyStatistics.Frequent(key: [UInt8($0)], entries: 500 - $0) }
+        let statistics = IndexKeyStatistics(fields: taken.fields, entries: 40_000, distinctLeading: 100, distinctKeys: 100, frequent: full)
+        #expect(statistics.rareCeiling == 500 - IndexKeyStatistics.frequentLimit + 1)
+        withExtendedLifetime(dir) {}
+    }
+}

@@ -213,3 +213,78 @@ import TestSupport
         #expect(cache.choice(for: PlanCache.Shape(entity: "Ticket", indexes: ["rank"], query: query)) != nil)
     }
 }
+
+/// A kept path's estimate reads only what could undo its choice (`QueryPlanner.keptAllowance`):
+/// leading values of a compound index that its statistics show within the allowance are not
+/// counted, a range is interpolated without its count, and a skewed value is still counted and
+/// still moves the query to another index.
+extension PlanCacheTests {
+    func scoped(_ scope: String) -> (ReadTransaction) -> QueryRequest<Ticket> {
+        { tx in tx.query(Ticket.self).where(\.scope == scope) }
+    }
+
+    /// The plan of `query` in `store` and the index reads made to estimate it.
+    func planAndReads(_ store: Store, _ query: (ReadTransaction) -> QueryRequest<Ticket>) throws -> (QueryPlan, Int) {
+        try store.read { tx in
+            let before = tx.indexEstimateReads
+            let plan = try query(tx).explain()
+            return (plan, tx.indexEstimateReads - before)
+        }
+    }
+
+    @Test func valuesThatAreNotFrequentAreEstimatedWithoutReadingTheIndex() throws {
+        let (store, dir) = try filledStore()
+        let tickets = Ticket.tickets(6_000)
+        let (kept, keptReads) = try planAndReads(store, scoped("S3"))
+        #expect(kept.description.contains("Ticket.scope,stamp = \"S3\""), "\(kept)")
+        #expect(keptReads > 0, "planned in full: counted")
+        // "S5" and "S7" are frequent (about 380 entries each, within four times the kept
+        // estimate), "R" is not (six): the statistics tell all three, and no index is read.
+        for scope in ["S5", "R", "S7"] {
+            let (plan, reads) = try planAndReads(store, scoped(scope))
+            #expect(reads == 0, "\(scope): \(plan)")
+            #expect(plan == (try freshPlan(dir, scoped(scope))), "\(scope)")
+            #expect(try store.read { tx in try scoped(scope)(tx).ids() } == tickets.filter { $0.scope == scope }.map(\.id))
+        }
+        // "I" (1,800 entries, 30 %) is past the allowance: counted and planned in full, it leaves
+        // the index for a scan.
+        let (skewed, skewedReads) = try planAndReads(store, scoped("I"))
+        #expect(skewedReads > 0)
+        #expect(skewed == (try freshPlan(dir, scoped("I"))) && skewed.description.hasPrefix("FullScan(Ticket)"), "\(skewed)")
+        withExtendedLifetime(dir) {}
+    }
+
+    @Test func aFrequentValueBeyondTheAllowanceIsCountedAndMovesTheQueryToAnotherIndex() throws {
+        let (store, dir) = try filledStore()
+        let query = { (scope: String) in { (tx: ReadTransaction) in tx.query(Ticket.self).where(\.scope == scope).sorted(by: \.rank).limit(10) } }
+        let (rare, _) = try planAndReads(store, query("R"))
+        #expect(rare.description.hasPrefix("IndexScan(Ticket.scope,stamp") || rare.description.hasPrefix("IndexMerge(Ticket.scope,stamp"), "\(rare)")
+        // Kept for six rows, the allowance is 64: "S5" (380, in the statistics) and "I" (1,800)
+        // are counted, and walking the rank index in its order wins for both.
+        for scope in ["S5", "I"] {
+            let (plan, reads) = try planAndReads(store, query(scope))
+            #expect(reads > 0, "\(scope)")
+            #expect(plan.description.hasPrefix("IndexOrder(Ticket.rank)"), "\(scope): \(plan)")
+            #expect(plan == (try freshPlan(dir, query(scope))), "\(scope)")
+        }
+        withExtendedLifetime(dir) {}
+    }
+
+    @Test func aKeptRangeIsInterpolatedWithoutCountingItsEntries() throws {
+        let (store, dir) = try filledStore()
+        let range = { (low: Int) in { (tx: ReadTransaction) in tx.query(Ticket.self).where(\.rank >= low && \.rank < low + 500) } }
+        let (first, fullReads) = try planAndReads(store, range(100))
+        #expect(first.description.contains("Ticket.rank ["), "\(first)")
+        for low in [1_000, 3_000, 5_000] {
+            let (plan, reads) = try planAndReads(store, range(low))
+            // One interpolation (the index's first and last keys), no count of 64 entries; the
+            // estimate a count that reaches its limit would give.
+            #expect(reads == 1 && fullReads > reads, "\(low): \(reads) against \(fullReads)")
+            #expect(plan == (try freshPlan(dir, range(low))), "\(low)")
+        }
+        // A range of fewer entries than the count's limit is still counted, exactly.
+        let (narrow, narrowReads) = try planAndReads(store, { tx in tx.query(Ticket.self).where(\.rank >= 4_000 && \.rank < 4_020) })
+        #expect(narrowReads == 2 && narrow.estimatedRows == 20, "\(narrow)")
+        withExtendedLifetime(dir) {}
+    }
+}

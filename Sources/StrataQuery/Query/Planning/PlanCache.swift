@@ -74,9 +74,13 @@ package final class PlanCache: Sendable {
         /// choice again: the same access path, reading at most ``PlanCache/estimateDrift`` times
         /// the rows (of at least ``PlanCache/smallEstimate``).
         package func isConfirmed(by plan: QueryPlan) -> Bool {
-            plan.access.shape == access
-                && plan.estimatedRows <= PlanCache.estimateDrift * max(estimatedRows, PlanCache.smallEstimate)
+            plan.access.shape == access && plan.estimatedRows <= allowedRows
         }
+
+        /// The most rows the kept path may be estimated at, for other constants, for the choice
+        /// to stand: ``PlanCache/estimateDrift`` times its estimate (of at least
+        /// ``PlanCache/smallEstimate``).
+        package var allowedRows: Int { PlanCache.estimateDrift * max(estimatedRows, PlanCache.smallEstimate) }
     }
 
     /// The most shapes kept.

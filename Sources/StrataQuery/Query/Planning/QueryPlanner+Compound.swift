@@ -150,8 +150,13 @@ extension QueryPlanner {
     /// single-field index on that field when there is one; else the bounded count or its
     /// interpolation, and, when that reached the bound and the index has current statistics,
     /// ``leadingRows(_:probe:statistics:)``. The statistics are looked up only then.
+    /// A kept path made again (``keptAllowance``) takes them from the statistics alone when
+    /// they show the values cannot reach the allowance (``statisticsRows(_:of:probe:allowed:)``).
     package func leadingPointRows(_ values: [QueryValue], of descriptor: IndexDescriptor, probe: IndexProbe) throws -> Int {
         if let exact = try exactPointRows(probe.fields[0], values) { return exact }
+        if let allowed = keptAllowance, let rows = try statisticsRows(values, of: descriptor, probe: probe, allowed: allowed) {
+            return rows
+        }
         let estimated = try probe.estimateRows(.points(values), limit: Self.probeLimit)
         guard estimated >= Self.probeLimit, let statistics = try statistics(of: descriptor, in: probe.database) else { return estimated }
         // The statistics see skew that interpolation cannot.
@@ -178,11 +183,42 @@ extension QueryPlanner {
         return rows
     }
 
+    /// The entries of `values` of a compound index's leading field from the index's current
+    /// statistics alone, reading no index: a frequent value's counted entries, any other value's
+    /// the statistics' average (``IndexKeyStatistics/leadingEntries(_:)``). For a kept path made
+    /// again, whose choice stands while it reads at most `allowed` rows. Nil (the values are then
+    /// counted) when the index has no current statistics, or when the values could hold more than
+    /// `allowed` entries: each frequent value's entries, each other value's
+    /// ``IndexKeyStatistics/rareCeiling`` and the entries the index gained since the statistics
+    /// were taken, summed. A skewed value is frequent, so it is counted and can undo the choice.
+    package func statisticsRows(_ values: [QueryValue], of descriptor: IndexDescriptor, probe: IndexProbe, allowed: Int) throws -> Int? {
+        guard let (statistics, entries) = try currentStatistics(of: descriptor, in: probe.database) else { return nil }
+        var rows = 0, most = max(0, entries - statistics.entries)
+        for key in probe.pointKeys(values) {
+            if let frequent = statistics.frequent.first(where: { $0.key == key }) {
+                rows += frequent.entries
+                most += frequent.entries
+            } else {
+                rows += statistics.leadingEntries(key)
+                most += statistics.rareCeiling
+            }
+            if most > allowed { return nil }
+        }
+        return rows
+    }
+
     /// The statistics of a compound index (``IndexKeyStatistics``) while they are current: taken of
     /// the same fields, at an entry count within a quarter of the index's.
     package func statistics(of descriptor: IndexDescriptor, in database: Database) throws -> IndexKeyStatistics? {
+        try currentStatistics(of: descriptor, in: database)?.statistics
+    }
+
+    /// ``statistics(of:in:)``, with the index's entry count now.
+    private func currentStatistics(of descriptor: IndexDescriptor, in database: Database) throws
+        -> (statistics: IndexKeyStatistics, entries: Int)? {
         guard let statistics = context.schema.statistics[descriptor.name], statistics.fields == descriptor.fields else { return nil }
-        return statistics.isCurrent(entries: try transaction.entryCount(of: database, entity: context.name)) ? statistics : nil
+        let entries = try transaction.entryCount(of: database, entity: context.name)
+        return statistics.isCurrent(entries: entries) ? (statistics, entries) : nil
     }
 
     /// The entries of `values` in a single-field index on `field` (its keys' duplicates, counted

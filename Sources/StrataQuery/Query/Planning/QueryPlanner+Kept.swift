@@ -2,7 +2,11 @@ extension QueryPlanner {
     /// The plan a query gets from the choice kept for its shape (``PlanCache``), as a prepared
     /// statement keeps its plan: the kept access path made again from the query's own constants
     /// (the same conjuncts on the same indexes) and estimated alone, its filter and order
-    /// decided as in a full plan. No other access path is weighed; a walk in index order for a
+    /// decided as in a full plan. The estimate reads only what could undo the choice
+    /// (``keptAllowance``): a range of at least ``probeLimit`` entries is interpolated, not
+    /// counted; the leading values of a compound index with statistics are read from them
+    /// unless one is frequent enough (or the values many enough) to exceed the allowance, when
+    /// they are counted as in a full plan. No other access path is weighed; a walk in index order for a
     /// sorted LIMIT still is, against the path's rows times the guessed selectivity of each
     /// conjunct it leaves to the filter (``guessedSelectivity(_:)``).
     ///
@@ -32,6 +36,7 @@ extension QueryPlanner {
     private func keptPath(_ kept: PlanCache.Choice, conjuncts: [QueryPredicate], total: Int) throws -> Candidate? {
         var planner = self
         planner.weighed = kept.indexes
+        planner.keptAllowance = kept.allowedRows
         var paths: [Candidate]
         if case .indexScan(_, _, .compound) = kept.access {
             paths = try planner.compoundPaths(conjuncts, ranges: Self.combinedRanges(conjuncts), total: total)

@@ -19,6 +19,13 @@ package struct QueryPlanner {
     package let context: EntityContext
     /// The indexes whose access paths are weighed; nil: every index.
     var weighed: Set<String>?
+    /// Set while a kept access path is made again (``rebound(_:to:total:)``): the most rows it may
+    /// be estimated at for its choice to stand (``PlanCache/Choice/allowedRows``). Its estimate
+    /// then reads no more of the index than that decision needs: a range is interpolated
+    /// before it is counted (``IndexProbe/estimateRows(_:limit:counted:interpolatingFirst:)``),
+    /// and a compound index's leading values are taken from its statistics when those show them
+    /// within the allowance (``statisticsRows(_:of:probe:allowed:)``).
+    var keptAllowance: Int?
 
     package init(transaction: ReadTransaction, context: EntityContext) {
         self.transaction = transaction
@@ -281,7 +288,7 @@ package struct QueryPlanner {
                 // estimate them.
                 rows = min(total, try leadingPointRows(values, of: descriptor, probe: probe))
             } else {
-                rows = min(total, try probe.estimateRows(condition, limit: Self.probeLimit))
+                rows = min(total, try probe.estimateRows(condition, limit: Self.probeLimit, interpolatingFirst: keptAllowance != nil))
             }
             paths.append(Candidate(access: .indexScan(index: descriptor.name, fields: descriptor.fields, condition: condition),
                                    rows: rows, cost: Double(rows) * Self.lookupCost, used: [],
