@@ -144,7 +144,7 @@ package struct IndexProbe {
     /// sorted-duplicates database it seeks the lower bound (`MDB_GET_BOTH_RANGE`) and stops past
     /// the upper one; otherwise the key's one value is checked.
     func forEachValue(_ cursor: Cursor, key: [UInt8], within values: KeyBounds.ValueBounds,
-                              _ body: ([UInt8]) throws -> Bool) throws {
+                      _ body: ([UInt8]) throws -> Bool) throws {
         let duplicates = database.options.contains(.sortedDuplicates)
         var more = true
         if duplicates, let lower = values.lower { more = try cursor.seek(key: key, valueAtLeast: lower) }
