@@ -35,7 +35,7 @@ extension QueryExecutor {
         }
         if answersFromKeys, case .indexScan(let name, let fields, let condition) = plan.access,
            let database = context.indexes[name] {
-            let counted = try indexProbe(database, fields).countEntries(condition)
+            let counted = try indexProbe(database, fields, for: condition).countEntries(condition)
             if !counted.sawCutKey { return (window(counted.entries), .indexEntries) }
         }
         var count = 0
@@ -74,7 +74,7 @@ extension QueryExecutor {
                 // The whole predicate, for the candidates under cut keys; prepared when the first comes.
                 var whole: PreparedPredicate?
                 var bytes: [UInt8] = [], offsets: [Int] = []
-                try indexProbe(database, fields)
+                try indexProbe(database, fields, for: condition)
                     .walk(condition, reversed: plan.reversed) { indexKey, primaryKey in
                         try budget?.tick()
                         if IndexKey.mayBeTruncated(indexKey) {

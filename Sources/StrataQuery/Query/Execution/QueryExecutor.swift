@@ -280,7 +280,7 @@ package final class QueryExecutor {
                 }
             case .indexScan(let name, let fields, let condition):
                 guard let database = context.indexes[name], !fields.isEmpty else { return }
-                let probe = indexProbe(database, fields)
+                let probe = indexProbe(database, fields, for: condition)
                 let isMultiValue = context.schema.indexes.first { $0.name == name }?.isMultiValue ?? false
                 var seen = Set<[UInt8]>()
                 var bytes: [UInt8] = []
@@ -295,12 +295,13 @@ package final class QueryExecutor {
 }
 
 extension QueryExecutor {
-    /// A probe of an index of `fields` that walks a condition bounding the primary key (the
-    /// entries under each key, when every field is pinned) within its bounds: the entity's key of
-    /// one field, of the kind its stored keys have.
-    package func indexProbe(_ database: Database, _ fields: [IndexedField]) -> IndexProbe {
-        let primaryKey = context.schema.primaryKeyFields.count > 1 ? nil
-            : IndexedField(path: [context.schema.primaryKey], collation: .binary, kind: keyKind)
+    /// A probe of an index of `fields` for `condition`; it has the entity's key (one field, of its
+    /// stored keys' kind) only when `condition` pins every field and bounds the primary key after them.
+    package func indexProbe(_ database: Database, _ fields: [IndexedField], for condition: QueryPlan.IndexCondition) -> IndexProbe {
+        var primaryKey: IndexedField?
+        if case .compound(let leading, .range) = condition, leading.count == fields.count, context.schema.primaryKeyFields.count <= 1 {
+            primaryKey = IndexedField(path: [context.schema.primaryKey], collation: .binary, kind: keyKind)
+        }
         return IndexProbe(transaction: transaction, database: database, fields: fields, primaryKey: primaryKey)
     }
 
@@ -372,7 +373,7 @@ extension QueryExecutor {
         switch access {
         case .indexScan(let name, let fields, let condition):
             guard let database = context.indexes[name], !fields.isEmpty else { return keys }
-            try indexProbe(database, fields).walk(condition) { _, primaryKey in
+            try indexProbe(database, fields, for: condition).walk(condition) { _, primaryKey in
                 keys.insert(primaryKey)
                 return true
             }

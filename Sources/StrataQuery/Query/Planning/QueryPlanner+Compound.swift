@@ -66,13 +66,15 @@ extension QueryPlanner {
     private func keyRangePaths(_ conjuncts: [QueryPredicate], ranges: [(positions: [Int], field: [String], range: QueryPlan.ValueRange)]) throws -> [Candidate] {
         let keyName = context.schema.primaryKey
         guard context.schema.primaryKeyFields.count <= 1, conjuncts.count > 1 else { return [] }
+        // Compared in place: no one-element path made for each comparison.
+        func isKey(_ field: [String]) -> Bool { field.count == 1 && field[0] == keyName }
         // The key's range: both bounds made one, else the first conjunct that bounds it.
         var bound: (positions: [Int], range: QueryPlan.ValueRange)?
-        if let combined = ranges.first(where: { $0.field == [keyName] }) {
+        if let combined = ranges.first(where: { isKey($0.field) }) {
             bound = (combined.positions, combined.range)
         } else {
             for (position, conjunct) in conjuncts.enumerated() {
-                guard case .comparison(let comparison) = conjunct, comparison.field == [keyName], comparison.quantifier == nil,
+                guard case .comparison(let comparison) = conjunct, isKey(comparison.field), comparison.quantifier == nil,
                       comparison.options.isEmpty, let range = Self.range(of: comparison) ?? Self.prefixRange(of: comparison)
                 else { continue }
                 bound = ([position], range)
