@@ -18,8 +18,10 @@ package final class QueryExecutor {
     package let context: EntityContext
     package let plan: QueryPlan
     package let predicate: QueryPredicate
-    /// The fields the predicate and the sort read, resolved to field ids once.
-    package let selection: FieldSelection
+    /// The fields the predicate and the sort read, resolved to field ids once, when first read (a
+    /// candidate of an exact access path needs them only when found under a cut key).
+    package private(set) lazy var selection = FieldSelection(predicate: predicate, orderings: plan.sort,
+                                                             fields: context.schema.fields, texts: texts)
     /// The predicate an exact access path's candidates are checked against (the residual), and
     /// the fields it and the sort read; the whole predicate's when the access is not exact.
     package let checked: QueryPredicate
@@ -54,7 +56,6 @@ package final class QueryExecutor {
         self.predicate = predicate
         let texts = try TextSearchTarget.targets(of: predicate, schema: context.schema)
         self.texts = texts
-        selection = FieldSelection(predicate: predicate, orderings: plan.sort, fields: context.schema.fields, texts: texts)
         // A compound key's ranges bound its first field.
         keyKind = try transaction.primaryKeyFieldKinds(of: context)?.first?.kind ?? transaction.primaryKeyKind(of: context)
         records = context.records
@@ -90,7 +91,8 @@ package final class QueryExecutor {
         self.mergeSources = mergeSources
         self.exact = exact
         checked = exact ? plan.residual : predicate
-        checkedSelection = exact ? FieldSelection(predicate: checked, orderings: plan.sort, fields: context.schema.fields, texts: texts) : selection
+        checkedSelection = FieldSelection(predicate: checked, orderings: plan.sort, fields: context.schema.fields, texts: texts)
+        if !exact { selection = checkedSelection }
     }
 
     /// A matching record: its stored primary key and bytes.
