@@ -55,11 +55,17 @@ package struct IndexKeyStatistics: Encodable, Equatable, Sendable {
         return drift * 4 <= max(entries, 1)
     }
 
+    /// The counted entries of the leading value whose stored key is `key` when it is among
+    /// ``frequent``; nil otherwise.
+    package func frequentEntries(_ key: [UInt8]) -> Int? {
+        frequent.first(where: { $0.key == key })?.entries
+    }
+
     /// The entries of the leading value whose stored key is `key`: counted when it is frequent,
     /// otherwise the average over the values that are not (never more than the least frequent
     /// value kept, when the list is full).
     package func leadingEntries(_ key: [UInt8]) -> Int {
-        if let found = frequent.first(where: { $0.key == key }) { return found.entries }
+        if let counted = frequentEntries(key) { return counted }
         let rest = entries - frequent.reduce(0) { $0 + $1.entries }
         let values = distinctLeading - frequent.count
         guard values > 0 else { return 0 }

@@ -175,8 +175,8 @@ extension QueryPlanner {
     package func leadingRows(_ values: [QueryValue], probe: IndexProbe, statistics: IndexKeyStatistics) throws -> Int {
         var rows = 0
         for (value, key) in Set(values).compactMap({ value in probe.pointKeys([value]).first.map { (value, $0) } }) {
-            if let frequent = statistics.frequent.first(where: { $0.key == key }) {
-                rows += frequent.entries
+            if let counted = statistics.frequentEntries(key) {
+                rows += counted
                 continue
             }
             let counted = try probe.countEntries(.points([value]), limit: Self.statisticsCountLimit)
@@ -197,9 +197,9 @@ extension QueryPlanner {
         guard let (statistics, entries) = try currentStatistics(of: descriptor, in: probe.database) else { return nil }
         var rows = 0, most = max(0, entries - statistics.entries)
         for key in probe.pointKeys(values) {
-            if let frequent = statistics.frequent.first(where: { $0.key == key }) {
-                rows += frequent.entries
-                most += frequent.entries
+            if let counted = statistics.frequentEntries(key) {
+                rows += counted
+                most += counted
             } else {
                 rows += statistics.leadingEntries(key)
                 most += statistics.rareCeiling
