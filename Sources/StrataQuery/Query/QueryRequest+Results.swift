@@ -1,12 +1,13 @@
 extension QueryRequest {
-    /// The plan the planner chooses for this query, without running it.
+    /// The plan the planner chooses for this query, without running it, estimated for its
+    /// constants (a query of a shape planned before may run the same plan without a new estimate).
     public func explain() throws -> QueryPlan {
         guard let context = try resolvedContext() else {
             return QueryPlan(entity: entity, access: .fullScan, reversed: false, residual: query.predicate, sort: query.orderings,
                              orderFromAccess: true, offset: query.offset, limit: query.limit, estimatedRows: 0)
         }
         let prepared = try prepare(context)
-        var plan = try QueryPlanner(transaction: transaction, context: context).plan(prepared.query)
+        var plan = try QueryPlanner(transaction: transaction, context: context, estimatingEveryPlan: true).plan(prepared.query)
         plan.semiJoins = prepared.joins
         return plan
     }
@@ -34,7 +35,7 @@ extension QueryRequest {
     public func explainCount() throws -> QueryPlan {
         guard let context = try resolvedContext() else { return try explain() }
         let prepared = try prepare(context, countQuery)
-        var plan = try QueryPlanner(transaction: transaction, context: context).plan(prepared.query)
+        var plan = try QueryPlanner(transaction: transaction, context: context, estimatingEveryPlan: true).plan(prepared.query)
         plan.semiJoins = prepared.joins
         return plan
     }

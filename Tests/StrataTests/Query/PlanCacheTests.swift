@@ -288,3 +288,82 @@ extension PlanCacheTests {
         withExtendedLifetime(dir) {}
     }
 }
+
+/// A kept path that no other plan can beat for any constants (`QueryPlanner.isBoundAlone`) is
+/// bound to a repeated query's constants without an estimate; `explain()` still estimates it.
+extension PlanCacheTests {
+    /// The ids `query` returns in `store` and the index reads made to estimate its plan.
+    func idsAndReads(_ store: Store, _ query: (ReadTransaction) -> QueryRequest<Ticket>) throws -> ([Int64], Int) {
+        try store.read { tx in
+            let before = tx.indexEstimateReads
+            let ids = try query(tx).all().map(\.id)
+            return (ids, tx.indexEstimateReads - before)
+        }
+    }
+
+    func stampWindow(_ scope: String, _ low: Int, limit: Int? = 10, sorted: Bool = true) -> (ReadTransaction) -> QueryRequest<Ticket> {
+        { tx in
+            var query = tx.query(Ticket.self).where(\.scope == scope && \.stamp >= low && \.stamp < low + 900)
+            if sorted { query = query.sorted(by: \.stamp) }
+            if let limit { query = query.limit(limit) }
+            return query
+        }
+    }
+
+    func expectedIDs(_ scope: String, _ low: Int, limit: Int? = 10, sorted: Bool = true) -> [Int64] {
+        var matches = Ticket.tickets(6_000).filter { $0.scope == scope && $0.stamp >= low && $0.stamp < low + 900 }
+        if sorted { matches.sort { ($0.stamp, $0.id) < ($1.stamp, $1.id) } }
+        return Array(matches.prefix(limit ?? matches.count)).map(\.id)
+    }
+
+    @Test func anExactPathInTheRequestedOrderUnderALimitIsBoundWithoutAnEstimate() throws {
+        let (store, dir) = try filledStore()
+        let (first, firstReads) = try idsAndReads(store, stampWindow("S3", 100))
+        #expect(first == expectedIDs("S3", 100) && firstReads > 0, "planned in full: estimated")
+        // The skewed scope too: whatever a value holds, the path reads at most ten entries.
+        for (scope, low) in [("S5", 2_000), ("I", 4_000), ("R", 0), ("S3", 5_500)] {
+            let (ids, reads) = try idsAndReads(store, stampWindow(scope, low))
+            #expect(reads == 0, "\(scope) at \(low)")
+            #expect(ids == expectedIDs(scope, low), "\(scope) at \(low)")
+            // explain() estimates the same plan for its constants, as a store that never planned it.
+            let (explained, explainReads) = try planAndReads(store, stampWindow(scope, low))
+            let fresh = try freshPlan(dir, stampWindow(scope, low))
+            #expect(explainReads > 0 && explained == fresh, "\(scope): \(explained)")
+            #expect(explained.description.contains("Ticket.scope,stamp (scope = \"\(scope)\""), "\(explained)")
+        }
+        withExtendedLifetime(dir) {}
+    }
+
+    @Test func anExactCountIsBoundWithoutAnEstimate() throws {
+        let (store, dir) = try filledStore()
+        let count = { (scope: String, low: Int) in
+            try store.read { tx in
+                let before = tx.indexEstimateReads
+                let found = try stampWindow(scope, low, limit: nil, sorted: false)(tx).count()
+                return (found, tx.indexEstimateReads - before)
+            }
+        }
+        // The answer is itself a count of the index's entries, tallied as one read.
+        let (_, firstReads) = try count("S3", 100)
+        #expect(firstReads > 1, "planned in full: estimated, then counted")
+        for (scope, low) in [("S5", 2_000), ("I", 4_000), ("R", 0)] {
+            let (found, reads) = try count(scope, low)
+            #expect(reads == 1, "\(scope) at \(low): counted, not estimated")
+            #expect(found == expectedIDs(scope, low, limit: nil, sorted: false).count, "\(scope) at \(low)")
+        }
+        withExtendedLifetime(dir) {}
+    }
+
+    @Test func aPathAnotherPlanCouldBeatIsStillEstimated() throws {
+        let (store, dir) = try filledStore()
+        // Without a LIMIT the path reads every match, which a scan may read for less; without an
+        // order a scan in key order could stop as early as the path.
+        for (limit, sorted) in [(nil, true), (10, false)] as [(Int?, Bool)] {
+            _ = try idsAndReads(store, stampWindow("S3", 100, limit: limit, sorted: sorted))
+            let (ids, reads) = try idsAndReads(store, stampWindow("S5", 2_000, limit: limit, sorted: sorted))
+            #expect(reads > 0, "limit \(String(describing: limit)), sorted \(sorted)")
+            #expect(ids == expectedIDs("S5", 2_000, limit: limit, sorted: sorted))
+        }
+        withExtendedLifetime(dir) {}
+    }
+}

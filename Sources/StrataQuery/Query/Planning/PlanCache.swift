@@ -16,6 +16,12 @@ import LMDB
 ///   planned in full. One that finds fewer keeps the choice: whatever another index would save,
 ///   the kept path reads no more than it did.
 ///
+/// The estimate is not made when no other plan can read less for any constants
+/// (``QueryPlanner/isBoundAlone(_:conjuncts:query:)``): an index scan that answers every conjunct
+/// exactly and either yields the requested order under a LIMIT (it reads at most offset + limit
+/// entries) or is counted from its entries alone. Such a path is bound to the new constants and
+/// keeps its estimate; ``QueryRequest/explain()`` still estimates it for its constants.
+///
 /// A plan that reads no index (a full scan, primary keys) is not kept: its choice rests on every
 /// index having been found too costly for its constants, which a repeated query with other
 /// constants must weigh again. Nor is a walk of a whole index for its order: its estimate rests
@@ -50,6 +56,8 @@ package final class PlanCache: Sendable {
         package var conjuncts: [Int]
         /// Its estimated rows.
         package var estimatedRows: Int
+        /// True when the path answers the conjuncts it uses exactly (``QueryPlan/exactAccess``).
+        package var exact: Bool
         /// The entity's records when it was chosen.
         package var records: Int
 
@@ -62,6 +70,7 @@ package final class PlanCache: Sendable {
             access = plan.access.shape
             self.conjuncts = conjuncts
             estimatedRows = plan.estimatedRows
+            exact = plan.exactAccess
             self.records = records
         }
 

@@ -45,7 +45,7 @@ extension QueryPlanner {
             guard used.count > 1 else { continue }
             let condition = QueryPlan.IndexCondition.compound(leading: leading, next: next)
             let probe = IndexProbe(transaction: transaction, database: database, fields: descriptor.fields)
-            let rows = min(total, try compoundRows(condition, of: descriptor, probe: probe, conjuncts: used.map { conjuncts[$0] }))
+            let rows = min(total, try keptRows ?? compoundRows(condition, of: descriptor, probe: probe, conjuncts: used.map { conjuncts[$0] }))
             paths.append(Candidate(access: .indexScan(index: descriptor.name, fields: descriptor.fields, condition: condition),
                                    rows: rows, cost: Double(rows) * Self.lookupCost, used: used.sorted(),
                                    ordered: descriptor.fields, exact: exact))
@@ -100,7 +100,7 @@ extension QueryPlanner {
             guard leading.count == descriptor.fields.count, leading.reduce(1, { $0 * $1.count }) <= Self.compoundPointLimit else { continue }
             let condition = QueryPlan.IndexCondition.compound(leading: leading, next: .range(bound.range))
             let probe = IndexProbe(transaction: transaction, database: database, fields: descriptor.fields, primaryKey: primaryKey)
-            let rows = try probe.estimateRows(condition, limit: Self.probeLimit)
+            let rows = try keptRows ?? probe.estimateRows(condition, limit: Self.probeLimit)
             paths.append(Candidate(access: .indexScan(index: descriptor.name, fields: descriptor.fields, condition: condition),
                                    rows: rows, cost: Double(rows) * Self.lookupCost, used: used.sorted(),
                                    ordered: descriptor.fields, exact: false))

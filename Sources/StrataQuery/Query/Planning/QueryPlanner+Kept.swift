@@ -2,7 +2,8 @@ extension QueryPlanner {
     /// The plan a query gets from the choice kept for its shape (``PlanCache``), as a prepared
     /// statement keeps its plan: the kept access path made again from the query's own constants
     /// (the same conjuncts on the same indexes) and estimated alone, its filter and order
-    /// decided as in a full plan. The estimate reads only what could undo the choice
+    /// decided as in a full plan; not estimated when no other plan can read less for any
+    /// constants (``isBoundAlone(_:conjuncts:query:)``). The estimate reads only what could undo the choice
     /// (``keptAllowance``): a range of at least ``probeLimit`` entries is interpolated, not
     /// counted; the leading values of a compound index with statistics are read from them
     /// unless one is frequent enough (or the values many enough) to exceed the allowance, when
@@ -14,8 +15,15 @@ extension QueryPlanner {
     /// full).
     package func rebound(_ query: Query<Void>, to kept: PlanCache.Choice, total: Int) throws -> QueryPlan? {
         let conjuncts = Self.conjuncts(of: query.predicate)
-        guard kept.conjuncts.allSatisfy(conjuncts.indices.contains),
-              let candidate = try keptPath(kept, conjuncts: conjuncts, total: total) else { return nil }
+        guard kept.conjuncts.allSatisfy(conjuncts.indices.contains) else { return nil }
+        var planner = self
+        if !estimatesEveryPlan, try isBoundAlone(kept, conjuncts: conjuncts, query: query) { planner.keptRows = kept.estimatedRows }
+        guard var candidate = try planner.keptPath(kept, conjuncts: conjuncts, total: total) else { return nil }
+        if planner.keptRows != nil, !candidate.exact || candidate.used.count != conjuncts.count {
+            // Not the exact path the choice was (never so for one shape): estimated after all.
+            guard let estimated = try keptPath(kept, conjuncts: conjuncts, total: total) else { return nil }
+            candidate = estimated
+        }
         var plan = QueryPlan(entity: context.name, access: candidate.access, reversed: false,
                              residual: residual(conjuncts, without: candidate.used), sort: query.orderings,
                              orderFromAccess: query.orderings.isEmpty, offset: query.offset, limit: query.limit,
@@ -28,6 +36,23 @@ extension QueryPlanner {
         let cost = try costed(candidate, matches: matches, orderings: orderings, query: query).cost
         try chooseOrder(&plan, query: query, total: total, matches: matches, cost: cost)
         return plan
+    }
+
+    /// True when no plan can read less than the kept path for any constants, so that it is bound
+    /// to them without an estimate: it is an index scan that answers every conjunct exactly, and
+    /// either
+    /// - the query has a LIMIT and an order that does not start with the primary key, which the
+    ///   path yields: it reads at most offset + limit entries, and any other path reads at least
+    ///   as many candidates (a scan in primary-key order, which could stream, does not yield the
+    ///   order), or
+    /// - the query is counted in any order from the entries alone (`count()`, `exists()`): it reads
+    ///   the matching entries, no record, where a scan reads every record.
+    package func isBoundAlone(_ kept: PlanCache.Choice, conjuncts: [QueryPredicate], query: Query<Void>) throws -> Bool {
+        guard kept.exact, kept.conjuncts.count == conjuncts.count, case .indexScan = kept.access else { return false }
+        let orderings = Self.significant(query.orderings, primaryKey: context.schema.primaryKey)
+        if orderings.isEmpty { return query.keysOnly && query.anyOrder }
+        guard query.limit != nil, orderings[0].field != [context.schema.primaryKey] else { return false }
+        return try delivery(of: kept.access, for: orderings) != nil
     }
 
     /// The candidate of the kept access path for `conjuncts`, from the generator that made it:

@@ -26,10 +26,18 @@ package struct QueryPlanner {
     /// and a compound index's leading values are taken from its statistics when those show them
     /// within the allowance (``statisticsRows(_:of:probe:allowed:)``).
     var keptAllowance: Int?
+    /// Set while a kept access path that no other path can beat for any constants is made again
+    /// (``rebound(_:to:total:)``): its estimate, taken as it is, without reading the index.
+    var keptRows: Int?
+    /// True for ``QueryRequest/explain()``: every plan, a kept one too, is estimated for its
+    /// constants, so that the estimate shown is this query's.
+    let estimatesEveryPlan: Bool
 
-    package init(transaction: ReadTransaction, context: EntityContext) {
+    /// A planner in `transaction` for `context`'s entity; `estimatingEveryPlan` for `explain`.
+    package init(transaction: ReadTransaction, context: EntityContext, estimatingEveryPlan: Bool = false) {
         self.transaction = transaction
         self.context = context
+        estimatesEveryPlan = estimatingEveryPlan
     }
 
     /// Entries counted at most to estimate a range; beyond it the estimate interpolates.
@@ -286,9 +294,9 @@ package struct QueryPlanner {
                 // the bounded count cannot reach: a single-field index on the field counts them
                 // exactly (then nothing is counted here), or else the index's statistics
                 // estimate them.
-                rows = min(total, try leadingPointRows(values, of: descriptor, probe: probe))
+                rows = min(total, try keptRows ?? leadingPointRows(values, of: descriptor, probe: probe))
             } else {
-                rows = min(total, try probe.estimateRows(condition, limit: Self.probeLimit, interpolatingFirst: keptAllowance != nil))
+                rows = min(total, try keptRows ?? probe.estimateRows(condition, limit: Self.probeLimit, interpolatingFirst: keptAllowance != nil))
             }
             paths.append(Candidate(access: .indexScan(index: descriptor.name, fields: descriptor.fields, condition: condition),
                                    rows: rows, cost: Double(rows) * Self.lookupCost, used: [],
