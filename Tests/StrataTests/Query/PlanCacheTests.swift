@@ -334,7 +334,7 @@ extension PlanCacheTests {
         withExtendedLifetime(dir) {}
     }
 
-    @Test func anExactCountIsBoundWithoutAnEstimate() throws {
+    @Test func anExactCountOrExistsIsBoundWithoutAnEstimate() throws {
         let (store, dir) = try filledStore()
         let count = { (scope: String, low: Int) in
             try store.read { tx in
@@ -350,6 +350,19 @@ extension PlanCacheTests {
             let (found, reads) = try count(scope, low)
             #expect(reads == 1, "\(scope) at \(low): counted, not estimated")
             #expect(found == expectedIDs(scope, low, limit: nil, sorted: false).count, "\(scope) at \(low)")
+        }
+        // exists() walks the entries for its first (no count tallied): no read at all once bound.
+        let exists = { (scope: String, low: Int) in
+            try store.read { tx in
+                let before = tx.indexEstimateReads
+                let found = try stampWindow(scope, low, limit: nil, sorted: false)(tx).exists()
+                return (found, tx.indexEstimateReads - before)
+            }
+        }
+        #expect(try exists("S3", 100).1 > 0)
+        for (scope, low) in [("S5", 2_000), ("R", 5_990), ("I", 4_000)] {
+            let (found, reads) = try exists(scope, low)
+            #expect(reads == 0 && found == !expectedIDs(scope, low, limit: nil, sorted: false).isEmpty, "\(scope) at \(low)")
         }
         withExtendedLifetime(dir) {}
     }
