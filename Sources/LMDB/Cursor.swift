@@ -188,14 +188,21 @@ public class Cursor {
     /// `body` returns false (the cursor stays there) or the entries run out. The key is lent; the
     /// value is copied into `buffer`, whose storage is reused from entry to entry as long as
     /// `body` keeps no copy of it, so a scan that looks at most values only once allocates nothing.
-    public final func forEachEntry(buffer: inout [UInt8], _ body: (_ key: Span<UInt8>, _ value: [UInt8]) throws -> Bool) throws {
+    /// `admits`, when given, sees each value first, lent, and an entry it returns false for is
+    /// passed over: neither copied nor handed to `body`.
+    public final func forEachEntry(buffer: inout [UInt8], admitting admits: ((_ value: Span<UInt8>) throws -> Bool)? = nil,
+                                   _ body: (_ key: Span<UInt8>, _ value: [UInt8]) throws -> Bool) throws {
         let cursor = usableHandle()
         var key = currentKey, value = currentValue
         var more = positioned
         defer { (currentKey, currentValue, positioned) = (key, value, more) }
+        // Unwrapped once: an optional closure is copied at each use.
+        let admitsAll = admits == nil, admits = admits ?? { _ in true }
         while more {
-            value.withSpan { $0.replaceBytes(of: &buffer) }
-            guard try key.withSpan({ span in try body(span, buffer) }) else { return }
+            if try admitsAll || value.withSpan(admits) {
+                value.withSpan { $0.replaceBytes(of: &buffer) }
+                guard try key.withSpan({ span in try body(span, buffer) }) else { return }
+            }
             more = try checkFound(mdb_cursor_get(cursor, &key, &value, MDB_NEXT), "mdb_cursor_get", context: database.name ?? "<main>")
             if more { try transaction.checkEntry(key, value, in: database) }
         }

@@ -59,4 +59,33 @@ import TestSupport
         #expect(seen == (0..<40).map(value))
         #expect(kept == stride(from: 0, to: 40, by: 3).map(value))
     }
+
+    @Test func aScanPassesOverTheValuesItsAdmissionRefusesWithoutCopyingThem() throws {
+        let (env, dir) = try makeEnvironment("lmdb-scan-admission", mapSize: 1 << 20)
+        defer { withExtendedLifetime(dir) {} }
+        let db = try env.write { txn in
+            let db = try #require(try txn.openDatabase("scan", options: [.create]))
+            for index in 0..<30 { try txn.put([UInt8(index), UInt8(index % 4)], forKey: [UInt8(index)], in: db) }
+            return db
+        }
+        var offered: [UInt8] = [], handed: [[UInt8]] = [], last: [UInt8] = []
+        try env.read { txn in
+            try txn.withCursor(db) { cursor in
+                var buffer: [UInt8] = []
+                guard try cursor.first() else { return }
+                try cursor.forEachEntry(buffer: &buffer, admitting: { value in
+                    offered.append(value[0])
+                    return value[1] == 0
+                }) { key, bytes in
+                    handed.append(bytes.map { $0 })
+                    return true
+                }
+                last = buffer
+            }
+        }
+        #expect(offered == Array(0..<30))
+        #expect(handed == stride(from: 0, to: 30, by: 4).map { [UInt8($0), 0] })
+        // 29, refused, came last: the buffer still holds 28, the last value copied.
+        #expect(last == [28, 0])
+    }
 }

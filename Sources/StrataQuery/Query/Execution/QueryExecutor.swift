@@ -173,7 +173,9 @@ package final class QueryExecutor {
             matchesFound += 1
             return try body(match, values, cutKey)
         }
-        try QueryBudget.run(budget) { try forEachLazyCandidate { key, bytes, cutKey in
+        // A scan's record that fails the text equality without its bytes is passed over uncopied.
+        let admits = text.flatMap(scanAdmission)
+        try QueryBudget.run(budget) { try forEachLazyCandidate(admitting: admits) { key, bytes, cutKey in
             try budget?.tick()
             candidatesRead += 1
             if takesAll, cutKey == nil || !exact { return try found((key(), bytes), noValues, cutKey) }
@@ -206,21 +208,25 @@ package final class QueryExecutor {
 
     /// Calls `body` with the stored key (copied on demand: a scan lends it) and bytes of every
     /// candidate of the access path, and the index key it was found under when that key was cut.
-    private func forEachLazyCandidate(_ body: (_ key: () -> [UInt8], _ bytes: [UInt8], _ cutKey: [UInt8]?) throws -> Bool) throws {
+    /// A forward scan first offers each record's bytes, lent, to `admits` (``scanAdmission(_:)``),
+    /// and passes over those it refuses.
+    private func forEachLazyCandidate(admitting admits: ((Span<UInt8>) throws -> Bool)? = nil,
+                                      _ body: (_ key: () -> [UInt8], _ bytes: [UInt8], _ cutKey: [UInt8]?) throws -> Bool) throws {
         if case .fullScan = plan.access, !plan.reversed {
-            try transaction.lmdb(entity: context.name) { try scanRecords(body) }
+            try transaction.lmdb(entity: context.name) { try scanRecords(admitting: admits, body) }
         } else {
             try forEachCandidate { key, bytes, cutKey in try body({ key }, bytes, cutKey) }
         }
     }
 
-    /// Every record in key order, each record's bytes in one reused buffer and its key copied only
-    /// when asked for. Inside the transaction's `lmdb` funnel.
-    private func scanRecords(_ body: (_ key: () -> [UInt8], _ bytes: [UInt8], _ cutKey: [UInt8]?) throws -> Bool) throws {
+    /// Every record in key order (those `admits` refuses passed over), each record's bytes in one
+    /// reused buffer and its key copied only when asked for. Inside the transaction's `lmdb` funnel.
+    private func scanRecords(admitting admits: ((Span<UInt8>) throws -> Bool)? = nil,
+                             _ body: (_ key: () -> [UInt8], _ bytes: [UInt8], _ cutKey: [UInt8]?) throws -> Bool) throws {
         try transaction.withCursor(context.records) { cursor in
             var buffer: [UInt8] = []
             guard try cursor.first() else { return }
-            try cursor.forEachEntry(buffer: &buffer) { key, bytes in try body({ Self.copy(key) }, bytes, nil) }
+            try cursor.forEachEntry(buffer: &buffer, admitting: admits) { key, bytes in try body({ Self.copy(key) }, bytes, nil) }
         }
     }
 
