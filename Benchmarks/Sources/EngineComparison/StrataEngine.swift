@@ -13,7 +13,8 @@ public final class StrataEngine: ComparedEngine {
         "Strata defaults on LMDB: durable commits (`durability: .synchronous`, fsync at every commit), no page cache "
             + "of its own (LMDB's read-only memory map: the OS page cache), records \(records), scans decoded on "
             + "its decode executor (across the cores the process may use), no prepared statements (a query of a shape planned "
-            + "before runs the access path its store kept for the shape, estimated for its constants, while that choice holds), indexes: \(indexes)"
+            + "before runs the access path its store kept for the shape, estimated for its constants unless no other path "
+            + "could read less, while that choice holds), indexes: \(indexes)"
     }
 
     let directory: ScratchDirectory
