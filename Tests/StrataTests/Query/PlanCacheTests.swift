@@ -121,8 +121,7 @@ import TestSupport
         let request = { (tx: ReadTransaction) in tx.query(Ticket.self).where(\.rank == 7) }
         func keptAt() throws -> Int? {
             try store.read { tx in
-                let indexes = try #require(try tx.context(named: "Ticket")).schema.indexes.map(\.name)
-                let shape = PlanCache.Shape(entity: "Ticket", indexes: indexes, query: request(tx).query.retyped(as: Void.self).shape)
+                let shape = PlanCache.Shape(request(tx).query.retyped(as: Void.self), try #require(try tx.context(named: "Ticket")))
                 return store.planCache.choice(for: shape)?.records
             }
         }
@@ -332,6 +331,30 @@ extension PlanCacheTests {
             #expect(explained.description.contains("Ticket.scope,stamp (scope = \"\(scope)\""), "\(explained)")
         }
         withExtendedLifetime(dir) {}
+    }
+
+    @Test func explainShowsTheBoundPathWhateverItsEstimate() throws {
+        let (store, dir) = try filledStore()
+        defer { withExtendedLifetime(dir) {} }
+        func keptEstimate(_ query: (ReadTransaction) -> QueryRequest<Ticket>) throws -> Int? {
+            try store.read { tx in
+                let request = query(tx)
+                let context = try #require(try request.resolvedContext())
+                let shape = PlanCache.Shape(try request.prepare(context).query.retyped(as: Void.self), context)
+                return store.planCache.choice(for: shape)?.estimatedRows
+            }
+        }
+        // Kept for "R", a handful of entries (an allowance of 64); "I" holds about 270 in its window.
+        _ = try idsAndReads(store, stampWindow("R", 0))
+        let kept = try #require(try keptEstimate(stampWindow("R", 0)))
+        #expect(kept < 16)
+        let (explained, reads) = try planAndReads(store, stampWindow("I", 4_000))
+        #expect(reads > 0 && explained.estimatedRows > 64, "estimated for its values: \(explained.estimatedRows)")
+        #expect(explained.description.contains("Ticket.scope,stamp (scope = \"I\""), "\(explained)")
+        // Shown as the query runs it: the choice stands, not planned again for the larger estimate.
+        #expect(try keptEstimate(stampWindow("I", 4_000)) == kept)
+        let (ids, idReads) = try idsAndReads(store, stampWindow("I", 4_000))
+        #expect(idReads == 0 && ids == expectedIDs("I", 4_000))
     }
 
     @Test func anExactCountOrExistsIsBoundWithoutAnEstimate() throws {

@@ -20,7 +20,8 @@ import LMDB
 /// (``QueryPlanner/isBoundAlone(_:conjuncts:query:)``): an index scan that answers every conjunct
 /// exactly and either yields the requested order under a LIMIT (it reads at most offset + limit
 /// entries) or is counted from its entries alone. Such a path is bound to the new constants and
-/// keeps its estimate; ``QueryRequest/explain()`` still estimates it for its constants.
+/// keeps its estimate; ``QueryRequest/explain()`` estimates it for its constants and shows it,
+/// whatever the estimate, as the plan the query runs.
 ///
 /// A plan that reads no index (a full scan, primary keys) is not kept: its choice rests on every
 /// index having been found too costly for its constants, which a repeated query with other
@@ -123,6 +124,16 @@ package final class PlanCache: Sendable {
     /// True when `a` and `b` are within `factor` of each other (counting 0 as 1).
     package static func within(_ a: Int, _ b: Int, factor: Int) -> Bool {
         Double(max(a, b, 1)) <= Double(max(min(a, b), 1)) * Double(factor)
+    }
+}
+
+extension PlanCache.Shape {
+    /// The shape of `query` on `context`'s entity with its built indexes (an extension's initializer:
+    /// the memberwise one stays).
+    package init(_ query: Query<Void>, _ context: EntityContext) {
+        self.init(entity: context.name,
+                  indexes: context.schema.indexes.map(\.name) + context.schema.fullTextIndexes.map { QueryPlan.Access.textIndexName($0.name) },
+                  query: query.shape)
     }
 }
 

@@ -11,18 +11,24 @@ extension QueryPlanner {
     /// sorted LIMIT still is, against the path's rows times the guessed selectivity of each
     /// conjunct it leaves to the filter (``guessedSelectivity(_:)``).
     ///
-    /// Nil when the kept path cannot be made from this query's conjuncts (then it is planned in
-    /// full).
-    package func rebound(_ query: Query<Void>, to kept: PlanCache.Choice, total: Int) throws -> QueryPlan? {
+    /// `bound`: the path is one no other plan can beat (``isBoundAlone(_:conjuncts:query:)``), the
+    /// plan the query runs whatever its estimate, which is then not made (but for ``estimatesEveryPlan``,
+    /// `explain`'s). Nil when the kept path cannot be made from this query's conjuncts (then it is
+    /// planned in full).
+    package func rebound(_ query: Query<Void>, to kept: PlanCache.Choice, total: Int) throws -> (plan: QueryPlan, bound: Bool)? {
         let conjuncts = Self.conjuncts(of: query.predicate)
         guard kept.conjuncts.allSatisfy(conjuncts.indices.contains) else { return nil }
         var planner = self
-        if !estimatesEveryPlan, try isBoundAlone(kept, conjuncts: conjuncts, query: query) { planner.keptRows = kept.estimatedRows }
+        var bound = try isBoundAlone(kept, conjuncts: conjuncts, query: query)
+        if bound, !estimatesEveryPlan { planner.keptRows = kept.estimatedRows }
         guard var candidate = try planner.keptPath(kept, conjuncts: conjuncts, total: total) else { return nil }
-        if planner.keptRows != nil, !candidate.exact || candidate.used.count != conjuncts.count {
-            // Not the exact path the choice was (never so for one shape): estimated after all.
-            guard let estimated = try keptPath(kept, conjuncts: conjuncts, total: total) else { return nil }
-            candidate = estimated
+        if bound, !candidate.exact || candidate.used.count != conjuncts.count {
+            // Not the exact path the choice was (never so for one shape): estimated and confirmed after all.
+            bound = false
+            if planner.keptRows != nil {
+                guard let estimated = try keptPath(kept, conjuncts: conjuncts, total: total) else { return nil }
+                candidate = estimated
+            }
         }
         var plan = QueryPlan(entity: context.name, access: candidate.access, reversed: false,
                              residual: residual(conjuncts, without: candidate.used), sort: query.orderings,
@@ -35,7 +41,7 @@ extension QueryPlanner {
         let orderings = Self.significant(query.orderings, primaryKey: context.schema.primaryKey)
         let cost = try costed(candidate, matches: matches, orderings: orderings, query: query).cost
         try chooseOrder(&plan, query: query, total: total, matches: matches, cost: cost)
-        return plan
+        return (plan, bound)
     }
 
     /// True when no plan can read less than the kept path for any constants, so that it is bound

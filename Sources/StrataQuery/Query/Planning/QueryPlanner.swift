@@ -62,11 +62,9 @@ package struct QueryPlanner {
         try PatternMatching.validatePatterns(of: query.predicate, entity: context.name)
         let total = try transaction.recordCount(context)
         let cache = transaction.store.planCache
-        let shape = PlanCache.Shape(entity: context.name,
-                                    indexes: context.schema.indexes.map(\.name) + context.schema.fullTextIndexes.map { QueryPlan.Access.textIndexName($0.name) },
-                                    query: query.shape)
+        let shape = PlanCache.Shape(query, context)
         if let kept = cache.choice(for: shape), kept.holds(records: total),
-           let plan = try rebound(query, to: kept, total: total), kept.isConfirmed(by: plan) {
+           let (plan, bound) = try rebound(query, to: kept, total: total), bound || kept.isConfirmed(by: plan) {
             return plan
         }
         let (plan, conjuncts) = try choose(query, total: total)
