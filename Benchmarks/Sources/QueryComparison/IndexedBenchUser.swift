@@ -15,6 +15,10 @@ public protocol IndexedUser: Strata.Record, Equatable where PrimaryKey == Int64 
     static var cityPath: KeyPath<Self, String> & Sendable { get }
     static var activePath: KeyPath<Self, Bool> & Sendable { get }
     static var createdAtPath: KeyPath<Self, Date> & Sendable { get }
+    /// The ids of `users`, in order: `users.map(\.id)` compiled for the concrete type, as an app's
+    /// code and the SQL engines' is (a map in the engine's generic code would copy and destroy each
+    /// record through its value witnesses, work no concrete caller does).
+    static func ids(of users: [Self]) -> [Int64]
 }
 
 extension IndexedUser {
@@ -51,6 +55,7 @@ public struct IndexedBenchUser: IndexedUser {
     public static var cityPath: KeyPath<Self, String> & Sendable { \.city }
     public static var activePath: KeyPath<Self, Bool> & Sendable { \.active }
     public static var createdAtPath: KeyPath<Self, Date> & Sendable { \.createdAt }
+    public static func ids(of users: [Self]) -> [Int64] { users.map(\.id) }
 
     public init(_ user: GeneratedUser) {
         self.init(id: user.id, firstName: user.firstName, lastName: user.lastName, email: user.email, luckyNumber: user.luckyNumber,
@@ -99,6 +104,7 @@ public struct IndexedCodableUser: IndexedUser {
     public static var cityPath: KeyPath<Self, String> & Sendable { \.city }
     public static var activePath: KeyPath<Self, Bool> & Sendable { \.active }
     public static var createdAtPath: KeyPath<Self, Date> & Sendable { \.createdAt }
+    public static func ids(of users: [Self]) -> [Int64] { users.map(\.id) }
 
     public init(_ user: GeneratedUser) {
         id = user.id

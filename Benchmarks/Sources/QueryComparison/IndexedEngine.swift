@@ -115,7 +115,7 @@ public final class IndexedStrataEngine<User: IndexedUser>: IndexedEngine {
     func run(_ shape: QueryShape, _ p: QueryParameters, _ tx: ReadTransaction) throws -> [Int64] {
         let query = try request(shape, p, tx)
         if shape.isCount { return [Int64(try query.count())] }
-        return try query.all().map { $0.id }
+        return try User.ids(of: query.all())
     }
 
     public func withReader<R>(_ body: (_ run: (QueryShape, QueryParameters) throws -> [Int64]) throws -> R) throws -> R {
