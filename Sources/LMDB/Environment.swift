@@ -101,6 +101,9 @@ public final class Environment: @unchecked Sendable {
     let mapAddress = Atomic<UInt>(0)
     /// The size of `data.mdb` as last measured (``MapBounds/measure(_:)``).
     let dataFileSize = Atomic<UInt>(0)
+    /// The fewest bytes of leaf pages a database spans for its look-ups to be prefetched
+    /// (``Transaction/prefetches(_:)``): ``Transaction/defaultPrefetchThreshold``; tests lower it.
+    package let prefetchThreshold = Atomic<Int>(Transaction.defaultPrefetchThreshold)
     /// The largest key LMDB accepts (`mdb_env_get_maxkeysize`), 511 bytes in Debian's build.
     public let maxKeySize: Int
 

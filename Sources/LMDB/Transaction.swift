@@ -28,6 +28,9 @@ public final class Transaction {
     /// Set by ``openDatabase(_:options:)``: the transaction may have opened a database handle,
     /// which only a commit keeps, so a read that did is committed rather than reset for reuse.
     private var openedDatabase = false
+    /// The trees of the databases ``prefetchLeaf(for:in:)`` was asked about, nil for those it does
+    /// not prefetch (read once per transaction: a read-only snapshot's trees do not change).
+    var leafTrees: [MDB_dbi: LeafTree?] = [:]
     /// What of the map this transaction's entries may point into (see ``MapBounds``).
     let bounds: MapBounds
 

@@ -84,6 +84,19 @@ extension ReadTransaction {
         try raw.copyValue(forKey: key, in: records, into: &buffer)
     }
 
+    /// True when look-ups in `records` are worth prefetching: a database whose leaf pages span more
+    /// than the processor's caches hold (LMDB's `Transaction.prefetches(_:)`).
+    package func prefetchesStoredBytes(in records: Database) -> Bool {
+        raw.prefetches(records)
+    }
+
+    /// Hints the processor to load the page of `records` that holds `key`, so that a
+    /// ``copyStoredBytes(forKey:in:into:)`` of it soon after finds it in the caches; nothing
+    /// when ``prefetchesStoredBytes(in:)`` is false.
+    package func prefetchStoredBytes(forKey key: UnsafeRawBufferPointer, in records: Database) {
+        raw.prefetchLeaf(for: key, in: records)
+    }
+
     /// How many entries a database holds, inside an `lmdb` funnel.
     package func entryCount(in database: Database) throws -> Int {
         try raw.count(in: database)

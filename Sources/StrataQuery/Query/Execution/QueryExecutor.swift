@@ -259,11 +259,11 @@ package final class QueryExecutor {
             case .indexScan where plan.merge != nil:
                 var merge = try IndexMerge(transaction: transaction, sources: mergeSources, chunk: mergeChunk,
                                            descending: plan.reversed)
-                var bytes: [UInt8] = []
+                var candidates = PrefetchedCandidates(self)
                 while let entry = try merge.nextEntry() {
-                    guard try record(entry.primaryKey, into: &bytes) else { continue }
-                    guard try candidate(entry.primaryKey, bytes, entry.runKey) else { return }
+                    guard try candidates.add(entry.primaryKey, cutKey: entry.runKey, to: candidate) else { return }
                 }
+                try candidates.flush(to: candidate)
             case .union(let parts), .intersection(let parts):
                 // Primary keys from every part, combined, then the records in key order.
                 var combined: Set<[UInt8]>?
@@ -291,12 +291,12 @@ package final class QueryExecutor {
                 let probe = indexProbe(database, fields, for: condition)
                 let isMultiValue = context.schema.indexes.first { $0.name == name }?.isMultiValue ?? false
                 var seen = Set<[UInt8]>()
-                var bytes: [UInt8] = []
+                var candidates = PrefetchedCandidates(self)
                 try probe.walk(condition, reversed: plan.reversed) { indexKey, primaryKey in
                     if isMultiValue { guard seen.insert(primaryKey).inserted else { return true } }
-                    guard try record(primaryKey, into: &bytes) else { return true }
-                    return try candidate(primaryKey, bytes, IndexKey.mayBeTruncated(indexKey) ? indexKey : nil)
+                    return try candidates.add(primaryKey, cutKey: IndexKey.mayBeTruncated(indexKey) ? indexKey : nil, to: candidate)
                 }
+                try candidates.flush(to: candidate)
             }
         }
     }
