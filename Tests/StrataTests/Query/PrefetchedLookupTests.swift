@@ -9,7 +9,8 @@ import TestSupport
 /// larger than the processor's caches takes; here the environment's threshold is lowered to 0):
 /// every query answers as without prefetching, with the same records read, for walks whose keys
 /// come out of order (a range in another order, descending, an `IN` merged in another order, a
-/// multi-value index, cut index keys) and in order (an equality), stopped mid-batch by a LIMIT or not.
+/// multi-value index, cut index keys) and in order (an equality), stopped mid-batch by a LIMIT or not;
+/// a walk of one stored key is known to ascend.
 @Suite struct PrefetchedLookupTests {
     struct Reading: Record, Equatable {
         var id: Int64
@@ -80,5 +81,21 @@ import TestSupport
         let expected = Self.readings.filter { $0.level >= 20 && $0.level < 150 }
             .sorted { ($0.level, $0.id) < ($1.level, $1.id) }.prefix(9).map(\.id)
         #expect(prefetched.contains { $0.hasPrefix("range by level 9: \(expected)") })
+    }
+
+    @Test func aWalkOfOneStoredKeyIsKnownToAscend() {
+        typealias Condition = QueryPlan.IndexCondition
+        let one: [QueryValue] = [.int(1)], two: [QueryValue] = [.int(1), .int(2)]
+        #expect(Condition.points(one).readsOneKey(ofFields: 1))
+        #expect(!Condition.points(two).readsOneKey(ofFields: 1))
+        #expect(!Condition.points(one).readsOneKey(ofFields: 2))
+        #expect(Condition.compound(leading: [one], next: .points(one)).readsOneKey(ofFields: 2))
+        #expect(!Condition.compound(leading: [one], next: .points(two)).readsOneKey(ofFields: 2))
+        #expect(!Condition.compound(leading: [two], next: .points(one)).readsOneKey(ofFields: 2))
+        #expect(!Condition.compound(leading: [one], next: .range(.init(lower: .int(1)))).readsOneKey(ofFields: 2))
+        #expect(!Condition.compound(leading: [one], next: .all).readsOneKey(ofFields: 2))
+        // Every field pinned, then a range of the primary key.
+        #expect(Condition.compound(leading: [one, one], next: .range(.init(lower: .int(1)))).readsOneKey(ofFields: 2))
+        #expect(!Condition.range(.init(lower: .int(1))).readsOneKey(ofFields: 1))
     }
 }

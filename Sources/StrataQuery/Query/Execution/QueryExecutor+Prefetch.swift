@@ -23,7 +23,8 @@ extension QueryExecutor {
 /// The entries of an index walk or merge, handed on in order with their records.
 ///
 /// While the entries' keys ascend, their records lie in pages one after another, which the
-/// processor reads ahead itself: each entry is looked up as it comes. Once a key comes out of
+/// processor reads ahead itself: each entry is looked up as it comes (all of them when the walk
+/// reads one stored key of the index, whose primary keys ascend). Once a key comes out of
 /// order, when the records' look-ups are prefetched (``QueryExecutor/prefetchesRecords``), entries
 /// are held back in batches of ``QueryExecutor/prefetchBatch`` whose pages are prefetched together
 /// (unless the batch's keys ascend), then looked up. A walk stopped by its receiver then reads at
@@ -40,9 +41,11 @@ struct PrefetchedCandidates {
     /// True once the receiver asked to stop.
     private(set) var stopped = false
 
-    init(_ executor: QueryExecutor) {
+    /// The entries of a walk or merge of `executor`'s plan; `inKeyOrder` when their keys are known
+    /// to ascend (``QueryPlan/IndexCondition/readsOneKey(ofFields:)``), so that none is held back.
+    init(_ executor: QueryExecutor, inKeyOrder: Bool) {
         self.executor = executor
-        prefetching = executor.prefetchesRecords
+        prefetching = !inKeyOrder && executor.prefetchesRecords
     }
 
     /// Hands on the entry of `key` (with its index key when cut), or holds it back until its batch
@@ -103,5 +106,24 @@ struct PrefetchedCandidates {
             return
         }
         target.withUnsafeMutableBytes { target in key.withUnsafeBytes { target.copyMemory(from: $0) } }
+    }
+}
+
+extension QueryPlan.IndexCondition {
+    /// True when a forward walk of an index of `fieldCount` fields for the condition reads the
+    /// entries of one stored key, whose primary keys ascend: one value on every field (the
+    /// primary key's range after them or not).
+    func readsOneKey(ofFields fieldCount: Int) -> Bool {
+        switch self {
+        case .points(let values):
+            return fieldCount == 1 && values.count == 1
+        case .compound(let leading, let next):
+            guard leading.allSatisfy({ $0.count == 1 }) else { return false }
+            if leading.count == fieldCount { return true }
+            guard leading.count + 1 == fieldCount, case .points(let values) = next else { return false }
+            return values.count == 1
+        default:
+            return false
+        }
     }
 }

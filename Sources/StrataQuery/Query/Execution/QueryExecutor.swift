@@ -259,7 +259,7 @@ package final class QueryExecutor {
             case .indexScan where plan.merge != nil:
                 var merge = try IndexMerge(transaction: transaction, sources: mergeSources, chunk: mergeChunk,
                                            descending: plan.reversed)
-                var candidates = PrefetchedCandidates(self)
+                var candidates = PrefetchedCandidates(self, inKeyOrder: false)
                 while let entry = try merge.nextEntry() {
                     guard try candidates.add(entry.primaryKey, cutKey: entry.runKey, to: candidate) else { return }
                 }
@@ -291,7 +291,7 @@ package final class QueryExecutor {
                 let probe = indexProbe(database, fields, for: condition)
                 let isMultiValue = context.schema.indexes.first { $0.name == name }?.isMultiValue ?? false
                 var seen = Set<[UInt8]>()
-                var candidates = PrefetchedCandidates(self)
+                var candidates = PrefetchedCandidates(self, inKeyOrder: !plan.reversed && condition.readsOneKey(ofFields: fields.count))
                 try probe.walk(condition, reversed: plan.reversed) { indexKey, primaryKey in
                     if isMultiValue { guard seen.insert(primaryKey).inserted else { return true } }
                     return try candidates.add(primaryKey, cutKey: IndexKey.mayBeTruncated(indexKey) ? indexKey : nil, to: candidate)

@@ -280,9 +280,11 @@ package struct QueryPlanner {
             paths.append(Candidate(access: .primaryKeyRange(field: comparison.fieldName, range: range),
                                    rows: rows, cost: Double(rows), used: [], ordered: nil))
         }
-        for descriptor in context.schema.indexes where weighed?.contains(descriptor.name) ?? true {
-            guard let database = context.indexes[descriptor.name], let leading = descriptor.fields.first,
-                  leading.path == comparison.field, serves(leading, comparison, multiValue: descriptor.isMultiValue),
+        for descriptor in context.schema.indexes {
+            // The field first: comparing paths is cheaper than hashing the index's name.
+            guard let leading = descriptor.fields.first, leading.path == comparison.field,
+                  weighed?.contains(descriptor.name) ?? true, let database = context.indexes[descriptor.name],
+                  serves(leading, comparison, multiValue: descriptor.isMultiValue),
                   let condition = range.map(QueryPlan.IndexCondition.range) ?? Self.condition(for: comparison)
             else { continue }
             let probe = IndexProbe(transaction: transaction, database: database, field: leading)
