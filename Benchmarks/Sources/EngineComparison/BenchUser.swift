@@ -54,8 +54,26 @@ public protocol HandCodedUser: FieldCodable {
 }
 
 /// The stored keys of ``HandCodedUser``'s fields: the property names, as synthesized `CodingKeys` name them.
-public enum HandCodedUserKey: String, CodingKey {
+/// Its names are inlinable, as a type's own `CodingKeys` are to the `init(fields:)` beside it: each
+/// read's name is then a constant, not a call into this module per field.
+@frozen public enum HandCodedUserKey: String, CodingKey {
     case id, firstName, lastName, email, luckyNumber, city, score, active, tags, createdAt, updatedAt
+
+    @inlinable public var stringValue: String {
+        switch self {
+        case .id: "id"
+        case .firstName: "firstName"
+        case .lastName: "lastName"
+        case .email: "email"
+        case .luckyNumber: "luckyNumber"
+        case .city: "city"
+        case .score: "score"
+        case .active: "active"
+        case .tags: "tags"
+        case .createdAt: "createdAt"
+        case .updatedAt: "updatedAt"
+        }
+    }
 }
 
 extension HandCodedUser {
