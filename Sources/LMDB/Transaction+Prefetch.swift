@@ -41,9 +41,15 @@ extension Transaction {
 
     /// The tree of `database` in this transaction's snapshot, read once; nil when it is not prefetched.
     private func tree(of database: Database) -> LeafTree? {
-        if let known = leafTrees[database.dbi] { return known }
-        let tree = readTree(of: database)
-        leafTrees[database.dbi] = .some(tree)
+        if let last = lastLeafTree, last.dbi == database.dbi { return last.tree }
+        let tree: LeafTree?
+        if let known = leafTrees[database.dbi] {
+            tree = known
+        } else {
+            tree = readTree(of: database)
+            leafTrees[database.dbi] = .some(tree)
+        }
+        lastLeafTree = (database.dbi, tree)
         return tree
     }
 
@@ -103,15 +109,30 @@ struct LeafTree {
     /// `key` (the first node's key counts as the smallest). Nil at anything out of place.
     func leaf(for key: UnsafeRawBufferPointer) -> UnsafeRawPointer? {
         var page = root
+        let head = Self.head(of: key)
         for _ in 1..<depth {
-            guard let child = child(of: page, for: key) else { return nil }
+            guard let child = child(of: page, for: key, head: head) else { return nil }
             page = child
         }
         return base + page * pageSize
     }
 
+    /// A key's first eight bytes as one big-endian number, nil for a shorter key: two keys whose
+    /// numbers differ are in the numbers' order (LMDB compares keys bytewise).
+    @inline(__always)
+    private static func head(of key: UnsafeRawBufferPointer) -> UInt64? {
+        key.count >= 8 ? UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) : nil
+    }
+
+    /// -1, 0 or 1 as `key` (whose ``head(of:)`` is `head`) sorts before, equals or sorts after `other`.
+    @inline(__always)
+    private static func compare(_ key: UnsafeRawBufferPointer, head: UInt64?, _ other: UnsafeRawBufferPointer) -> Int {
+        if let head, let otherHead = Self.head(of: other), head != otherHead { return head < otherHead ? -1 : 1 }
+        return KeyOrder.compare(key, other)
+    }
+
     /// The child of branch page `number` whose range holds `key`.
-    private func child(of number: Int, for key: UnsafeRawBufferPointer) -> Int? {
+    private func child(of number: Int, for key: UnsafeRawBufferPointer, head: UInt64?) -> Int? {
         let page = base + number * pageSize
         guard page.loadUnaligned(fromByteOffset: 10, as: UInt16.self) & Self.branchFlag != 0 else { return nil }
         let lower = Int(page.loadUnaligned(fromByteOffset: 12, as: UInt16.self))
@@ -122,7 +143,7 @@ struct LeafTree {
         while low <= high {
             let middle = (low + high) / 2
             guard let nodeKey = self.key(of: page, node: middle, nodesEnd: lower) else { return nil }
-            if KeyOrder.compare(key, nodeKey) >= 0 {
+            if Self.compare(key, head: head, nodeKey) >= 0 {
                 found = middle
                 low = middle + 1
             } else {

@@ -31,6 +31,8 @@ public final class Transaction {
     /// The trees of the databases ``prefetchLeaf(for:in:)`` was asked about, nil for those it does
     /// not prefetch (read once per transaction: a read-only snapshot's trees do not change).
     var leafTrees: [MDB_dbi: LeafTree?] = [:]
+    /// The last of `leafTrees` asked for (a query asks for one database's, key after key).
+    var lastLeafTree: (dbi: MDB_dbi, tree: LeafTree?)?
     /// What of the map this transaction's entries may point into (see ``MapBounds``).
     let bounds: MapBounds
 
