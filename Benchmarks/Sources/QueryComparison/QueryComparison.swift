@@ -52,33 +52,49 @@ func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
 }
 
-/// Times `body` once per instance, in rounds over all instances until `minSeconds` of query time
-/// have passed (at least one round, at most 1,000). Returns each query's latency in seconds.
-/// `body` returns the rows it saw; their total must be `expectedRowsPerRound` each round.
-func timeQueries(
-    instances: Int, minSeconds: Double, expectedRowsPerRound: Int, label: String,
-    _ body: (Int) throws -> Int
-) throws -> [Double] {
+/// One engine's query function inside its open read transaction.
+typealias RunQuery = (QueryShape, QueryParameters) throws -> [Int64]
+
+/// Times every engine's queries, each engine running all instances once per round, the engines taking
+/// turns round after round (in their order, then the reverse: A B B A …) until each has `minSeconds`
+/// of query time (at least one round each, at most 1,000): the host's speed, which drifts over seconds,
+/// then weighs on every engine alike instead of on whichever ran when it dipped. `body(engine, i)`
+/// runs instance `i` on engine `engine` and returns the rows it saw; their total must be
+/// `expectedRowsPerRound` each round. Returns each engine's latencies in seconds.
+func timeQueriesInTurns(
+    engines: [String], instances: Int, minSeconds: Double, expectedRowsPerRound: Int,
+    _ body: (_ engine: Int, _ instance: Int) throws -> Int
+) throws -> [[Double]] {
     let clock = ContinuousClock()
-    var latencies: [Double] = []
-    latencies.reserveCapacity(instances)
-    var total = 0.0
+    var latencies = [[Double]](repeating: [], count: engines.count)
+    var totals = [Double](repeating: 0, count: engines.count)
     var rounds = 0
     repeat {
-        var rows = 0
-        for i in 0..<instances {
-            let start = clock.now
-            rows += try body(i)
-            let elapsed = seconds(start.duration(to: clock.now))
-            latencies.append(elapsed)
-            total += elapsed
-        }
-        guard rows == expectedRowsPerRound else {
-            throw ComparisonError("\(label): a timed round returned \(rows) rows, the verification pass \(expectedRowsPerRound)")
+        let order = rounds % 2 == 0 ? Array(engines.indices) : engines.indices.reversed()
+        for engine in order {
+            var rows = 0
+            for i in 0..<instances {
+                let start = clock.now
+                rows += try body(engine, i)
+                let elapsed = seconds(start.duration(to: clock.now))
+                latencies[engine].append(elapsed)
+                totals[engine] += elapsed
+            }
+            guard rows == expectedRowsPerRound else {
+                throw ComparisonError("\(engines[engine]): a timed round returned \(rows) rows, the verification pass \(expectedRowsPerRound)")
+            }
         }
         rounds += 1
-    } while total < minSeconds && rounds < 1_000
+    } while totals.contains(where: { $0 < minSeconds }) && rounds < 1_000
     return latencies
+}
+
+/// Runs `body` with every engine's query function, each inside its engine's read transaction, all open at once.
+func withReaders<R>(_ engines: ArraySlice<any IndexedEngine>, _ runs: [RunQuery] = [], _ body: ([RunQuery]) throws -> R) throws -> R {
+    guard let first = engines.first else { return try body(runs) }
+    return try first.withReader { run in
+        try withoutActuallyEscaping(run) { run in try withReaders(engines.dropFirst(), runs + [run], body) }
+    }
 }
 
 /// The rows (or the count) of one answer.
@@ -149,16 +165,15 @@ public func runQueryComparison(
         shapeResult.averageRows = Double(rowsPerRound) / Double(instances)
         guard rowsPerRound > 0 else { throw ComparisonError("'\(shape.rawValue)': no instance matched any row; the parameters are wrong") }
 
-        for (kind, engine) in zip(kinds, engines) {
-            let latencies = try engine.withReader { run in
-                try timeQueries(instances: instances, minSeconds: minSeconds, expectedRowsPerRound: rowsPerRound, label: engine.name) { i in
-                    rows(try run(shape, parameters[i]), shape)
-                }
-            }
-            shapeResult.timedQueries[kind] = latencies.count
-            shapeResult.queriesPerSecond[kind] = Double(latencies.count) / latencies.reduce(0, +)
-            shapeResult.medianSeconds[kind] = median(latencies)
-            if kind == .strata, let strata = engine as? IndexedStrataEngine<IndexedBenchUser> {
+        let latencies = try withReaders(engines[...]) { runs in
+            try timeQueriesInTurns(engines: engines.map(\.name), instances: instances, minSeconds: minSeconds,
+                                   expectedRowsPerRound: rowsPerRound) { engine, i in rows(try runs[engine](shape, parameters[i]), shape) }
+        }
+        for (index, kind) in kinds.enumerated() {
+            shapeResult.timedQueries[kind] = latencies[index].count
+            shapeResult.queriesPerSecond[kind] = Double(latencies[index].count) / latencies[index].reduce(0, +)
+            shapeResult.medianSeconds[kind] = median(latencies[index])
+            if kind == .strata, let strata = engines[index] as? IndexedStrataEngine<IndexedBenchUser> {
                 shapeResult.strataPlanningSeconds = try strata.planningSeconds(shape, parameters)
             }
         }

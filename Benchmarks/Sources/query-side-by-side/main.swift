@@ -102,7 +102,8 @@ do {
     print("""
         \(grouped(Double(count))) users, seed \(seed); the same \(QueryIndexes.columns.count) indexes in every engine: \(QueryIndexes.description). \
         Each query shape runs on \(instances) seeded parameter sets, in rounds until at least \(minSeconds) s of query time \
-        per engine, all inside one read transaction per engine and shape; queries/s = queries / summed latency. \
+        per engine, the engines taking turns round by round (A B B A …, so that the host's drifting speed weighs on all alike), \
+        all inside one read transaction per engine and shape; queries/s = queries / summed latency. \
         Every engine returned the same ids in the same order (or the same count) as \(engines.contains(.sqlite) ? "SQLite-C" : engines[0].name) for every instance. \
         "–": the engine did not run.
 
