@@ -56,9 +56,10 @@ func seconds(_ duration: Duration) -> Double {
 typealias RunQuery = (QueryShape, QueryParameters) throws -> [Int64]
 
 /// Times every engine's queries, each engine running all instances once per round, the engines taking
-/// turns round after round (in their order, then the reverse: A B B A …) until each has `minSeconds`
-/// of query time (at least one round each, at most 1,000): the host's speed, which drifts over seconds,
-/// then weighs on every engine alike instead of on whichever ran when it dipped. `body(engine, i)`
+/// turns round after round (in their order, then the reverse: A B B A …), each until it has
+/// `minSeconds` of query time (at least one round, at most 1,000; an engine that has its time sits
+/// out the rounds the others still need): the host's speed, which drifts over seconds, then weighs
+/// on every engine alike instead of on whichever ran when it dipped. `body(engine, i)`
 /// runs instance `i` on engine `engine` and returns the rows it saw; their total must be
 /// `expectedRowsPerRound` each round. Returns each engine's latencies in seconds.
 func timeQueriesInTurns(
@@ -71,7 +72,7 @@ func timeQueriesInTurns(
     var rounds = 0
     repeat {
         let order = rounds % 2 == 0 ? Array(engines.indices) : engines.indices.reversed()
-        for engine in order {
+        for engine in order where rounds == 0 || totals[engine] < minSeconds {
             var rows = 0
             for i in 0..<instances {
                 let start = clock.now
