@@ -14,7 +14,8 @@ public final class StrataEngine: ComparedEngine {
             + "of its own (LMDB's read-only memory map: the OS page cache), records \(records), scans decoded on "
             + "its decode executor (across the cores the process may use), no prepared statements (a query of a shape planned "
             + "before runs the access path its store kept for the shape, estimated for its constants unless no other path "
-            + "could read less, while that choice holds), indexes: \(indexes)"
+            + "could read less, while that choice holds), records found through an index looked up a batch ahead, their "
+            + "pages prefetched, once keys come out of order in a records database of 32 MiB of leaf pages or more, indexes: \(indexes)"
     }
 
     let directory: ScratchDirectory
