@@ -1,4 +1,3 @@
-import CLMDB
 import Testing
 import TestSupport
 @testable import LMDB
@@ -33,13 +32,11 @@ import TestSupport
             let pageSize = UInt(statistics.pageSize)
             for number in numbers {
                 let key = Self.key(number)
-                var found = MDB_val()
-                let code = key.withUnsafeBytes { key -> Int32 in
-                    var keyVal = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
-                    return mdb_get(txn.usableHandle(), db.dbi, &keyVal, &found)
-                }
-                try #require(code == 0)
-                let lmdbPage = UInt(bitPattern: found.mv_data) & ~(pageSize - 1)
+                // Where LMDB's own look-up found the value: inside its leaf page.
+                let address = try #require(try txn.withValue(forKey: key, in: db) { value in
+                    value.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+                })
+                let lmdbPage = address & ~(pageSize - 1)
                 let walked = key.withUnsafeBytes { txn.leafPage(for: $0, in: db) }
                 #expect(walked.map { UInt(bitPattern: $0) } == lmdbPage, "key \(number)")
                 key.withUnsafeBytes { txn.prefetchLeaf(for: $0, in: db) }
