@@ -22,45 +22,61 @@ public struct EngineResult: Sendable {
     public var engine: String { kind.name }
 }
 
-/// Runs every operation of `kind` once, in order, on a fresh database, with wall-clock timing.
+/// Runs every operation of every engine of `kinds`, each engine on a fresh database of its own, with
+/// wall-clock timing, and returns one result per engine in the order of `kinds`.
 ///
-/// Insert runs first and populates the database the reads and scans then use (an engine that
-/// does not measure it still inserts, untimed). Point reads cover every key in
-/// `workload.readOrder`; the one-transaction-each variant covers its first `perCallReads` keys
-/// (it is much slower per record, so a prefix keeps the run short).
+/// The upsert runs first, once per engine, one engine after another, and populates the database the
+/// reads and scans then use (an engine that does not measure it still upserts, untimed). Each read and
+/// scan then runs `rounds` times per engine, the engines taking turns (in their order, then the
+/// reverse: A B … B A), and its rate is its records over its summed time: the host's speed, which
+/// drifts over seconds, then weighs on every engine alike. Point reads cover every key in
+/// `workload.readOrder`; the one-transaction-each variant covers its first `perCallReads` keys (it is
+/// much slower per record, so a prefix keeps the run short).
 public func runComparison(
-    _ kind: EngineKind, workload: Workload, perCallReads: Int, log: (String) -> Void = { _ in }
-) throws -> EngineResult {
-    let instance = try kind.make(workload: workload)
-    defer { instance.close() }
-    var result = EngineResult(kind: kind, settings: instance.settings)
-    let measured = instance.operations
+    _ kinds: [EngineKind], workload: Workload, perCallReads: Int, rounds: Int = 2, log: (String) -> Void = { _ in }
+) throws -> [EngineResult] {
+    let instances = try kinds.map { try $0.make(workload: workload) }
+    defer { instances.forEach { $0.close() } }
+    var results = zip(kinds, instances).map { EngineResult(kind: $0, settings: $1.settings) }
+    var timedRecords = [[Operation: Int]](repeating: [:], count: kinds.count)
+    let clock = ContinuousClock()
 
-    func measure(_ operation: Operation, records: Int, _ body: () throws -> Void) throws {
-        guard measured.contains(operation) else {
-            if operation == .insert { try body() }
-            return
-        }
-        let clock = ContinuousClock()
+    /// Times `body` on engine `index`, adding its time and records to the operation's.
+    func time(_ index: Int, _ operation: Operation, records: Int, _ body: () throws -> Void) throws {
         let elapsed = try clock.measure(body)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        result.seconds[operation] = seconds
-        result.recordsPerSecond[operation] = Double(records) / seconds
-        log("\(kind.name): \(operation.rawValue): \(records) records in \(String(format: "%.3f", seconds)) s")
+        results[index].seconds[operation, default: 0] += seconds
+        timedRecords[index][operation, default: 0] += records
+        results[index].recordsPerSecond[operation] = Double(timedRecords[index][operation]!) / results[index].seconds[operation]!
+        log("\(kinds[index].name): \(operation.rawValue): \(records) records in \(String(format: "%.3f", seconds)) s")
     }
 
-    try measure(.insert, records: workload.count) { try instance.insertAll() }
-    try instance.verifyContents()
-    result.databaseBytes = instance.databaseSize()
-    try measure(.pointReads, records: workload.count) { try instance.readPoints(workload.readOrder[...]) }
-    try measure(.pointReadsBatched, records: workload.count) {
-        try instance.readPointsBatched(workload.readOrder[...], batchSize: 10_000)
+    for (index, instance) in instances.enumerated() {
+        if instance.operations.contains(.insert) {
+            try time(index, .insert, records: workload.count) { try instance.insertAll() }
+        } else {
+            try instance.insertAll()
+        }
+        try instance.verifyContents()
+        results[index].databaseBytes = instance.databaseSize()
     }
     let prefix = workload.readOrder.prefix(min(perCallReads, workload.count))
-    try measure(.pointReadsOwnTransaction, records: prefix.count) { try instance.readPointsOneTransactionEach(prefix) }
-    try measure(.scanAll, records: workload.count) { try instance.scanAll() }
-    try measure(.scanStreaming, records: workload.count) { try instance.scanStreaming() }
-    return result
+    let reads: [(Operation, Int, (any ComparedEngine) throws -> Void)] = [
+        (.pointReads, workload.count, { try $0.readPoints(workload.readOrder[...]) }),
+        (.pointReadsBatched, workload.count, { try $0.readPointsBatched(workload.readOrder[...], batchSize: 10_000) }),
+        (.pointReadsOwnTransaction, prefix.count, { try $0.readPointsOneTransactionEach(prefix) }),
+        (.scanAll, workload.count, { try $0.scanAll() }),
+        (.scanStreaming, workload.count, { try $0.scanStreaming() }),
+    ]
+    for (operation, records, body) in reads {
+        for round in 0..<rounds {
+            let order = round % 2 == 0 ? Array(instances.indices) : instances.indices.reversed()
+            for index in order where instances[index].operations.contains(operation) {
+                try time(index, operation, records: records) { try body(instances[index]) }
+            }
+        }
+    }
+    return results
 }
 
 /// One line per engine naming its settings, to print right above a table of its figures.

@@ -1,7 +1,8 @@
 // side-by-side [--count N] [--seed S] [--per-call-reads N] [--engines LIST] [--engine NAME] [--serve-slices]
 //
-// Runs the same workload once per engine (Strata, SQLite-C, GRDB pool NORMAL and FULL, raw LMDB)
-// with wall-clock timing and prints the README's Markdown table, each engine's settings above it.
+// Runs the same workload on each engine (Strata, SQLite-C, GRDB pool NORMAL and FULL, raw LMDB) with
+// wall-clock timing, the reads and scans twice per engine with the engines taking turns (A B … B A),
+// and prints the README's Markdown table, each engine's settings above it.
 // Build in release: `swift run -c release --package-path Benchmarks side-by-side`.
 // With --engine strata --serve-slices, no table: the store is filled once, then each operation is timed
 // in slices on command from standard input, for `tools/ab-slices` (see SliceServer.swift).
@@ -54,13 +55,11 @@ if serveSlices {
 let conditions = RunConditions()
 
 do {
-    var results: [EngineResult] = []
-    for kind in engines {
-        results.append(try runComparison(kind, workload: workload, perCallReads: perCallReads, log: log))
-    }
+    let results = try runComparison(engines, workload: workload, perCallReads: perCallReads, log: log)
 
     print("\(grouped(Double(count))) users, seed \(seed); point reads in one transaction: all \(grouped(Double(count))) keys in shuffled order;")
-    print("one transaction each: the first \(grouped(Double(min(perCallReads, count)))) of those keys. Records/s; \"–\": not measured by that engine.\n")
+    print("one transaction each: the first \(grouped(Double(min(perCallReads, count)))) of those keys. Records/s; \"–\": not measured by that engine. "
+          + "The upsert once per engine, one after another; each read and scan twice per engine, the engines taking turns (A B … B A), its rate over both.\n")
     print(settingsHeader(results.map { ($0.engine, $0.settings) }) + "\n")
     print(markdownTable(results))
     print("")
